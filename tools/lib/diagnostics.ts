@@ -1,0 +1,106 @@
+/**
+ * Diagnostics: the one shape every check of the toolchain reports in.
+ *
+ * A diagnostic names a place an editor can jump to (`literate/loop.md:57:3`), the rule that
+ * found it, a message that quotes the offending value in backticks, and at most one `hint:` line.
+ * User errors (`error`), warnings and internal bugs are kept apart so exit codes can follow the
+ * worst severity seen: 0 clean, 1 user errors, 2 internal bugs.
+ */
+
+/** Where a diagnostic points. `line` and `column` are 1-based; 0 means "the whole file". */
+export interface Location {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+/** How bad a diagnostic is. Only `error` makes a run fail. */
+export type Severity = "error" | "warning";
+
+/** One problem found by tangle or verify. */
+export interface Diagnostic extends Location {
+  readonly severity: Severity;
+  /** The rule or check that found it, e.g. `unknown-reference`, `one-definition`. */
+  readonly rule: string;
+  readonly message: string;
+  readonly hint?: string;
+}
+
+/** Builds an error diagnostic; `hint` is omitted when not given. */
+export function error(at: Location, rule: string, message: string, hint?: string): Diagnostic {
+  return hint === undefined
+    ? { ...at, severity: "error", rule, message }
+    : { ...at, severity: "error", rule, message, hint };
+}
+
+/** Builds a warning diagnostic. */
+export function warning(at: Location, rule: string, message: string, hint?: string): Diagnostic {
+  return hint === undefined
+    ? { ...at, severity: "warning", rule, message }
+    : { ...at, severity: "warning", rule, message, hint };
+}
+
+/** `file:line:col` as editors and terminals understand it; line 0 prints just the file. */
+export function formatLocation(at: Location): string {
+  if (at.line <= 0) return at.file;
+  return `${at.file}:${at.line}:${Math.max(1, at.column)}`;
+}
+
+/**
+ * Formats a diagnostic as `literate/loop.md:57:3 rule: message` followed by an indented
+ * `hint:` line when there is one. Warnings say so before the rule.
+ */
+export function formatDiagnostic(d: Diagnostic): string {
+  const kind = d.severity === "warning" ? "warning " : "";
+  const head = `${formatLocation(d)} ${kind}${d.rule}: ${d.message}`;
+  return d.hint === undefined ? head : `${head}\n  hint: ${d.hint}`;
+}
+
+/** Sorts diagnostics by file, line and column so output is stable. */
+export function sortDiagnostics(list: readonly Diagnostic[]): Diagnostic[] {
+  return [...list].sort(
+    (a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule),
+  );
+}
+
+/** True when any diagnostic in the list is an error. */
+export function hasErrors(list: readonly Diagnostic[]): boolean {
+  return list.some((d) => d.severity === "error");
+}
+
+/**
+ * A user error that stops a tool, carrying its diagnostics. The CLIs print them and exit 1.
+ * Anything else thrown is an internal bug and exits 2.
+ */
+export class LiterateError extends Error {
+  readonly diagnostics: readonly Diagnostic[];
+  constructor(diagnostics: readonly Diagnostic[]) {
+    super(diagnostics.map(formatDiagnostic).join("\n"));
+    this.name = "LiterateError";
+    this.diagnostics = diagnostics;
+  }
+}
+
+/** Exit codes shared by every tool. */
+export const ExitCode = { ok: 0, userError: 1, internalError: 2 } as const;
+
+/**
+ * Runs a CLI body and maps its outcome to an exit code: a `LiterateError` prints its
+ * diagnostics and exits 1; any other exception is reported as a bug and exits 2.
+ */
+export async function runCli(tool: string, body: () => Promise<number>): Promise<never> {
+  let code: number;
+  try {
+    code = await body();
+  } catch (caught) {
+    if (caught instanceof LiterateError) {
+      for (const d of sortDiagnostics(caught.diagnostics)) process.stderr.write(`${formatDiagnostic(d)}\n`);
+      code = ExitCode.userError;
+    } else {
+      const detail = caught instanceof Error ? (caught.stack ?? caught.message) : String(caught);
+      process.stderr.write(`${tool}: internal error (this is a bug, please report it):\n${detail}\n`);
+      code = ExitCode.internalError;
+    }
+  }
+  process.exit(code);
+}

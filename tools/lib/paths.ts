@@ -1,0 +1,31 @@
+/**
+ * Target paths: where tangle may write.
+ *
+ * A target is a project-relative POSIX path. It may not be absolute, escape the project with
+ * `..`, or point into `literate/` (the sources), `node_modules/` or `.git/`. The check is pure;
+ * the CLI adds the one check that needs the disk (no symlinked folder leading outside the root).
+ */
+import { posix } from "node:path";
+
+/** Folders no target may be written into. */
+export const forbiddenRoots: readonly string[] = ["literate", "node_modules", ".git"];
+
+/** The manifest tangle keeps of every file it wrote, with its hash. */
+export const manifestPath = "generated/.tangle-manifest.json";
+
+/** The outcome of checking a target path: the normalized path, or why it is refused. */
+export type TargetCheck = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly reason: string };
+
+/** Normalizes and checks a target path given in front matter or `file=`. */
+export function checkTargetPath(raw: string): TargetCheck {
+  if (raw.includes("\\")) return { ok: false, reason: `target \`${raw}\` uses backslashes; write it with \`/\`` };
+  if (raw.includes("\0")) return { ok: false, reason: `target \`${raw}\` holds a NUL character` };
+  if (posix.isAbsolute(raw) || /^[A-Za-z]:/.test(raw)) return { ok: false, reason: `target \`${raw}\` is absolute; targets are relative to the project root` };
+  const path = posix.normalize(raw);
+  if (path === "." || path.endsWith("/") || path === "") return { ok: false, reason: `target \`${raw}\` names a folder, not a file` };
+  if (path === ".." || path.startsWith("../")) return { ok: false, reason: `target \`${raw}\` is outside the project` };
+  const first = path.split("/")[0] ?? "";
+  if (forbiddenRoots.includes(first)) return { ok: false, reason: `target \`${raw}\` is inside \`${first}/\`, which tangle never writes` };
+  if (path === manifestPath) return { ok: false, reason: `target \`${raw}\` is tangle's own manifest` };
+  return { ok: true, path };
+}
