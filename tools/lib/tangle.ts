@@ -108,7 +108,7 @@ export function tangle(inputs: readonly TangleInput[], options: TangleOptions = 
     const emitter = new TargetEmitter(path, comment, sources);
     for (const i of entries) {
       placements.set(i, { target: path, parent: -1 });
-      emitter.emitBlock(i, "", { blocks, named, placements, referenced, diagnostics, stack: [] }, -1);
+      emitter.emitBlock(i, "", { blocks, named, placements, referenced, diagnostics, stack: [] });
     }
     const target = emitter.finish();
     targets.push(target);
@@ -259,7 +259,7 @@ class TargetEmitter {
   }
 
   /** Emits block `index` with `prefix` before each line, expanding `<<name>>` references. */
-  emitBlock(index: number, prefix: string, ctx: EmitContext, parent: number): void {
+  emitBlock(index: number, prefix: string, ctx: EmitContext): void {
     const block = ctx.blocks[index];
     if (block === undefined) return;
     const skipFirst = this.#header(block.lines[0], block);
@@ -276,13 +276,12 @@ class TargetEmitter {
         continue;
       }
       if (needProvenance) {
-        this.#provenance(block.doc, mdLine, prefix === "" ? "" : prefix);
+        this.#provenance(block.doc, mdLine, prefix);
         needProvenance = false;
       }
       const shift = (block.columnShift[i] ?? 0) - prefix.length;
       this.#push(prefix + text, index, mdLine, shift, block.doc);
     }
-    void parent;
   }
 
   #splice(name: string, indent: string, ctx: EmitContext, parent: number, at: { file: string; line: number; column: number }): void {
@@ -300,7 +299,7 @@ class TargetEmitter {
     ctx.stack.push(name);
     for (const child of found) {
       if (!ctx.placements.has(child)) ctx.placements.set(child, { target: this.#path, parent });
-      this.emitBlock(child, indent, ctx, parent);
+      this.emitBlock(child, indent, ctx);
     }
     ctx.stack.pop();
   }
