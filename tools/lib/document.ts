@@ -96,7 +96,7 @@ export function parseLiterateDocument(path: string, text: string, mode: ScanMode
 function toBlock(doc: string, index: number, raw: RawBlock, sourceLines: readonly string[], out: Diagnostic[]): LiterateBlock {
   const fenceText = sourceLines[raw.line - 1] ?? "";
   const attrs = readAttributes(doc, raw, fenceText, out);
-  const lines = raw.value === "" && raw.closed && isEmptyBlock(raw, sourceLines) ? [] : raw.value.split("\n");
+  const lines = raw.value === "" && raw.closed && isEmptyBlock(raw, sourceLines) ? [] : raw.value.split(/\r\n|\r|\n/);
   const columnShift = lines.map((codeLine, i) => {
     const source = sourceLines[raw.line + i] ?? "";
     return source.endsWith(codeLine) ? source.length - codeLine.length : 0;

@@ -119,26 +119,37 @@ function stripContainerPrefix(line: string, column: number): string {
   return /^[ \t>]*$/.test(prefix) ? line.slice(column - 1) : line;
 }
 
-const fenceOpener = /^(`{3,}|~{3,})(.*)$/;
+// `[^]` rather than `.`: remark ends lines only at \r and \n, so U+2028 belongs to the info string.
+const fenceOpener = /^(`{3,}|~{3,})([^]*)$/;
 const frontMatterFence = /^---[ \t]*$/;
-/** Lines that could make a fence mean something else: containers, HTML, indented fences. */
-const unsure = /^(?: {0,3}[<>]|[ \t]+(?:`{3}|~{3})|(?:[ \t]*(?:[-+*]|\d{1,9}[.)])[ \t]+)+(?:`{3}|~{3}))/;
+/**
+ * Lines that could make a fence mean something else: block quotes, HTML, and any fence that
+ * does not stand at column 1 — indented, or behind container syntax (list markers, `>`,
+ * footnote labels such as `[^1]:`), in any nesting (`- > \`\`\`ts`).
+ */
+const unsure = /^(?: {0,3}[<>]|(?:[ \t>*+\-.)0-9]|\[\^[^\]]*\]:)+(?:`{3}|~{3}))/;
+/** Info string: remark splits language from meta at the first space or tab, and at nothing else. */
+const infoSplit = /^[ \t]*([^ \t]*)[ \t]*([^]*)$/;
 
 /**
  * The fast scanner. Returns `undefined` ("not sure, ask remark") for any document holding a
- * block quote, an HTML block, a fence that is indented or sits in a list item, a lone `\r`,
- * a NUL, a byte-order mark, or an info string with escapes or entities.
+ * block quote, an HTML block, a fence that is indented or stands behind container syntax
+ * (list item, block quote, footnote definition), a lone `\r`, a NUL, a byte-order mark, or an
+ * info string with escapes or entities. Values keep the document's line endings, as remark's do.
  */
 export function scanFast(text: string): ScanResult | undefined {
   if (/\r(?!\n)|\0/.test(text) || text.startsWith("\uFEFF")) return undefined;
-  const lines = text.split(/\r?\n/);
-  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  // Values keep the document's own line endings, as remark's do: split at \n, remember the \r.
+  const rawLines = text.split("\n");
+  if (rawLines.length > 0 && rawLines[rawLines.length - 1] === "") rawLines.pop();
+  const lines = rawLines.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
+  const join = (from: number, to: number): string => rawLines.slice(from, to).join("\n").replace(/\r$/, "");
   let index = 0;
   let frontMatter: RawFrontMatter | undefined;
   if (lines.length > 0 && frontMatterFence.test(lines[0] ?? "")) {
     for (let j = 1; j < lines.length; j++) {
       if (frontMatterFence.test(lines[j] ?? "")) {
-        frontMatter = { value: lines.slice(1, j).join("\n"), line: 2 };
+        frontMatter = { value: join(1, j), line: 2 };
         index = j + 1;
         break;
       }
@@ -160,15 +171,14 @@ export function scanFast(text: string): ScanResult | undefined {
       continue;
     }
     if (info.includes("\\") || info.includes("&")) return undefined;
-    const trimmed = info.trim();
-    const split = /^(\S+)(?:[ \t]+(.*))?$/.exec(trimmed);
+    const split = infoSplit.exec(info);
     const lang = split?.[1] ?? "";
     const meta = (split?.[2] ?? "").trim();
     const start = index;
     let end = index + 1;
     while (end < lines.length && !closesFence(lines[end] ?? "", fence)) end++;
     const closed = end < lines.length;
-    blocks.push({ lang, meta, value: lines.slice(start + 1, end).join("\n"), line: start + 1, column: 1, closed });
+    blocks.push({ lang, meta, value: join(start + 1, end), line: start + 1, column: 1, closed });
     index = end + 1;
   }
   return { frontMatter, blocks };

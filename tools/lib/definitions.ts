@@ -1,0 +1,167 @@
+/**
+ * Rule 1, "one definition": what each block declares, read from the tangled files.
+ *
+ * Blocks are analysed where they end up, not one by one: each tangled TypeScript file is parsed
+ * once, and every top-level statement (and every class or interface member) is charged to the
+ * block its first line came from. So a class assembled from `<<methods>>` counts once, each
+ * method block counts once, and a fragment spliced into a function body declares nothing at
+ * top level and is judged as part of its parent.
+ */
+import ts from "typescript";
+import { error, type Diagnostic } from "./diagnostics.ts";
+import { isTypeScript, type LiterateBlock } from "./document.ts";
+import type { TangleResult } from "./tangle.ts";
+
+/**
+ * What a block is, for the rules:
+ * `definition` declares one binding; `preamble` holds only imports/re-exports; `fragment` is
+ * spliced inside another definition; `test` is test code; `other` is not TypeScript or not written.
+ */
+export type BlockKind = "definition" | "preamble" | "fragment" | "test" | "other";
+
+/** The analysis of one block. */
+export interface BlockAnalysis {
+  readonly kind: BlockKind;
+  /** The names it declares (overloads and merged declarations count once). */
+  readonly names: readonly string[];
+  /** True when everything it declares is a type (interface, type alias, `declare`, interface member). */
+  readonly typeOnly: boolean;
+  /** Where in its target its lines are: 1-based first and last generated line, when written. */
+  readonly generated?: { readonly target: string; readonly first: number; readonly last: number };
+}
+
+interface Tally {
+  names: Set<string>;
+  runtime: boolean;
+  preamble: number;
+  others: string[];
+}
+
+const typeScriptTarget = /\.(c|m)?tsx?$/;
+
+/** Classifies every block and reports rule-1 problems. */
+export function analyzeDefinitions(result: TangleResult): { analyses: BlockAnalysis[]; diagnostics: Diagnostic[] } {
+  const tallies = new Map<number, Tally>();
+  const tally = (block: number): Tally => {
+    let t = tallies.get(block);
+    if (t === undefined) {
+      t = { names: new Set(), runtime: false, preamble: 0, others: [] };
+      tallies.set(block, t);
+    }
+    return t;
+  };
+  const testTargets = new Set<string>();
+  result.placements.forEach((placement, index) => {
+    if (placement.parent === -1 && result.blocks[index]?.attrs.test === true) testTargets.add(placement.target);
+  });
+  const spans = new Map<number, { target: string; first: number; last: number }>();
+
+  for (const target of result.targets) {
+    target.lineBlock.forEach((block, line) => {
+      if (block < 0) return;
+      const span = spans.get(block);
+      if (span === undefined) spans.set(block, { target: target.path, first: line + 1, last: line + 1 });
+      else span.last = line + 1;
+    });
+    if (!typeScriptTarget.test(target.path) || testTargets.has(target.path)) continue;
+    const source = ts.createSourceFile(target.path, target.content, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+    const ownerOf = (node: ts.Node): number => target.lineBlock[source.getLineAndCharacterOfPosition(node.getStart(source)).line] ?? -1;
+    for (const statement of source.statements) {
+      const owner = ownerOf(statement);
+      if (owner < 0) continue;
+      chargeStatement(statement, tally(owner), source);
+      const members = ts.isClassDeclaration(statement) || ts.isInterfaceDeclaration(statement) ? statement.members : undefined;
+      if (members === undefined) continue;
+      for (const member of members) {
+        const memberOwner = ownerOf(member);
+        if (memberOwner < 0 || memberOwner === owner) continue;
+        const t = tally(memberOwner);
+        t.names.add(member.name === undefined ? member.getText(source).split("(")[0]?.trim() ?? "member" : member.name.getText(source));
+        if (ts.isClassDeclaration(statement)) t.runtime = true;
+      }
+    }
+  }
+
+  const analyses: BlockAnalysis[] = [];
+  const diagnostics: Diagnostic[] = [];
+  result.blocks.forEach((block, index) => {
+    const placement = result.placements.get(index);
+    const span = spans.get(index);
+    const generated = span === undefined ? {} : { generated: span };
+    if (!isTypeScript(block) || block.attrs.noTangle || placement === undefined) {
+      analyses.push({ kind: "other", names: [], typeOnly: false, ...generated });
+      return;
+    }
+    if (block.attrs.test || testTargets.has(placement.target)) {
+      analyses.push({ kind: "test", names: [], typeOnly: false, ...generated });
+      return;
+    }
+    const t = tallies.get(index);
+    const names = [...(t?.names ?? [])];
+    const at = { file: block.doc, line: block.line, column: block.column };
+    const typeOnly = names.length > 0 && t?.runtime === false;
+    if (t === undefined || (names.length === 0 && t.others.length === 0 && t.preamble === 0)) {
+      if (placement.parent >= 0 && hasCode(block)) {
+        analyses.push({ kind: "fragment", names: [], typeOnly: false, ...generated });
+      } else {
+        analyses.push({ kind: "definition", names: [], typeOnly: false, ...generated });
+        diagnostics.push(error(at, "one-definition", "block declares nothing", "a definition block declares one function, class, interface, type, enum or `const`; mark an illustration `no-tangle`"));
+      }
+      return;
+    }
+    if (names.length === 0 && t.others.length === 0) {
+      analyses.push({ kind: "preamble", names: [], typeOnly: true, ...generated });
+      return;
+    }
+    analyses.push({ kind: "definition", names, typeOnly, ...generated });
+    if (names.length > 1) {
+      diagnostics.push(error(at, "one-definition", `block declares ${names.length} definitions (${names.map((n) => `\`${n}\``).join(", ")})`, "split it into one block per definition, each with its own prose"));
+    }
+    if (t.others.length > 0) {
+      diagnostics.push(error(at, "one-definition", `block holds a top-level statement that is not a definition (\`${t.others[0]}\`)`, "move it into a function or a test block; top-level statements run on import"));
+    }
+  });
+  return { analyses, diagnostics };
+}
+
+function hasCode(block: LiterateBlock): boolean {
+  return block.lines.some((line) => line.trim() !== "" && !line.trim().startsWith("//"));
+}
+
+function hasModifier(node: ts.Node, kind: ts.SyntaxKind): boolean {
+  return ts.canHaveModifiers(node) && (ts.getModifiers(node)?.some((m) => m.kind === kind) ?? false);
+}
+
+/** Adds what one top-level statement declares to a block's tally. */
+function chargeStatement(statement: ts.Statement, t: Tally, source: ts.SourceFile): void {
+  if (ts.isImportDeclaration(statement) || ts.isImportEqualsDeclaration(statement) || ts.isExportDeclaration(statement) || ts.isEmptyStatement(statement)) {
+    t.preamble++;
+    return;
+  }
+  if (ts.isExportAssignment(statement)) {
+    if (ts.isIdentifier(statement.expression)) t.preamble++;
+    else t.others.push(firstLine(statement, source));
+    return;
+  }
+  const declared = hasModifier(statement, ts.SyntaxKind.DeclareKeyword);
+  if (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement)) {
+    t.names.add(statement.name.text);
+    return;
+  }
+  if (ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement) || ts.isEnumDeclaration(statement) || ts.isModuleDeclaration(statement)) {
+    t.names.add(statement.name?.getText(source) ?? "default");
+    if (!declared) t.runtime = true;
+    return;
+  }
+  if (ts.isVariableStatement(statement)) {
+    for (const declaration of statement.declarationList.declarations) t.names.add(declaration.name.getText(source));
+    if (!declared) t.runtime = true;
+    return;
+  }
+  t.others.push(firstLine(statement, source));
+}
+
+function firstLine(node: ts.Node, source: ts.SourceFile): string {
+  const text = node.getText(source).split("\n")[0] ?? "";
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}

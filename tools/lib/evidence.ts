@@ -1,0 +1,77 @@
+/**
+ * Rule 4's evidence: what the latest test run executed, in Markdown lines.
+ *
+ * Vitest writes `coverage/coverage-final.json` (istanbul format) already remapped through
+ * tangle's source maps, so it is keyed by `literate/*.md` files with Markdown line numbers, and
+ * `coverage/vitest-results.json` with the pass/fail counts and the run's start time. Coverage
+ * does not say which test ran a line, so the evidence counts only when every test passed.
+ */
+import { join, relative, sep } from "node:path";
+import { readIfExists } from "./io.ts";
+
+/** A counted position: a Markdown line and how often it ran. */
+export interface Counted {
+  readonly line: number;
+  readonly count: number;
+}
+
+/** What one test run proved, per Markdown document. */
+export interface TestEvidence {
+  /** Tests run, passed and failed. */
+  readonly tests: { readonly total: number; readonly passed: number; readonly failed: number };
+  /** When the run started (ms since the epoch). */
+  readonly startTime: number;
+  /** Statements and functions per document path (project-relative). */
+  readonly documents: ReadonlyMap<string, { readonly statements: readonly Counted[]; readonly functions: readonly Counted[] }>;
+}
+
+/** Where the evidence files live. */
+export const evidencePaths = { coverage: "coverage/coverage-final.json", results: "coverage/vitest-results.json" } as const;
+
+interface IstanbulFile {
+  statementMap: Record<string, { start: { line: number } }>;
+  s: Record<string, number>;
+  fnMap: Record<string, { decl: { start: { line: number } }; loc: { start: { line: number } } }>;
+  f: Record<string, number>;
+}
+
+/** Loads the evidence of the latest run, or `undefined` (with the reason) when there is none. */
+export function loadEvidence(root: string): { evidence: TestEvidence } | { missing: string } {
+  const coverageText = readIfExists(join(root, evidencePaths.coverage));
+  const resultsText = readIfExists(join(root, evidencePaths.results));
+  if (coverageText === undefined) return { missing: `no coverage found at \`${evidencePaths.coverage}\`` };
+  if (resultsText === undefined) return { missing: `no test results found at \`${evidencePaths.results}\`` };
+  const results = JSON.parse(resultsText) as { numTotalTests?: number; numPassedTests?: number; numFailedTests?: number; startTime?: number };
+  const coverage = JSON.parse(coverageText) as Record<string, IstanbulFile>;
+  const documents = new Map<string, { statements: Counted[]; functions: Counted[] }>();
+  for (const [file, data] of Object.entries(coverage)) {
+    const path = relative(root, file).split(sep).join("/");
+    const statements = Object.entries(data.statementMap).map(([id, loc]) => ({ line: loc.start.line, count: data.s[id] ?? 0 }));
+    const functions = Object.entries(data.fnMap).map(([id, fn]) => ({ line: fn.decl.start.line, count: data.f[id] ?? 0 }));
+    documents.set(path, { statements, functions });
+  }
+  return {
+    evidence: {
+      tests: { total: results.numTotalTests ?? 0, passed: results.numPassedTests ?? 0, failed: results.numFailedTests ?? 0 },
+      startTime: results.startTime ?? 0,
+      documents,
+    },
+  };
+}
+
+/** Whether the lines `lines` (a set of Markdown lines of one document) ran. */
+export type Execution = "executed" | "not-executed" | "nothing-to-run";
+
+/**
+ * Judges execution: if functions are declared on these lines, one of them must have been
+ * called (loading a module is not testing a function); otherwise a statement on them must have run.
+ */
+export function judgeExecution(evidence: TestEvidence, doc: string, lines: ReadonlySet<number>): Execution {
+  const data = evidence.documents.get(doc);
+  if (data === undefined) return "not-executed";
+  const functions = data.functions.filter((f) => lines.has(f.line));
+  if (functions.length > 0) return functions.some((f) => f.count > 0) ? "executed" : "not-executed";
+  const statements = data.statements.filter((s) => lines.has(s.line));
+  if (statements.length > 0) return statements.some((s) => s.count > 0) ? "executed" : "not-executed";
+  return "nothing-to-run";
+}

@@ -1,0 +1,74 @@
+/**
+ * Stamps: `tested=HASH` in a fence, written only by `verify --stamp`.
+ *
+ * The hash covers the block's own text and, recursively, the text of every block it splices,
+ * so a stamp goes stale the moment the code it vouches for changes, including code pulled in
+ * through `<<name>>`. Twelve hex digits of SHA-256.
+ */
+import { createHash } from "node:crypto";
+import type { LiterateBlock } from "./document.ts";
+
+const referenceLine = /^[ \t]*<<([A-Za-z_][\w.-]*)>>[ \t]*$/;
+
+/** Computes every block's hash (memoized; reference cycles are tangle errors, guarded anyway). */
+export function blockHashes(blocks: readonly LiterateBlock[]): string[] {
+  const named = new Map<string, number[]>();
+  blocks.forEach((b, i) => {
+    if (b.attrs.name === undefined) return;
+    const list = named.get(b.attrs.name);
+    if (list === undefined) named.set(b.attrs.name, [i]);
+    else list.push(i);
+  });
+  const memo: (string | undefined)[] = [];
+  const visiting = new Set<number>();
+  const hashOf = (i: number): string => {
+    const known = memo[i];
+    if (known !== undefined) return known;
+    const block = blocks[i];
+    if (block === undefined || visiting.has(i)) return "";
+    visiting.add(i);
+    const h = createHash("sha256");
+    for (const line of block.lines) {
+      h.update(line);
+      h.update("\n");
+      const ref = referenceLine.exec(line);
+      if (ref !== null) for (const child of named.get(ref[1] ?? "") ?? []) h.update(`<<${hashOf(child)}>>`);
+    }
+    visiting.delete(i);
+    const digest = h.digest("hex").slice(0, 12);
+    memo[i] = digest;
+    return digest;
+  };
+  return blocks.map((_, i) => hashOf(i));
+}
+
+/** A stamp change on one fence line: the stamp to have (or `undefined` for none). */
+export interface StampEdit {
+  /** 1-based line of the fence. */
+  readonly line: number;
+  readonly stamp: string | undefined;
+}
+
+const stampToken = /([ \t]+)tested=\S*/;
+
+/**
+ * Applies stamp edits to a document's text, touching only the named fence lines and keeping
+ * line endings. Returns the text unchanged when no edit changes anything.
+ */
+export function applyStampEdits(text: string, edits: readonly StampEdit[]): string {
+  if (edits.length === 0) return text;
+  const parts = text.split(/(\r\n|\r|\n)/);
+  for (const edit of edits) {
+    const index = (edit.line - 1) * 2;
+    const line = parts[index];
+    if (line === undefined) continue;
+    let next: string;
+    if (stampToken.test(line)) {
+      next = edit.stamp === undefined ? line.replace(stampToken, "") : line.replace(stampToken, `$1tested=${edit.stamp}`);
+    } else {
+      next = edit.stamp === undefined ? line : `${line.replace(/[ \t]+$/, "")} tested=${edit.stamp}`;
+    }
+    parts[index] = next;
+  }
+  return parts.join("");
+}

@@ -1,0 +1,300 @@
+/**
+ * verify: the four rules, each a fact a tool proved.
+ *
+ * 1. one definition per block (read from the tangled files' syntax trees, `definitions.ts`);
+ * 2. prose before code (remark decides what a heading or paragraph is);
+ * 3. compiles (one compiler run for the whole project, `typecheck.ts`);
+ * 4. tested (coverage of the latest, fully passing test run, `evidence.ts`, and a `tested=`
+ *    stamp equal to the block's current hash, `stamps.ts`).
+ */
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import ts from "typescript";
+import { LiterateError, error, sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
+import { analyzeDefinitions, type BlockKind } from "./definitions.ts";
+import { judgeExecution, loadEvidence, type TestEvidence } from "./evidence.ts";
+import { listDocuments, readIfExists, writeAtomically } from "./io.ts";
+import { applyStampEdits, blockHashes, type StampEdit } from "./stamps.ts";
+import { tangle, type TangleResult } from "./tangle.ts";
+import { typeCheck, type TypeCheckResult } from "./typecheck.ts";
+
+/** The state of rule 4 for one block. */
+export type TestedState = "tested" | "untested" | "unstamped" | "stale" | "exempt";
+
+/** Everything verify knows about one block; `--json` prints these. */
+export interface BlockReport {
+  readonly doc: string;
+  readonly index: number;
+  readonly line: number;
+  readonly lang: string;
+  readonly kind: BlockKind;
+  readonly names: readonly string[];
+  readonly typeOnly: boolean;
+  readonly hash: string;
+  readonly stamp?: string;
+  readonly generated?: { readonly target: string; readonly first: number; readonly last: number };
+  readonly checks: {
+    readonly oneDefinition: boolean;
+    readonly prose: boolean;
+    readonly compiles: boolean;
+    readonly tested: TestedState;
+  };
+  readonly problems: readonly Diagnostic[];
+}
+
+/** A document's summary line. */
+export interface DocumentSummary {
+  readonly path: string;
+  readonly blocks: number;
+  readonly definitions: number;
+  readonly typeOnly: number;
+  readonly tested: number;
+  readonly problems: number;
+}
+
+/** The whole verification. */
+export interface VerifyReport {
+  readonly ok: boolean;
+  readonly blocks: readonly BlockReport[];
+  readonly documents: readonly DocumentSummary[];
+  /** Every problem, sorted by location. */
+  readonly problems: readonly Diagnostic[];
+  readonly typeCheck: { readonly compiler: string; readonly milliseconds: number };
+  readonly tests?: TestEvidence["tests"];
+  /** With `--stamp`: how many stamps were written and removed. */
+  readonly stamps?: { readonly written: number; readonly removed: number };
+}
+
+/** Options of a verification. */
+export interface VerifyOptions {
+  readonly root: string;
+  /** Run the tests first and write stamps from their evidence. */
+  readonly stamp?: boolean;
+  /** Runs the test suite with coverage in `root`; returns true when every test passed. Required with `stamp`. */
+  readonly runTests?: (root: string) => boolean;
+  readonly compiler?: "native" | "javascript";
+}
+
+const isRuntime = (kind: BlockKind, typeOnly: boolean): boolean => (kind === "definition" || kind === "fragment") && !typeOnly;
+
+/** Verifies the project at `options.root`. Throws `LiterateError` when verification cannot even start. */
+export function verifyProject(options: VerifyOptions): VerifyReport {
+  const { root } = options;
+  const paths = listDocuments(root);
+  const texts = new Map(paths.map((path) => [path, readIfExists(join(root, path)) ?? ""]));
+  const result = tangle([...texts].map(([path, text]) => ({ path, text })), { scan: "remark" });
+  if (!result.ok) throw new LiterateError(result.diagnostics);
+  requireCurrentFiles(root, result);
+
+  if (options.stamp === true) {
+    if (options.runTests === undefined) throw new Error("verify --stamp needs a test runner");
+    if (!options.runTests(root)) {
+      throw new LiterateError([error({ file: "test run", line: 0, column: 0 }, "tested", "tests failed, so nothing counts as tested; no stamp was changed", "fix the failing tests, then run `npm run verify -- --stamp` again")]);
+    }
+  }
+
+  const global: Diagnostic[] = [];
+  const { analyses, diagnostics: definitionProblems } = analyzeDefinitions(result);
+  const checked = typeCheck(root, options.compiler === undefined ? {} : { compiler: options.compiler });
+  const compileProblems = mapCompilerDiagnostics(result, checked, global);
+  requireInProgram(root, result, global);
+  const evidence = usableEvidence(root, result, global);
+  const hashes = blockHashes(result.blocks);
+  const children = childrenOf(result);
+
+  const reports: BlockReport[] = [];
+  const edits = new Map<string, StampEdit[]>();
+  let written = 0;
+  let removed = 0;
+  result.blocks.forEach((block, index) => {
+    const analysis = analyses[index] ?? { kind: "other" as const, names: [], typeOnly: false };
+    const problems: Diagnostic[] = [];
+    const at = { file: block.doc, line: block.line, column: block.column };
+    const isDefinitionBlock = analysis.kind === "definition" || analysis.kind === "fragment" || analysis.kind === "preamble";
+    const mine = (d: Diagnostic): boolean => d.file === block.doc && d.line === block.line && d.column === block.column;
+    const oneDefinitionProblems = definitionProblems.filter(mine);
+    problems.push(...oneDefinitionProblems);
+    let prose = true;
+    if (isDefinitionBlock && block.proseBefore === false) {
+      prose = false;
+      problems.push(error(at, "prose", "no prose before this block", "write a heading or a paragraph that says why this code exists, between it and the previous block"));
+    }
+    const compileList = compileProblems.get(index) ?? [];
+    problems.push(...compileList);
+
+    const runtime = isRuntime(analysis.kind, analysis.typeOnly);
+    const hash = hashes[index] ?? "";
+    let tested: TestedState = "exempt";
+    let desired: string | undefined;
+    if (runtime) {
+      const executed = evidence !== undefined && executedBlock(evidence, result, index, children);
+      desired = executed ? hash : undefined;
+      const stamp = options.stamp === true ? desired : block.attrs.tested;
+      if (!executed) {
+        tested = "untested";
+        if (evidence !== undefined) problems.push(error(at, "tested", `no passing test executed this block${analysis.names.length > 0 ? ` (\`${analysis.names.join("`, `")}\`)` : ""}`, "write a test that runs it, then `npm run verify -- --stamp`"));
+      } else if (stamp === undefined) {
+        tested = "unstamped";
+        problems.push(error(at, "tested", "the tests execute this block but it carries no `tested=` stamp", "run `npm run verify -- --stamp` to stamp it from the evidence"));
+      } else if (stamp !== hash) {
+        tested = "stale";
+        problems.push(error(at, "tested", `stamp \`tested=${stamp}\` is stale: the block changed since it was tested (now \`${hash}\`)`, "run the tests and `npm run verify -- --stamp`"));
+      } else {
+        tested = "tested";
+      }
+    }
+    if (options.stamp === true && block.attrs.tested !== desired && (runtime || block.attrs.tested !== undefined)) {
+      const list = edits.get(block.doc) ?? [];
+      list.push({ line: block.line, stamp: desired });
+      edits.set(block.doc, list);
+      if (desired === undefined) removed++;
+      else written++;
+    }
+    const stampNow = options.stamp === true ? desired : block.attrs.tested;
+    reports.push({
+      doc: block.doc,
+      index: block.index,
+      line: block.line,
+      lang: block.lang,
+      kind: analysis.kind,
+      names: analysis.names,
+      typeOnly: analysis.typeOnly,
+      hash,
+      ...(stampNow === undefined ? {} : { stamp: stampNow }),
+      ...(analysis.generated === undefined ? {} : { generated: analysis.generated }),
+      checks: { oneDefinition: oneDefinitionProblems.length === 0, prose, compiles: compileList.length === 0, tested },
+      problems,
+    });
+  });
+
+  for (const [doc, list] of edits) {
+    const text = texts.get(doc) ?? "";
+    const next = applyStampEdits(text, list);
+    if (next !== text) writeAtomically(join(root, doc), next);
+  }
+
+  const problems = sortDiagnostics([...global, ...reports.flatMap((r) => r.problems)]);
+  const documents = paths.map((path) => summarize(path, reports.filter((r) => r.doc === path)));
+  return {
+    ok: problems.every((p) => p.severity !== "error"),
+    blocks: reports,
+    documents,
+    problems,
+    typeCheck: { compiler: checked.compiler, milliseconds: checked.milliseconds },
+    ...(evidence === undefined ? {} : { tests: evidence.tests }),
+    ...(options.stamp === true ? { stamps: { written, removed } } : {}),
+  };
+}
+
+function summarize(path: string, blocks: readonly BlockReport[]): DocumentSummary {
+  const definitions = blocks.filter((b) => b.kind === "definition" || b.kind === "fragment");
+  return {
+    path,
+    blocks: blocks.length,
+    definitions: definitions.length,
+    typeOnly: definitions.filter((b) => b.typeOnly).length,
+    tested: blocks.filter((b) => b.checks.tested === "tested").length,
+    problems: blocks.reduce((n, b) => n + b.problems.length, 0),
+  };
+}
+
+/** Verify reads the files on disk; they must be exactly what the documents tangle to. */
+function requireCurrentFiles(root: string, result: TangleResult): void {
+  const stale: Diagnostic[] = [];
+  for (const [path, content] of result.files) {
+    if (readIfExists(join(root, path)) !== content) {
+      stale.push(error({ file: path, line: 0, column: 0 }, "out-of-date", `\`${path}\` is not what the documents tangle to`, "run `npm run tangle` first"));
+    }
+  }
+  if (stale.length > 0) throw new LiterateError(stale);
+}
+
+/** Every tangled TypeScript target must be part of the type-checked program, or rule 3 proves nothing. */
+function requireInProgram(root: string, result: TangleResult, out: Diagnostic[]): void {
+  const configPath = join(root, "tsconfig.json");
+  const read = ts.readConfigFile(configPath, (p) => ts.sys.readFile(p));
+  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, root);
+  const inProgram = new Set(parsed.fileNames.map((f) => f.replace(/\\/g, "/")));
+  for (const target of result.targets) {
+    if (!/\.(c|m)?tsx?$/.test(target.path)) continue;
+    if (!inProgram.has(join(root, target.path).replace(/\\/g, "/"))) {
+      out.push(error({ file: target.path, line: 0, column: 0 }, "compiles", `\`${target.path}\` is not part of the program \`tsconfig.json\` checks`, "add its folder to `include` in tsconfig.json"));
+    }
+  }
+}
+
+/** Maps compiler diagnostics on tangled lines to their blocks; the rest become global problems. */
+function mapCompilerDiagnostics(result: TangleResult, checked: TypeCheckResult, global: Diagnostic[]): Map<number, Diagnostic[]> {
+  const byBlock = new Map<number, Diagnostic[]>();
+  const targets = new Map(result.targets.map((t) => [t.path, t]));
+  for (const d of checked.diagnostics) {
+    const message = d.code > 0 ? `TS${d.code}: ${d.message}` : d.message;
+    const target = targets.get(d.file);
+    const block = target?.lineBlock[d.line - 1] ?? -1;
+    if (target === undefined || block < 0) {
+      global.push(error({ file: d.file === "" ? "tsconfig.json" : d.file, line: d.line, column: d.column }, "compiles", message, target === undefined ? "fix the type error" : "the error is on a line tangle wrote; check the blocks around it"));
+      continue;
+    }
+    const mdLine = target.lineSource[d.line - 1] ?? 0;
+    const column = d.column + (target.lineShift[d.line - 1] ?? 0);
+    const doc = result.blocks[block]?.doc ?? d.file;
+    const list = byBlock.get(block) ?? [];
+    list.push(error({ file: doc, line: mdLine, column }, "compiles", message, "fix the code in this block; the whole program is checked at once"));
+    byBlock.set(block, list);
+  }
+  return byBlock;
+}
+
+/** Loads the evidence and checks it may be used: it exists, every test passed, and it is newer than the code. */
+function usableEvidence(root: string, result: TangleResult, out: Diagnostic[]): TestEvidence | undefined {
+  const loaded = loadEvidence(root);
+  const at = { file: "test run", line: 0, column: 0 };
+  if ("missing" in loaded) {
+    out.push(error(at, "tested", `${loaded.missing}, so no block counts as tested`, "run `npm test`, or `npm run verify -- --stamp`"));
+    return undefined;
+  }
+  const { evidence } = loaded;
+  if (evidence.tests.failed > 0) {
+    out.push(error(at, "tested", `the latest test run had ${evidence.tests.failed} failing test(s), so no block counts as tested`, "fix the failing tests and run them again"));
+    return undefined;
+  }
+  for (const target of result.targets) {
+    const mtime = statSync(join(root, target.path)).mtimeMs;
+    if (mtime > evidence.startTime) {
+      out.push(error(at, "tested", `the latest test run is older than \`${target.path}\``, "run the tests again: `npm test`, or `npm run verify -- --stamp`"));
+      return undefined;
+    }
+  }
+  return evidence;
+}
+
+/** Blocks spliced into each block (first placements). */
+function childrenOf(result: TangleResult): Map<number, number[]> {
+  const children = new Map<number, number[]>();
+  result.placements.forEach((placement, index) => {
+    if (placement.parent < 0) return;
+    const list = children.get(placement.parent) ?? [];
+    list.push(index);
+    children.set(placement.parent, list);
+  });
+  return children;
+}
+
+/** Whether a block (with the blocks spliced into it, from any document) ran in the evidence's test run. */
+function executedBlock(evidence: TestEvidence, result: TangleResult, index: number, children: ReadonlyMap<number, number[]>): boolean {
+  const linesByDoc = new Map<string, Set<number>>();
+  const collect = (i: number): void => {
+    const b = result.blocks[i];
+    if (b === undefined) return;
+    const lines = linesByDoc.get(b.doc) ?? new Set<number>();
+    for (let k = 0; k < b.lines.length; k++) lines.add(b.line + 1 + k);
+    linesByDoc.set(b.doc, lines);
+    for (const child of children.get(i) ?? []) collect(child);
+  };
+  collect(index);
+  const verdicts = [...linesByDoc].map(([doc, lines]) => judgeExecution(evidence, doc, lines));
+  if (verdicts.includes("executed")) return true;
+  if (verdicts.includes("not-executed")) return false;
+  const own = evidence.documents.get(result.blocks[index]?.doc ?? "");
+  return own !== undefined && own.statements.some((s) => s.count > 0);
+}

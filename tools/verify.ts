@@ -1,0 +1,65 @@
+/**
+ * `npm run verify`: proves every definition block is one definition, has prose before it,
+ * compiles, and was executed by a passing test (with a current `tested=` stamp).
+ * A thin CLI over `tools/lib/verify.ts`.
+ */
+import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { parseArgs } from "node:util";
+import { formatDiagnostic, runCli } from "./lib/diagnostics.ts";
+import { verifyProject, type VerifyReport } from "./lib/verify.ts";
+
+const usage = `usage: verify [--stamp] [--json] [--root DIR] [--compiler native|javascript]
+
+  --stamp     run the tests with coverage, then write \`tested=\` stamps from the evidence
+  --json      print the report as JSON on stdout (problems still decide the exit code)
+  --root      the project root (default: the current folder)
+  --compiler  type-check with the native compiler (default) or the JavaScript API`;
+
+/** Runs vitest with coverage in `root`, its output on stderr; true when every test passed. */
+function runTests(root: string): boolean {
+  const require = createRequire(import.meta.url);
+  const vitest = join(dirname(require.resolve("vitest/package.json")), "vitest.mjs");
+  const run = spawnSync(process.execPath, [vitest, "run", "--coverage"], { cwd: root, stdio: ["ignore", process.stderr, process.stderr] });
+  return run.status === 0;
+}
+
+function printText(report: VerifyReport): void {
+  for (const p of report.problems) process.stdout.write(`${formatDiagnostic(p)}\n`);
+  if (report.problems.length > 0) process.stdout.write("\n");
+  for (const d of report.documents) {
+    const runtime = d.definitions - d.typeOnly;
+    process.stdout.write(`${d.path}: ${d.definitions} definition blocks (${d.typeOnly} type-only), ${d.tested}/${runtime} tested, ${d.problems} problem(s)\n`);
+  }
+  if (report.stamps !== undefined) process.stdout.write(`stamps: ${report.stamps.written} written, ${report.stamps.removed} removed\n`);
+  const checked = report.documents.reduce((n, d) => n + d.definitions, 0);
+  const errors = report.problems.filter((p) => p.severity === "error").length;
+  process.stdout.write(report.ok ? `PASS: ${checked} blocks in ${report.documents.length} documents\n` : `FAIL: ${errors} problems\n`);
+}
+
+await runCli("verify", async () => {
+  const { values } = parseArgs({
+    options: {
+      stamp: { type: "boolean", default: false },
+      json: { type: "boolean", default: false },
+      root: { type: "string", default: process.cwd() },
+      compiler: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  const compiler = values.compiler;
+  if (compiler !== undefined && compiler !== "native" && compiler !== "javascript") {
+    process.stderr.write(`verify: --compiler must be \`native\` or \`javascript\`, not \`${compiler}\`\n`);
+    return 1;
+  }
+  const report = verifyProject({ root: values.root, stamp: values.stamp, runTests, ...(compiler === undefined ? {} : { compiler }) });
+  if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else printText(report);
+  return report.ok ? 0 : 1;
+});
