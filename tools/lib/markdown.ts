@@ -63,8 +63,8 @@ function closesFence(line: string, fence: string): boolean {
 }
 
 /**
- * The reference scanner: every `code` node remark finds, in document order, with whether
- * prose preceded it. Closedness is read back from the source line the node ends on.
+ * The reference scanner: every fenced `code` node remark finds, in document order, with whether
+ * prose preceded it. Indented code blocks are skipped: they carry no attributes and have no fence. Closedness is read back from the source line the node ends on.
  */
 export function scanWithRemark(text: string, tree: Root = parseMarkdown(text)): ScanResult {
   const lines = text.split(/\r\n|\r|\n/);
@@ -85,6 +85,8 @@ export function scanWithRemark(text: string, tree: Root = parseMarkdown(text)): 
       return;
     }
     if (node.type === "code") {
+      // mdast calls indented code `code` too; it has no info string, so it is not a block here.
+      if (!isFenced(node, text)) return;
       blocks.push(rawBlockFromNode(node, lines, sawProse));
       sawProse = false;
       return;
@@ -93,6 +95,12 @@ export function scanWithRemark(text: string, tree: Root = parseMarkdown(text)): 
   };
   for (const child of tree.children) visit(child);
   return { frontMatter, blocks };
+}
+
+/** True for a fenced code node; false for an indented code block (which starts with its indentation). */
+function isFenced(node: Code, text: string): boolean {
+  const offset = node.position?.start.offset;
+  return offset === undefined || text.startsWith("```", offset) || text.startsWith("~~~", offset);
 }
 
 function rawBlockFromNode(node: Code, lines: readonly string[], proseBefore: boolean): RawBlock {
