@@ -3,7 +3,8 @@
  * A thin CLI over `tools/lib/tangle-run.ts`; run it in the project root.
  */
 import { parseArgs } from "node:util";
-import { formatDiagnostic, runCli } from "./lib/diagnostics.ts";
+import { runCli } from "./lib/cli.ts";
+import { formatDiagnostic } from "./lib/diagnostics.ts";
 import { runTangle } from "./lib/tangle-run.ts";
 
 const usage = `usage: tangle [--check] [--force] [--root DIR] [--quiet]

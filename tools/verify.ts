@@ -7,7 +7,8 @@ import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
-import { formatDiagnostic, runCli } from "./lib/diagnostics.ts";
+import { runCli } from "./lib/cli.ts";
+import { formatDiagnostic } from "./lib/diagnostics.ts";
 import { verifyProject, type VerifyReport } from "./lib/verify.ts";
 
 const usage = `usage: verify [--stamp] [--json] [--root DIR] [--compiler native|javascript]

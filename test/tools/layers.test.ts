@@ -1,0 +1,43 @@
+// The toolchain's layer graph, written down and enforced: a module may import only from its own
+// layer or the layers below it, the pure core never touches the disk or the process, and the
+// CLIs in tools/ are the only importers of tools/lib/cli.ts.
+import { readFileSync, readdirSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+
+/** Lower layers first. */
+const layers: readonly (readonly string[])[] = [
+  ["diagnostics", "paths", "sourcemap"],
+  ["markdown", "plan", "cli"],
+  ["document", "io"],
+  ["tangle"],
+  ["tangle-run", "definitions", "typecheck", "evidence", "stamps"],
+  ["verify"],
+];
+
+/** Modules that compute over in-memory inputs only. */
+const pure = ["diagnostics", "paths", "sourcemap", "markdown", "plan", "document", "tangle", "definitions", "stamps"];
+
+const layerOf = (name: string): number => layers.findIndex((layer) => layer.includes(name));
+const modules = readdirSync("tools/lib").filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3));
+const importsOf = (file: string): string[] => [...readFileSync(file, "utf8").matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1] ?? "");
+
+describe("the toolchain's layers", () => {
+  it("place every module of tools/lib in a layer", () => {
+    expect(modules.filter((m) => layerOf(m) < 0)).toEqual([]);
+  });
+
+  it.each(modules)("let %s import only from its own layer or below", (name) => {
+    const upward = importsOf(`tools/lib/${name}.ts`)
+      .filter((spec) => spec.startsWith("./"))
+      .map((spec) => spec.slice(2, -3))
+      .filter((dep) => layerOf(dep) > layerOf(name));
+    expect(upward).toEqual([]);
+  });
+
+  it.each(pure)("keep %s free of the disk, the process and child processes", (name) => {
+    const text = readFileSync(`tools/lib/${name}.ts`, "utf8");
+    const touching = importsOf(`tools/lib/${name}.ts`).filter((spec) => ["node:fs", "node:child_process", "node:fs/promises"].includes(spec));
+    expect(touching).toEqual([]);
+    expect(text).not.toMatch(/process\.(exit|stdout|stderr|cwd)/);
+  });
+});
