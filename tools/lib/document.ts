@@ -85,22 +85,87 @@ export type ScanMode = "auto" | "remark";
 
 /** Parses one document. Never throws on bad input: problems come back as diagnostics. */
 export function parseLiterateDocument(path: string, text: string, mode: ScanMode = "auto"): LiterateDocument {
-  const scanned: ScanResult = mode === "remark" ? scanWithRemark(text) : scanBlocks(text).result;
+  const { result: scanned, by }: { result: ScanResult; by: "fast" | "remark" } = mode === "remark" ? { result: scanWithRemark(text), by: "remark" } : scanBlocks(text);
   const diagnostics: Diagnostic[] = [];
   const frontMatter = readFrontMatter(path, scanned.frontMatter, diagnostics);
-  const sourceLines = text.split(/\r\n|\r|\n/);
-  const blocks = scanned.blocks.map((raw, index) => toBlock(path, index, raw, sourceLines, diagnostics));
+  const sourceLines = new SourceLines(text);
+  // The fast scanner finds fences at column 1 only, and its values are verbatim slices of the text from the line after the fence.
+  const verbatim = by === "fast";
+  const blocks = scanned.blocks.map((raw, index) => toBlock(path, index, raw, sourceLines, diagnostics, verbatim));
   return { path, frontMatter, blocks, diagnostics };
 }
 
-function toBlock(doc: string, index: number, raw: RawBlock, sourceLines: readonly string[], out: Diagnostic[]): LiterateBlock {
-  const fenceText = sourceLines[raw.line - 1] ?? "";
+/** `text.split(/\r\n|\r|\n/)`, without the regular expression when the text holds no `\r`. */
+function splitLines(text: string): string[] {
+  return text.includes("\r") ? text.split(/\r\n|\r|\n/) : text.split("\n");
+}
+
+/**
+ * The lines of a document as `text.split(/\r\n|\r|\n/)` numbers them (0-based), read on demand:
+ * without a `\r` in the text, only line starts are recorded and no line string is built unless asked for.
+ */
+class SourceLines {
+  readonly #text: string;
+  readonly #split: readonly string[] | undefined;
+  readonly #starts: number[] = [];
+
+  constructor(text: string) {
+    this.#text = text;
+    if (text.includes("\r")) {
+      this.#split = text.split(/\r\n|\r|\n/);
+      return;
+    }
+    this.#split = undefined;
+    this.#starts.push(0);
+    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", nl + 1)) this.#starts.push(nl + 1);
+  }
+
+  /** End offset of line `k`, which starts at `this.#starts[k]` (no `\r` case). */
+  #end(k: number): number {
+    const next = this.#starts[k + 1];
+    return next === undefined ? this.#text.length : next - 1;
+  }
+
+  /** Line `k`, or `""` past the last line. */
+  line(k: number): string {
+    if (this.#split !== undefined) return this.#split[k] ?? "";
+    const start = this.#starts[k];
+    return start === undefined ? "" : this.#text.slice(start, this.#end(k));
+  }
+
+  /**
+   * True when the text holds `value` verbatim from the start of line `k`, followed by a line end
+   * or the end of the text: then each line of `value` is the whole source line it stands on, and
+   * no character stands before it. (Only without `\r`; `false` means "look line by line".)
+   */
+  verbatimFrom(k: number, value: string): boolean {
+    if (this.#split !== undefined) return false;
+    const start = this.#starts[k];
+    if (start === undefined) return false;
+    const end = start + value.length;
+    return (end === this.#text.length || this.#text.charCodeAt(end) === 10) && this.#text.startsWith(value, start);
+  }
+
+  /** How many characters stand before `code` on line `k` when the line ends with it, else 0. */
+  shift(k: number, code: string): number {
+    if (this.#split !== undefined) {
+      const source = this.#split[k] ?? "";
+      return source.endsWith(code) ? source.length - code.length : 0;
+    }
+    const start = this.#starts[k];
+    if (start === undefined) return 0;
+    const end = this.#end(k);
+    const length = end - start;
+    return length >= code.length && this.#text.startsWith(code, end - code.length) ? length - code.length : 0;
+  }
+}
+
+/** `verbatim`: the block's code lines are known to be whole source lines (no column shift to look for). */
+function toBlock(doc: string, index: number, raw: RawBlock, sourceLines: SourceLines, out: Diagnostic[], verbatim: boolean): LiterateBlock {
+  const fenceText = sourceLines.line(raw.line - 1);
   const attrs = readAttributes(doc, raw, fenceText, out);
-  const lines = raw.value === "" && raw.closed && isEmptyBlock(raw, sourceLines) ? [] : raw.value.split(/\r\n|\r|\n/);
-  const columnShift = lines.map((codeLine, i) => {
-    const source = sourceLines[raw.line + i] ?? "";
-    return source.endsWith(codeLine) ? source.length - codeLine.length : 0;
-  });
+  const lines = raw.value === "" && raw.closed && isEmptyBlock(raw, sourceLines) ? [] : splitLines(raw.value);
+  const columnShift = verbatim || sourceLines.verbatimFrom(raw.line, raw.value) ? lines.map(() => 0) : lines.map((codeLine, i) => sourceLines.shift(raw.line + i, codeLine));
   if (!raw.closed) {
     out.push(
       warning(
@@ -127,8 +192,8 @@ function toBlock(doc: string, index: number, raw: RawBlock, sourceLines: readonl
 }
 
 /** A closed block whose closing fence directly follows its opening fence has no lines at all. */
-function isEmptyBlock(raw: RawBlock, sourceLines: readonly string[]): boolean {
-  const next = sourceLines[raw.line] ?? "";
+function isEmptyBlock(raw: RawBlock, sourceLines: SourceLines): boolean {
+  const next = sourceLines.line(raw.line);
   return /^[ \t>]*(`{3,}|~{3,})[ \t]*$/.test(next);
 }
 
@@ -190,39 +255,32 @@ function readAttributes(doc: string, raw: RawBlock, fenceText: string, out: Diag
   };
 }
 
+/** One `key: value` pair of the front matter; `value` is `undefined` unless it is a non-empty string. */
+interface FrontMatterEntry {
+  readonly key: string;
+  readonly line: number;
+  readonly column: number;
+  readonly value: string | undefined;
+}
+
 function readFrontMatter(doc: string, raw: RawFrontMatter | undefined, out: Diagnostic[]): FrontMatter {
   if (raw === undefined) return { keyLines: {} };
-  const counter = new LineCounter();
-  const parsed = parseYaml(raw.value, { lineCounter: counter, prettyErrors: false });
-  const lineOf = (offset: number): number => raw.line + counter.linePos(offset).line - 1;
-  const colOf = (offset: number): number => counter.linePos(offset).col;
-  if (parsed.errors.length > 0) {
-    for (const e of parsed.errors) {
-      out.push(error({ file: doc, line: lineOf(e.pos[0]), column: colOf(e.pos[0]) }, "front-matter", `malformed front matter: ${e.message.split("\n")[0] ?? e.message}`, "front matter is YAML between two `---` lines"));
-    }
-    return { keyLines: {} };
-  }
-  const contents = parsed.contents;
-  if (contents === null) return { keyLines: {} };
-  if (!isMap(contents)) {
-    out.push(error({ file: doc, line: raw.line, column: 1 }, "front-matter", "front matter must be a mapping of keys to values", "write `tangle: generated/x.ts`"));
-    return { keyLines: {} };
-  }
+  const entries = simpleFrontMatter(raw) ?? yamlFrontMatter(doc, raw, out);
+  if (entries === undefined) return { keyLines: {} };
   const values: Record<string, string> = {};
   const keyLines: Record<string, number> = {};
-  for (const pair of contents.items) {
-    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-    const offset = isScalar(pair.key) && pair.key.range !== undefined && pair.key.range !== null ? pair.key.range[0] : 0;
-    const at = { file: doc, line: lineOf(offset), column: colOf(offset) };
+  for (const entry of entries) {
+    const { key } = entry;
+    const at = { file: doc, line: entry.line, column: entry.column };
     if (!frontMatterKeys.has(key)) {
       out.push(error(at, "front-matter", `unknown front matter key \`${key}\``, "known keys: `tangle`, `test`, `title`, `description`"));
       continue;
     }
-    if (!isScalar(pair.value) || typeof pair.value.value !== "string" || pair.value.value.trim() === "") {
+    if (entry.value === undefined) {
       out.push(error(at, "front-matter", `front matter key \`${key}\` must be a non-empty string`, `write \`${key}: ${key === "test" ? "test/x.test.ts" : key === "tangle" ? "generated/x.ts" : "…"}\``));
       continue;
     }
-    values[key] = pair.value.value.trim();
+    values[key] = entry.value.trim();
     keyLines[key] = at.line;
   }
   return {
@@ -232,4 +290,59 @@ function readFrontMatter(doc: string, raw: RawFrontMatter | undefined, out: Diag
     ...(values["title"] === undefined ? {} : { title: values["title"] }),
     ...(values["description"] === undefined ? {} : { description: values["description"] }),
   };
+}
+
+/**
+ * A `key: plain words` line whose meaning no YAML rule can change: a lowercase key, and a value
+ * that starts with a letter (so never a number, `.inf` or `~`) and holds no `:`, `#`, quote,
+ * bracket, tab or trailing space. YAML's booleans and null are excluded below.
+ */
+const simpleEntry = /^([a-z][a-z0-9_-]*): ([A-Za-z](?:[A-Za-z0-9_./ -]*[A-Za-z0-9_./-])?)$/;
+const yamlKeywords: ReadonlySet<string> = new Set(["true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL"]);
+
+/**
+ * The common front matter read without the YAML parser: only `key: plain words` lines and empty
+ * lines, no key twice. Returns `undefined` for anything else, which the YAML parser then reads;
+ * where this answers, it answers exactly what the YAML parser does.
+ */
+function simpleFrontMatter(raw: RawFrontMatter): FrontMatterEntry[] | undefined {
+  if (raw.value.includes("\r")) return undefined;
+  const entries: FrontMatterEntry[] = [];
+  const lines = raw.value.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    if (line === "") continue;
+    const m = simpleEntry.exec(line);
+    const key = m?.[1];
+    const value = m?.[2];
+    if (key === undefined || value === undefined || yamlKeywords.has(value) || entries.some((e) => e.key === key)) return undefined;
+    entries.push({ key, line: raw.line + i, column: 1, value });
+  }
+  return entries.length === 0 ? undefined : entries;
+}
+
+/** The front matter as the YAML parser reads it; `undefined` (after reporting any problem) when it holds no mapping. */
+function yamlFrontMatter(doc: string, raw: RawFrontMatter, out: Diagnostic[]): FrontMatterEntry[] | undefined {
+  const counter = new LineCounter();
+  const parsed = parseYaml(raw.value, { lineCounter: counter, prettyErrors: false });
+  const lineOf = (offset: number): number => raw.line + counter.linePos(offset).line - 1;
+  const colOf = (offset: number): number => counter.linePos(offset).col;
+  if (parsed.errors.length > 0) {
+    for (const e of parsed.errors) {
+      out.push(error({ file: doc, line: lineOf(e.pos[0]), column: colOf(e.pos[0]) }, "front-matter", `malformed front matter: ${e.message.split("\n")[0] ?? e.message}`, "front matter is YAML between two `---` lines"));
+    }
+    return undefined;
+  }
+  const contents = parsed.contents;
+  if (contents === null) return undefined;
+  if (!isMap(contents)) {
+    out.push(error({ file: doc, line: raw.line, column: 1 }, "front-matter", "front matter must be a mapping of keys to values", "write `tangle: generated/x.ts`"));
+    return undefined;
+  }
+  return contents.items.map((pair) => {
+    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    const offset = isScalar(pair.key) && pair.key.range !== undefined && pair.key.range !== null ? pair.key.range[0] : 0;
+    const value = isScalar(pair.value) && typeof pair.value.value === "string" && pair.value.value.trim() !== "" ? pair.value.value : undefined;
+    return { key, line: lineOf(offset), column: colOf(offset), value };
+  });
 }

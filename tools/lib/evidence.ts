@@ -6,6 +6,7 @@
  * `coverage/vitest-results.json` with the pass/fail counts and the run's start time. Coverage
  * does not say which test ran a line, so the evidence counts only when every test passed.
  */
+import { realpathSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { readIfExists } from "./io.ts";
 
@@ -37,26 +38,28 @@ interface IstanbulFile {
 
 /** Loads the evidence of the latest run, or `undefined` (with the reason) when there is none. */
 export function loadEvidence(root: string): { evidence: TestEvidence } | { missing: string } {
-  const coverageText = readIfExists(join(root, evidencePaths.coverage));
   const resultsText = readIfExists(join(root, evidencePaths.results));
-  if (coverageText === undefined) return { missing: `no coverage found at \`${evidencePaths.coverage}\`` };
   if (resultsText === undefined) return { missing: `no test results found at \`${evidencePaths.results}\`` };
   const results = JSON.parse(resultsText) as { numTotalTests?: number; numPassedTests?: number; numFailedTests?: number; startTime?: number };
+  const tests = { total: results.numTotalTests ?? 0, passed: results.numPassedTests ?? 0, failed: results.numFailedTests ?? 0 };
+  const startTime = results.startTime ?? 0;
+  // A failing run writes no coverage; its results are the evidence that nothing counts.
+  if (tests.failed > 0) return { evidence: { tests, startTime, documents: new Map() } };
+  const coverageText = readIfExists(join(root, evidencePaths.coverage));
+  if (coverageText === undefined) return { missing: `no coverage found at \`${evidencePaths.coverage}\`` };
+  const coverageWritten = statSync(join(root, evidencePaths.coverage)).mtimeMs;
+  if (coverageWritten < startTime) return { missing: `\`${evidencePaths.coverage}\` is older than the latest test run, which collected no coverage` };
   const coverage = JSON.parse(coverageText) as Record<string, IstanbulFile>;
   const documents = new Map<string, { statements: Counted[]; functions: Counted[] }>();
+  // Vitest names files by their real path (its working folder is resolved); `root` may be a link.
+  const base = realpathSync(root);
   for (const [file, data] of Object.entries(coverage)) {
-    const path = relative(root, file).split(sep).join("/");
+    const path = relative(base, file).split(sep).join("/");
     const statements = Object.entries(data.statementMap).map(([id, loc]) => ({ line: loc.start.line, count: data.s[id] ?? 0 }));
     const functions = Object.entries(data.fnMap).map(([id, fn]) => ({ line: fn.decl.start.line, count: data.f[id] ?? 0 }));
     documents.set(path, { statements, functions });
   }
-  return {
-    evidence: {
-      tests: { total: results.numTotalTests ?? 0, passed: results.numPassedTests ?? 0, failed: results.numFailedTests ?? 0 },
-      startTime: results.startTime ?? 0,
-      documents,
-    },
-  };
+  return { evidence: { tests, startTime, documents } };
 }
 
 /** Whether the lines `lines` (a set of Markdown lines of one document) ran. */

@@ -32,8 +32,17 @@ export function readIfExists(path: string): string | undefined {
  * Refuses a project-relative path whose existing part resolves outside `root` through a
  * symlink. Returns the reason, or `undefined` when the path is safe.
  */
-export function escapesThroughSymlink(root: string, path: string): string | undefined {
-  const realRoot = realpathSync(root);
+export function escapesThroughSymlink(root: string, path: string, realpaths?: Map<string, string>): string | undefined {
+  // Callers checking many paths at once (nothing written in between) share resolved folders through `realpaths`.
+  const realpath = (p: string): string => {
+    let resolved = realpaths?.get(p);
+    if (resolved === undefined) {
+      resolved = realpathSync(p);
+      realpaths?.set(p, resolved);
+    }
+    return resolved;
+  };
+  const realRoot = realpath(root);
   let probe = join(root, path);
   while (!existsSync(probe)) {
     const parent = dirname(probe);
@@ -41,7 +50,7 @@ export function escapesThroughSymlink(root: string, path: string): string | unde
     probe = parent;
   }
   const stat = lstatSync(probe);
-  const resolved = stat.isSymbolicLink() || probe !== join(root, path) ? realpathSync(probe) : realpathSync(dirname(probe));
+  const resolved = stat.isSymbolicLink() || probe !== join(root, path) ? realpath(probe) : realpath(dirname(probe));
   const rel = relative(realRoot, resolved);
   if (rel.startsWith("..") || rel.startsWith(sep)) return `\`${path}\` leads outside the project through a symbolic link`;
   if (stat.isSymbolicLink()) return `\`${path}\` is a symbolic link; tangle writes only regular files`;
@@ -91,13 +100,9 @@ export const statCachePath = ".cache/tangle-stat.json";
 
 /** Stats a file, or `undefined` when it does not exist. */
 export function statIfExists(path: string): StatStamp | undefined {
-  try {
-    const s = statSync(path);
-    return { size: s.size, mtimeMs: s.mtimeMs };
-  } catch (caught) {
-    if ((caught as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw caught;
-  }
+  // `throwIfNoEntry: false` answers `undefined` for ENOENT only (and throws the rest), without an exception per missing file.
+  const s = statSync(path, { throwIfNoEntry: false });
+  return s === undefined ? undefined : { size: s.size, mtimeMs: s.mtimeMs };
 }
 
 /** Loads the stat cache; a missing or unreadable cache is an empty one (it is only an optimisation). */

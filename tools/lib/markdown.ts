@@ -64,7 +64,8 @@ function closesFence(line: string, fence: string): boolean {
 
 /**
  * The reference scanner: every fenced `code` node remark finds, in document order, with whether
- * prose preceded it. Indented code blocks are skipped: they carry no attributes and have no fence. Closedness is read back from the source line the node ends on.
+ * prose preceded it. Closedness is read back from the source line the node ends on. Indented
+ * code blocks are skipped: they have no fence and no info string, so nothing to tangle.
  */
 export function scanWithRemark(text: string, tree: Root = parseMarkdown(text)): ScanResult {
   const lines = text.split(/\r\n|\r|\n/);
@@ -139,55 +140,109 @@ const unsure = /^(?: {0,3}[<>]|(?:[ \t>*+\-.)0-9]|\[\^[^\]]*\]:)+(?:`{3}|~{3}))/
 /** Info string: remark splits language from meta at the first space or tab, and at nothing else. */
 const infoSplit = /^[ \t]*([^ \t]*)[ \t]*([^]*)$/;
 
+/** True when a line starting with this character could match `unsure` (its first character class). */
+function mayBeUnsure(code: number): boolean {
+  // ' ' '\t' '<' '>' '*' '+' '-' '.' ')' '[' and digits: everything `unsure` can start with.
+  return code === 32 || code === 9 || code === 60 || code === 62 || code === 42 || code === 43 || code === 45 || code === 46 || code === 41 || code === 91 || (code >= 48 && code <= 57);
+}
+
 /**
  * The fast scanner. Returns `undefined` ("not sure, ask remark") for any document holding a
  * block quote, an HTML block, a fence that is indented or stands behind container syntax
  * (list item, block quote, footnote definition), a lone `\r`, a NUL, a byte-order mark, or an
  * info string with escapes or entities. Values keep the document's line endings, as remark's do.
+ *
+ * It walks line starts with `indexOf` and builds a line's string only when its first characters
+ * could matter (a fence, a front matter fence, or a character `unsure` can start with); block
+ * values are single slices of the text. Lines are the text split at `\n` (a final empty one
+ * dropped) with one trailing `\r` removed.
  */
 export function scanFast(text: string): ScanResult | undefined {
-  if (/\r(?!\n)|\0/.test(text) || text.startsWith("\uFEFF")) return undefined;
-  // Values keep the document's own line endings, as remark's do: split at \n, remember the \r.
-  const rawLines = text.split("\n");
-  if (rawLines.length > 0 && rawLines[rawLines.length - 1] === "") rawLines.pop();
-  const lines = rawLines.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
-  const join = (from: number, to: number): string => rawLines.slice(from, to).join("\n").replace(/\r$/, "");
-  let index = 0;
+  if (text.charCodeAt(0) === 0xfeff || text.includes("\0")) return undefined;
+  for (let cr = text.indexOf("\r"); cr !== -1; cr = text.indexOf("\r", cr + 2)) {
+    if (text.charCodeAt(cr + 1) !== 10) return undefined;
+  }
+  const n = text.length;
+  /** End of the line starting at `pos` (the `\n` or the text's end), before any `\r`. */
+  const rawEnd = (pos: number): number => {
+    const nl = text.indexOf("\n", pos);
+    return nl === -1 ? n : nl;
+  };
+  const lineText = (pos: number, end: number): string => (end > pos && text.charCodeAt(end - 1) === 13 ? text.slice(pos, end - 1) : text.slice(pos, end));
+  /** Lines [from, to) joined by `\n`, as their raw text, without a final `\r`. */
+  const join = (from: number, toStart: number): string => {
+    const value = text.slice(from, toStart - 1);
+    return value.charCodeAt(value.length - 1) === 13 ? value.slice(0, -1) : value;
+  };
+  let pos = 0;
+  let lineNo = 0;
   let frontMatter: RawFrontMatter | undefined;
-  if (lines.length > 0 && frontMatterFence.test(lines[0] ?? "")) {
-    for (let j = 1; j < lines.length; j++) {
-      if (frontMatterFence.test(lines[j] ?? "")) {
-        frontMatter = { value: join(1, j), line: 2 };
-        index = j + 1;
+  if (n > 0 && text.charCodeAt(0) === 45 && frontMatterFence.test(lineText(0, rawEnd(0)))) {
+    let p = rawEnd(0) + 1;
+    let j = 1;
+    while (p < n) {
+      const end = rawEnd(p);
+      if (text.charCodeAt(p) === 45 && frontMatterFence.test(lineText(p, end))) {
+        frontMatter = { value: join(rawEnd(0) + 1, p), line: 2 };
+        pos = end + 1;
+        lineNo = j + 1;
         break;
       }
+      p = end + 1;
+      j++;
     }
   }
   const blocks: RawBlock[] = [];
-  while (index < lines.length) {
-    const line = lines[index] ?? "";
-    if (unsure.test(line)) return undefined;
-    const open = fenceOpener.exec(line);
+  while (pos < n) {
+    const end = rawEnd(pos);
+    const first = text.charCodeAt(pos);
+    if (mayBeUnsure(first) && unsure.test(lineText(pos, end))) return undefined;
+    if (first !== 96 && first !== 126) {
+      pos = end + 1;
+      lineNo++;
+      continue;
+    }
+    const open = fenceOpener.exec(lineText(pos, end));
     if (open === null) {
-      index++;
+      pos = end + 1;
+      lineNo++;
       continue;
     }
     const fence = open[1] ?? "```";
     const info = open[2] ?? "";
     if (fence[0] === "`" && info.includes("`")) {
-      index++;
+      pos = end + 1;
+      lineNo++;
       continue;
     }
     if (info.includes("\\") || info.includes("&")) return undefined;
     const split = infoSplit.exec(info);
     const lang = split?.[1] ?? "";
     const meta = (split?.[2] ?? "").trim();
-    const start = index;
-    let end = index + 1;
-    while (end < lines.length && !closesFence(lines[end] ?? "", fence)) end++;
-    const closed = end < lines.length;
-    blocks.push({ lang, meta, value: join(start + 1, end), line: start + 1, column: 1, closed });
-    index = end + 1;
+    const start = lineNo;
+    const fenceChar = fence.charCodeAt(0);
+    const valueStart = end + 1;
+    let p = valueStart;
+    let closed = false;
+    lineNo++;
+    while (p < n) {
+      const e = rawEnd(p);
+      let i = p;
+      while (i < p + 3 && text.charCodeAt(i) === 32) i++;
+      if (text.charCodeAt(i) === fenceChar && closesFence(lineText(p, e), fence)) {
+        closed = true;
+        blocks.push({ lang, meta, value: join(valueStart, p), line: start + 1, column: 1, closed });
+        pos = e + 1;
+        lineNo++;
+        break;
+      }
+      p = e + 1;
+      lineNo++;
+    }
+    if (!closed) {
+      blocks.push({ lang, meta, value: join(valueStart, p), line: start + 1, column: 1, closed });
+      pos = n;
+    }
   }
   return { frontMatter, blocks };
 }

@@ -22,6 +22,10 @@ export function encodeVlq(value: number): string {
   return out;
 }
 
+import { Buffer } from "node:buffer";
+
+const base64Codes: readonly number[] = Array.from(base64, (c) => c.charCodeAt(0));
+
 /** Where one generated line came from: a Markdown source, its 0-based line, and the column shift. */
 export interface LineOrigin {
   readonly source: number;
@@ -39,46 +43,98 @@ export interface SourceMapV3 {
   readonly mappings: string;
 }
 
-/** Builds the `mappings` of a map incrementally, one generated line at a time. */
+/** Writes `value` as a base64 VLQ (exactly as `encodeVlq` spells it) at `at`; returns the end. */
+function writeVlq(bytes: Uint8Array, at: number, value: number): number {
+  let v = value < 0 ? (-value << 1) | 1 : value << 1;
+  let end = at;
+  do {
+    let digit = v & 31;
+    v >>>= 5;
+    if (v > 0) digit |= 32;
+    bytes[end++] = base64Codes[digit] ?? 65;
+  } while (v > 0);
+  return end;
+}
+
+/**
+ * Builds the `mappings` of a map incrementally, one generated line at a time. The text is kept
+ * as ASCII bytes in one growing buffer (VLQ digits written directly, exactly as `encodeVlq`
+ * spells them), so a large map costs no string per segment.
+ */
 export class MappingsBuilder {
-  #parts: string[] = [];
+  #bytes = new Uint8Array(4096);
+  #length = 0;
+  #lines = 0;
   #source = 0;
   #line = 0;
   #column = 0;
 
+  /** Room for `extra` more bytes. */
+  #reserve(extra: number): Uint8Array {
+    if (this.#length + extra > this.#bytes.length) {
+      const grown = new Uint8Array(Math.max(this.#bytes.length * 2, this.#length + extra));
+      grown.set(this.#bytes.subarray(0, this.#length));
+      this.#bytes = grown;
+    }
+    return this.#bytes;
+  }
+
+  /** Starts a generated line: a `;` before every line but the first. */
+  #startLine(): void {
+    if (this.#lines > 0) this.#reserve(1)[this.#length++] = 59; // ;
+    this.#lines++;
+  }
+
   /** Adds a generated line with no mapping (headers, provenance comments). */
   addUnmapped(): void {
-    this.#parts.push("");
+    this.#startLine();
   }
 
   /** Adds a generated line mapped to `origin`, one segment per word start. */
   addMapped(text: string, origin: LineOrigin): void {
-    let line = "";
+    this.#startLine();
+    // A segment is at most 1 + 4 VLQs of 7 digits (32-bit values); a line has at most one per character.
+    const bytes = this.#reserve(29 * (Math.ceil(text.length / 2) + 1));
+    let at = this.#length;
+    let source = this.#source;
+    let line = this.#line;
+    let column = this.#column;
+    const { source: toSource, line: toLine, shift } = origin;
+    const length = text.length;
     let previousGenerated = 0;
-    for (let c = 0; c < text.length; c++) {
-      const code = text.charCodeAt(c);
-      if (code === 32 || code === 9) continue;
-      if (c > 0) {
-        const before = text.charCodeAt(c - 1);
-        if (before !== 32 && before !== 9) continue;
+    let first = true;
+    let c = 0;
+    // Word starts: a character other than space or tab, first on the line or after a space or tab.
+    while (c < length) {
+      let code = text.charCodeAt(c);
+      if (code === 32 || code === 9) {
+        c++;
+        continue;
       }
-      const sourceColumn = Math.max(0, c + origin.shift);
-      if (line !== "") line += ",";
-      line +=
-        encodeVlq(c - previousGenerated) +
-        encodeVlq(origin.source - this.#source) +
-        encodeVlq(origin.line - this.#line) +
-        encodeVlq(sourceColumn - this.#column);
+      const sourceColumn = Math.max(0, c + shift);
+      if (!first) bytes[at++] = 44; // ,
+      first = false;
+      at = writeVlq(bytes, at, c - previousGenerated);
+      at = writeVlq(bytes, at, toSource - source);
+      at = writeVlq(bytes, at, toLine - line);
+      at = writeVlq(bytes, at, sourceColumn - column);
       previousGenerated = c;
-      this.#source = origin.source;
-      this.#line = origin.line;
-      this.#column = sourceColumn;
+      source = toSource;
+      line = toLine;
+      column = sourceColumn;
+      for (c++; c < length; c++) {
+        code = text.charCodeAt(c);
+        if (code === 32 || code === 9) break;
+      }
     }
-    this.#parts.push(line);
+    this.#length = at;
+    this.#source = source;
+    this.#line = line;
+    this.#column = column;
   }
 
   /** The `mappings` string so far. */
   toString(): string {
-    return this.#parts.join(";");
+    return Buffer.from(this.#bytes.buffer, this.#bytes.byteOffset, this.#length).toString("latin1");
   }
 }

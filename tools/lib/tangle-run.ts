@@ -11,7 +11,7 @@ import { HashingReader, escapesThroughSymlink, listDocuments, loadStatCache, rea
 import { manifestPath } from "./paths.ts";
 import { parseManifest, planWrites, sha256, type Action, type Manifest } from "./plan.ts";
 import { tangle, type TangleInput, type TangleResult } from "./tangle.ts";
-import { unlinkSync } from "node:fs";
+import { statSync, unlinkSync } from "node:fs";
 
 /** Options of a run. */
 export interface TangleRunOptions {
@@ -35,7 +35,7 @@ export interface TangleRunReport {
 }
 
 /** Reads every document of the project (through the cache) and returns their inputs and digest. */
-function readDocuments(root: string, reader: HashingReader): { inputs: TangleInput[]; digest: string; allCached: boolean } {
+function readDocuments(root: string, reader: HashingReader): { inputs: TangleInput[]; digest: string; allCached: boolean; count: number } {
   const paths = listDocuments(root);
   const parts: string[] = [];
   const hashed = paths.map((path) => {
@@ -47,7 +47,7 @@ function readDocuments(root: string, reader: HashingReader): { inputs: TangleInp
   const allCached = hashed.every((h) => h.entry.text === undefined);
   const digest = sha256(parts.join("\n"));
   const inputs = allCached ? [] : hashed.map(({ path, entry }) => ({ path, text: entry.text ?? readIfExists(join(root, path)) ?? "" }));
-  return { inputs, digest, allCached };
+  return { inputs, digest, allCached, count: paths.length };
 }
 
 function readManifest(root: string): Manifest | undefined {
@@ -64,8 +64,12 @@ function readManifest(root: string): Manifest | undefined {
 /** Runs tangle on a project folder. Throws `LiterateError` on user errors, with nothing written. */
 export function runTangle(options: TangleRunOptions): TangleRunReport {
   const { root } = options;
-  const reader = new HashingReader(root, loadStatCache(root));
+  // A mistyped `--root` must not create a stray project (or fail as if tangle had a bug).
+  if (statSync(root, { throwIfNoEntry: false })?.isDirectory() !== true) {
+    throw new LiterateError([error({ file: root, line: 0, column: 0 }, "bad-root", `\`${root}\` is not a folder`, "run tangle in the project root, or name it with `--root DIR`")]);
+  }
   const cache = loadStatCache(root);
+  const reader = new HashingReader(root, cache);
   let documents = readDocuments(root, reader);
   const manifest = readManifest(root);
 
@@ -74,7 +78,7 @@ export function runTangle(options: TangleRunOptions): TangleRunReport {
     const current = manifestEntry?.hash === cache.lastRun.manifestHash && Object.entries(manifest.files).every(([path, hash]) => reader.hash(path)?.hash === hash);
     if (current) {
       if (!options.check) reader.save(cache.lastRun);
-      return { documents: listDocuments(root).length, actions: [], unchanged: Object.keys(manifest.files).length, warnings: [], fastPath: true };
+      return { documents: documents.count, actions: [], unchanged: Object.keys(manifest.files).length, warnings: [], fastPath: true };
     }
   }
   if (documents.allCached) {
@@ -87,8 +91,9 @@ export function runTangle(options: TangleRunOptions): TangleRunReport {
   if (!result.ok) throw new LiterateError(result.diagnostics);
 
   const unsafe: Diagnostic[] = [];
+  const realpaths = new Map<string, string>();
   for (const path of result.files.keys()) {
-    const reason = escapesThroughSymlink(root, path);
+    const reason = escapesThroughSymlink(root, path, realpaths);
     if (reason !== undefined) unsafe.push(error({ file: path, line: 0, column: 0 }, "bad-target", reason, "targets must be regular files inside the project"));
   }
   if (unsafe.length > 0) throw new LiterateError(unsafe);
@@ -110,7 +115,7 @@ export function runTangle(options: TangleRunOptions): TangleRunReport {
   for (const action of plan.actions) {
     if (action.kind === "write") {
       writeAtomically(join(root, action.path), action.content);
-      reader.recordWritten(action.path, sha256(action.content));
+      reader.recordWritten(action.path, plan.manifest.files[action.path] ?? sha256(action.content));
     }
   }
   for (const action of plan.actions) {
@@ -119,7 +124,8 @@ export function runTangle(options: TangleRunOptions): TangleRunReport {
       reader.forget(action.path);
     }
   }
-  reader.recordWritten(manifestPath, sha256(plan.manifestText));
-  reader.save({ sourcesDigest: documents.digest, manifestHash: sha256(plan.manifestText) });
+  const manifestHash = sha256(plan.manifestText);
+  reader.recordWritten(manifestPath, manifestHash);
+  reader.save({ sourcesDigest: documents.digest, manifestHash });
   return report;
 }

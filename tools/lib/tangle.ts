@@ -137,6 +137,8 @@ export function tangle(inputs: readonly TangleInput[], options: TangleOptions = 
 /** Decides each written block's target, reporting blocks with no target and contested targets. */
 function collectRoots(documents: readonly LiterateDocument[], blocks: readonly LiterateBlock[], out: Diagnostic[]): Map<string, number[]> {
   const roots = new Map<string, number[]>();
+  // Every block of a document names the same target: check each distinct path once.
+  const checks = new Map<string, ReturnType<typeof checkTargetPath>>();
   const claims = new Map<string, Map<string, boolean>>();
   const docByPath = new Map(documents.map((d) => [d.path, d]));
   blocks.forEach((block, i) => {
@@ -170,7 +172,11 @@ function collectRoots(documents: readonly LiterateDocument[], blocks: readonly L
         return;
       }
     }
-    const checked = checkTargetPath(raw);
+    let checked = checks.get(raw);
+    if (checked === undefined) {
+      checked = checkTargetPath(raw);
+      checks.set(raw, checked);
+    }
     if (!checked.ok) {
       const keyLine = doc?.frontMatter.keyLines[attrs.test ? "test" : "tangle"];
       const where = explicit || keyLine === undefined ? at : { file: block.doc, line: keyLine, column: 1 };
@@ -193,7 +199,13 @@ function collectRoots(documents: readonly LiterateDocument[], blocks: readonly L
     for (const [docPath, explicit] of byDoc) {
       if (explicit) continue;
       const doc = docByPath.get(docPath);
-      const line = doc?.frontMatter.keyLines["tangle"] ?? doc?.frontMatter.keyLines["test"] ?? 1;
+      // Point at the front matter key that names this target (`test:` for a contested test file).
+      const key = (["tangle", "test"] as const).find((k) => {
+        const value = doc?.frontMatter[k];
+        const checked = value === undefined ? undefined : checkTargetPath(value);
+        return checked?.ok === true && checked.path === path;
+      });
+      const line = (key === undefined ? undefined : doc?.frontMatter.keyLines[key]) ?? 1;
       out.push(error({ file: docPath, line, column: 1 }, "contested-target", `target \`${path}\` is claimed by ${docs.map((d) => `\`${d}\``).join(" and ")}`, "give each document its own target, or send the shared blocks there with `file=` on every one of them"));
     }
     roots.delete(path);

@@ -82,13 +82,20 @@ export function typeCheck(root: string, options: { readonly compiler?: "native" 
   return { compiler: "javascript", diagnostics: typeCheckWithApi(root, project), milliseconds: performance.now() - started };
 }
 
+/** Every diagnostic of the program a configuration file describes, the file's own first. */
+function checkProgram(configPath: string, readError: ts.Diagnostic | undefined): readonly ts.Diagnostic[] {
+  // Parsed from its syntax tree rather than from plain JSON, so an error in an option keeps its
+  // place in the file, as the native compiler reports it.
+  const source = ts.readJsonConfigFile(configPath, (p) => ts.sys.readFile(p));
+  const parsed = ts.parseJsonSourceFileConfigFileContent(source, ts.sys, dirname(configPath), undefined, configPath);
+  const program = ts.createProgram({ rootNames: parsed.fileNames, options: { ...parsed.options, noEmit: true } });
+  return [...(readError === undefined ? [] : [readError]), ...parsed.errors, ...ts.getPreEmitDiagnostics(program)];
+}
+
 function typeCheckWithApi(root: string, project: string): CompilerDiagnostic[] {
   const configPath = join(root, project);
   const read = ts.readConfigFile(configPath, (p) => ts.sys.readFile(p));
-  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, dirname(configPath));
-  const program = ts.createProgram({ rootNames: parsed.fileNames, options: { ...parsed.options, noEmit: true } });
-  const all = [...(read.error === undefined ? [] : [read.error]), ...parsed.errors, ...ts.getPreEmitDiagnostics(program)];
-  return all
+  return (ts.sys.fileExists(configPath) ? checkProgram(configPath, read.error) : read.error === undefined ? [] : [read.error])
     .filter((d) => d.category === ts.DiagnosticCategory.Error)
     .map((d) => {
       const message = ts.flattenDiagnosticMessageText(d.messageText, " ");

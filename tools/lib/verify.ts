@@ -80,6 +80,10 @@ const isRuntime = (kind: BlockKind, typeOnly: boolean): boolean => (kind === "de
 /** Verifies the project at `options.root`. Throws `LiterateError` when verification cannot even start. */
 export function verifyProject(options: VerifyOptions): VerifyReport {
   const { root } = options;
+  // A mistyped `--root` is a user error, not a compiler that cannot start in a missing folder.
+  if (statSync(root, { throwIfNoEntry: false })?.isDirectory() !== true) {
+    throw new LiterateError([error({ file: root, line: 0, column: 0 }, "bad-root", `\`${root}\` is not a folder`, "run verify in the project root, or name it with `--root DIR`")]);
+  }
   const paths = listDocuments(root);
   const texts = new Map(paths.map((path) => [path, readIfExists(join(root, path)) ?? ""]));
   const result = tangle([...texts].map(([path, text]) => ({ path, text })), { scan: "remark" });
@@ -102,6 +106,8 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
   const hashes = blockHashes(result.blocks);
   const children = childrenOf(result);
 
+  // Stamps follow evidence only: without usable evidence (none, or older than the code), none is touched.
+  const stamping = options.stamp === true && evidence !== undefined;
   const reports: BlockReport[] = [];
   const edits = new Map<string, StampEdit[]>();
   let written = 0;
@@ -143,14 +149,14 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
         tested = "tested";
       }
     }
-    if (options.stamp === true && block.attrs.tested !== desired && (runtime || block.attrs.tested !== undefined)) {
+    if (stamping && block.attrs.tested !== desired && (runtime || block.attrs.tested !== undefined)) {
       const list = edits.get(block.doc) ?? [];
       list.push({ line: block.line, stamp: desired });
       edits.set(block.doc, list);
       if (desired === undefined) removed++;
       else written++;
     }
-    const stampNow = options.stamp === true ? desired : block.attrs.tested;
+    const stampNow = stamping ? desired : block.attrs.tested;
     reports.push({
       doc: block.doc,
       index: block.index,
@@ -167,10 +173,17 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
     });
   });
 
+  // The tests ran between reading a document and writing its stamps: a document edited in that
+  // window keeps the edit, gets no stamp, and says so, instead of being overwritten.
   for (const [doc, list] of edits) {
     const text = texts.get(doc) ?? "";
     const next = applyStampEdits(text, list);
-    if (next !== text) writeAtomically(join(root, doc), next);
+    if (next === text) continue;
+    if (readIfExists(join(root, doc)) !== text) {
+      global.push(error({ file: doc, line: 0, column: 0 }, "tested", "the document changed while verify ran, so its stamps were not written", "run `npm run verify -- --stamp` again"));
+      continue;
+    }
+    writeAtomically(join(root, doc), next);
   }
 
   const problems = sortDiagnostics([...global, ...reports.flatMap((r) => r.problems)]);

@@ -1,0 +1,127 @@
+// Rule 4's evidence: the coverage and results files a test run leaves, read into Markdown lines
+// per document, and the judgement of whether a block's lines ran.
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { judgeExecution, loadEvidence, type Execution, type TestEvidence } from "../../tools/lib/evidence.ts";
+
+/** Istanbul coverage of `literate/x.md` as vitest writes it: function `add` on line 11 (body on 12), a statement on 20. */
+function coverageOf(root: string, calls: number): string {
+  return JSON.stringify({
+    [join(root, "literate", "x.md")]: {
+      path: join(root, "literate", "x.md"),
+      statementMap: { "0": { start: { line: 12, column: 2 }, end: { line: 12, column: null } }, "1": { start: { line: 20, column: 0 }, end: { line: 20, column: null } } },
+      s: { "0": calls, "1": 1 },
+      fnMap: { "0": { name: "add", decl: { start: { line: 11, column: 16 }, end: { line: 11, column: 19 } }, loc: { start: { line: 11, column: 50 }, end: { line: 13, column: null } }, line: 11 } },
+      f: { "0": calls },
+      branchMap: {},
+      b: {},
+    },
+  });
+}
+
+const results = JSON.stringify({ numTotalTests: 3, numPassedTests: 3, numFailedTests: 0, startTime: 1_700_000_000_000, success: true });
+const failedResults = JSON.stringify({ numTotalTests: 3, numPassedTests: 2, numFailedTests: 1, startTime: 1_700_000_000_000, success: false });
+
+describe("loadEvidence", () => {
+  const roots: string[] = [];
+  afterEach(() => {
+    for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+  });
+  const project = (files: Readonly<Record<string, (root: string) => string>>): string => {
+    const root = mkdtempSync(join(tmpdir(), "evidence-test-"));
+    roots.push(root);
+    mkdirSync(join(root, "coverage"));
+    for (const [path, text] of Object.entries(files)) writeFileSync(join(root, path), text(root));
+    return root;
+  };
+
+  it.each([
+    ["coverage", { "coverage/vitest-results.json": () => results }, "no coverage found at `coverage/coverage-final.json`"],
+    ["test results", { "coverage/coverage-final.json": (root: string) => coverageOf(root, 1) }, "no test results found at `coverage/vitest-results.json`"],
+  ])("says so when there are no %s", (_, files, missing) => {
+    expect(loadEvidence(project(files))).toEqual({ missing });
+  });
+
+  it("reads the counts, the start time and each document's statements and functions by project path", () => {
+    const root = project({ "coverage/coverage-final.json": (r) => coverageOf(r, 2), "coverage/vitest-results.json": () => results });
+    const loaded = loadEvidence(root);
+    if ("missing" in loaded) throw new Error(loaded.missing);
+    expect(loaded.evidence.tests).toEqual({ total: 3, passed: 3, failed: 0 });
+    expect(loaded.evidence.startTime).toBe(1_700_000_000_000);
+    expect([...loaded.evidence.documents]).toEqual([
+      [
+        "literate/x.md",
+        {
+          statements: [
+            { line: 12, count: 2 },
+            { line: 20, count: 1 },
+          ],
+          functions: [{ line: 11, count: 2 }],
+        },
+      ],
+    ]);
+  });
+
+  it("names documents by project path when the root is reached through a symbolic link", () => {
+    const root = project({ "coverage/coverage-final.json": (r) => coverageOf(r, 1), "coverage/vitest-results.json": () => results });
+    const link = `${root}-link`;
+    symlinkSync(root, link, "dir");
+    roots.push(link);
+    const loaded = loadEvidence(link);
+    if ("missing" in loaded) throw new Error(loaded.missing);
+    expect([...loaded.evidence.documents.keys()]).toEqual(["literate/x.md"]);
+  });
+
+  it("reports a failing run by its results, though a failing run writes no coverage", () => {
+    const root = project({ "coverage/vitest-results.json": () => failedResults });
+    expect(loadEvidence(root)).toEqual({ evidence: { tests: { total: 3, passed: 2, failed: 1 }, startTime: 1_700_000_000_000, documents: new Map() } });
+  });
+
+  it("refuses coverage left by an earlier run than the results", () => {
+    const future = JSON.stringify({ numTotalTests: 1, numPassedTests: 1, numFailedTests: 0, startTime: Date.now() + 60_000 });
+    const root = project({ "coverage/coverage-final.json": (r) => coverageOf(r, 1), "coverage/vitest-results.json": () => future });
+    expect(loadEvidence(root)).toEqual({ missing: "`coverage/coverage-final.json` is older than the latest test run, which collected no coverage" });
+  });
+
+  it("takes absent counts as zero", () => {
+    const root = project({ "coverage/coverage-final.json": () => "{}", "coverage/vitest-results.json": () => "{}" });
+    expect(loadEvidence(root)).toEqual({ evidence: { tests: { total: 0, passed: 0, failed: 0 }, startTime: 0, documents: new Map() } });
+  });
+});
+
+describe("judgeExecution", () => {
+  /** Lines 10–14 hold function `add` (declared on 11, called `calls` times, body statement on 12); line 20 a top-level statement. */
+  const evidence = (calls: number, topLevel = 1): TestEvidence => ({
+    tests: { total: 1, passed: 1, failed: 0 },
+    startTime: 0,
+    documents: new Map([
+      [
+        "literate/x.md",
+        {
+          statements: [
+            { line: 12, count: calls },
+            { line: 20, count: topLevel },
+            { line: 31, count: 0 },
+          ],
+          functions: [{ line: 11, count: calls }],
+        },
+      ],
+    ]),
+  });
+  const lines = (from: number, to: number): Set<number> => new Set(Array.from({ length: to - from + 1 }, (_, i) => from + i));
+
+  it.each<[string, TestEvidence, string, Set<number>, Execution]>([
+    ["a called function", evidence(1), "literate/x.md", lines(10, 14), "executed"],
+    ["a function never called, though its module loaded", evidence(0), "literate/x.md", lines(10, 14), "not-executed"],
+    ["a block holding a called function and a top-level statement", evidence(1), "literate/x.md", lines(10, 21), "executed"],
+    ["an uncalled function beside a statement that ran", evidence(0, 1), "literate/x.md", lines(10, 21), "not-executed"],
+    ["a top-level statement that ran", evidence(0), "literate/x.md", lines(19, 21), "executed"],
+    ["a statement that never ran", evidence(1), "literate/x.md", lines(30, 32), "not-executed"],
+    ["lines with nothing to run", evidence(1), "literate/x.md", lines(40, 45), "nothing-to-run"],
+    ["a document the run never loaded", evidence(1), "literate/y.md", lines(10, 14), "not-executed"],
+  ])("judges %s", (_, run, doc, at, want) => {
+    expect(judgeExecution(run, doc, at)).toBe(want);
+  });
+});

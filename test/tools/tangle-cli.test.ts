@@ -1,0 +1,376 @@
+/**
+ * `tools/tangle.ts` and `runTangle` on real project folders in the temp directory: what is
+ * written, what is refused, what is left untouched, and the exit codes. The CLI is run as a
+ * child process where its output or exit code is the point; `runTangle` is called directly where
+ * only the effect on the disk is.
+ */
+import { spawn } from "node:child_process";
+import { appendFileSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { LiterateError } from "../../tools/lib/diagnostics.ts";
+import { manifestPath } from "../../tools/lib/paths.ts";
+import { formatManifest, sha256 } from "../../tools/lib/plan.ts";
+import { runTangle } from "../../tools/lib/tangle-run.ts";
+import { tangle } from "../../tools/lib/tangle.ts";
+import { fence, listFiles, md, read, removeTempDirs, snapshot, tempDir, writeFiles } from "./support.ts";
+
+const tsx = join(process.cwd(), "node_modules", ".bin", "tsx");
+const cliPath = join(process.cwd(), "tools", "tangle.ts");
+
+interface Outcome {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a TypeScript file with tsx in a child process. */
+function runTs(file: string, args: readonly string[]): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, [file, ...args], { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** `tsx tools/tangle.ts --root ROOT ...args`. */
+const cli = (root: string, ...args: string[]): Promise<Outcome> => runTs(cliPath, ["--root", root, ...args]);
+
+afterAll(removeTempDirs);
+
+/** A long-ago mtime for documents, so the stat cache never sees them as "racily clean". */
+const past = new Date("2020-01-01T00:00:00Z");
+
+/** The chapter every test starts from: a default target and a second target via `file=`. */
+const chapter = (a = "1", withB = true): string =>
+  md(
+    "---", // 1
+    "tangle: generated/a.ts", // 2
+    "---", // 3
+    "", // 4
+    "# A", // 5
+    "", // 6
+    `${fence}ts`, // 7
+    `export const a = ${a};`, // 8
+    fence, // 9
+    ...(withB ? ["", "The second file.", "", `${fence}ts file=generated/b.ts`, "export const b = 2;", fence] : []),
+  );
+
+/** Writes (or rewrites) a document and dates it in the past, with `age` seconds to tell edits apart. */
+function writeDoc(root: string, text: string, path = "literate/a.md", age = 0): void {
+  writeFiles(root, { [path]: text });
+  const when = new Date(past.getTime() + age * 1000);
+  utimesSync(join(root, path), when, when);
+}
+
+const scratch = (prefix = "tangle-cli-"): string => tempDir(prefix);
+
+function newProject(text = chapter()): string {
+  const root = scratch();
+  writeDoc(root, text);
+  return root;
+}
+
+/** A project already tangled once. */
+function tangled(text = chapter()): string {
+  const root = newProject(text);
+  runTangle({ root });
+  return root;
+}
+
+/**
+ * Each test spawns at most two CLI runs of about a second each; the generous limit only guards
+ * against a hung child on a loaded machine, it is not a performance assertion.
+ */
+const cliTimeout = 120_000;
+
+const noTemporaries = (root: string): string[] => listFiles(root).filter((path) => path.includes(".tmp-"));
+
+describe.concurrent("tangle writes", { timeout: cliTimeout }, () => {
+  it("every target, its source map and the manifest, and lists them", async ({ expect }) => {
+    const root = newProject();
+    const run = await cli(root);
+    expect(run).toEqual({
+      status: 0,
+      stderr: "",
+      stdout: [
+        "wrote   generated/a.ts",
+        "wrote   generated/a.ts.map",
+        "wrote   generated/b.ts",
+        "wrote   generated/b.ts.map",
+        "wrote   generated/.tangle-manifest.json",
+        "tangle: 5 written, 0 deleted, 0 unchanged",
+        "",
+      ].join("\n"),
+    });
+    const expected = tangle([{ path: "literate/a.md", text: chapter() }]).files;
+    for (const [path, content] of expected) expect(read(root, path), path).toBe(content);
+    const hashes: Record<string, string> = {};
+    for (const [path, content] of expected) hashes[path] = sha256(content);
+    expect(read(root, manifestPath)).toBe(formatManifest({ version: 1, files: hashes }));
+    expect(noTemporaries(root)).toEqual([]);
+    expect(listFiles(root)).toEqual([".cache/tangle-stat.json", manifestPath, "generated/a.ts", "generated/a.ts.map", "generated/b.ts", "generated/b.ts.map", "literate/a.md"]);
+  });
+
+  it("nothing on a second run, and keeps every file's mtime", async ({ expect }) => {
+    const root = tangled();
+    const before = snapshot(root, { skipCache: true });
+    const run = await cli(root);
+    expect(run).toEqual({ status: 0, stderr: "", stdout: "tangle: 0 written, 0 deleted, 4 unchanged\n" });
+    expect(snapshot(root, { skipCache: true })).toEqual(before);
+  });
+
+  it("only what changed after a document edit", ({ expect }) => {
+    const root = tangled();
+    const before = snapshot(root, { skipCache: true });
+    writeDoc(root, chapter("10"), "literate/a.md", 60);
+    const report = runTangle({ root });
+    expect(report.actions.map((a) => `${a.kind} ${a.path}`)).toEqual(["write generated/a.ts", `write ${manifestPath}`]);
+    const after = snapshot(root, { skipCache: true });
+    for (const path of ["generated/a.ts.map", "generated/b.ts", "generated/b.ts.map"]) expect(after[path], path).toEqual(before[path]);
+    expect(read(root, "generated/a.ts")).toContain("export const a = 10;");
+  });
+
+  it("atomically, leaving no temporary file behind", ({ expect }) => {
+    const root = tangled();
+    writeDoc(root, chapter("3"), "literate/a.md", 60);
+    runTangle({ root });
+    expect(noTemporaries(root)).toEqual([]);
+  });
+
+  it("prints warnings and still succeeds", async ({ expect }) => {
+    const root = newProject(md("---", "tangle: generated/a.ts", "---", "", "# A", "", `${fence}ts`, "export const a = 1;"));
+    const run = await cli(root, "--quiet");
+    expect(run).toEqual({
+      status: 0,
+      stdout: "",
+      stderr: "literate/a.md:7:1 warning unclosed-fence: code fence is never closed; the block runs to the end of its container\n  hint: add a closing fence of the same character and at least the same length\n",
+    });
+    expect(read(root, "generated/a.ts")).toContain("export const a = 1;");
+  });
+});
+
+describe.concurrent("tangle --check", { timeout: cliTimeout }, () => {
+  it("writes nothing, exits 1 and lists what is out of date", async ({ expect }) => {
+    const root = newProject();
+    const before = snapshot(root);
+    const run = await cli(root, "--check");
+    expect(run).toEqual({
+      status: 1,
+      stdout: "",
+      stderr: [
+        "generated/a.ts: out of date (missing)",
+        "generated/a.ts.map: out of date (missing)",
+        "generated/b.ts: out of date (missing)",
+        "generated/b.ts.map: out of date (missing)",
+        "generated/.tangle-manifest.json: out of date (missing)",
+        "tangle: 5 file(s) out of date",
+        "  hint: run `npm run tangle` and commit the result",
+        "",
+      ].join("\n"),
+    });
+    expect(snapshot(root)).toEqual(before);
+  });
+
+  it("exits 0 when everything is current", async ({ expect }) => {
+    const root = tangled();
+    expect(await cli(root, "--check")).toEqual({ status: 0, stderr: "", stdout: "tangle: up to date (4 files)\n" });
+  });
+
+  it("names a file that differs and one that would be deleted", async ({ expect }) => {
+    const root = tangled();
+    writeDoc(root, chapter("10", false), "literate/a.md", 60);
+    const before = snapshot(root);
+    const run = await cli(root, "--check");
+    expect(run.status).toBe(1);
+    expect(run.stderr.split("\n").slice(0, 4)).toEqual([
+      "generated/a.ts: out of date (differs)",
+      "generated/b.ts: out of date (would be deleted)",
+      "generated/b.ts.map: out of date (would be deleted)",
+      "generated/.tangle-manifest.json: out of date (differs)",
+    ]);
+    expect(snapshot(root)).toEqual(before);
+  });
+});
+
+describe.concurrent("tangle refuses", { timeout: cliTimeout }, () => {
+  it("to overwrite a generated file edited by hand, writing nothing anywhere, unless --force", async ({ expect }) => {
+    const root = tangled();
+    appendFileSync(join(root, "generated/a.ts"), "// a hand edit\n");
+    // b.ts would change too: the refusal must hold it back as well.
+    writeDoc(root, chapter("1").replace("export const b = 2;", "export const b = 3;"), "literate/a.md", 60);
+    const before = snapshot(root);
+    const run = await cli(root);
+    expect(run).toEqual({
+      status: 1,
+      stdout: "",
+      stderr: "generated/a.ts hand-edited: `generated/a.ts` was edited by hand since tangle wrote it\n  hint: move the change into the Markdown, then run `npm run tangle -- --force` to overwrite it\n",
+    });
+    expect(snapshot(root)).toEqual(before);
+
+    const forced = await cli(root, "--force", "--quiet");
+    expect(forced).toEqual({ status: 0, stdout: "", stderr: "" });
+    expect(read(root, "generated/a.ts")).not.toContain("hand edit");
+    expect(read(root, "generated/b.ts")).toContain("export const b = 3;");
+  });
+
+  it("to overwrite a file tangle never wrote, unless --force", async ({ expect }) => {
+    const root = newProject();
+    writeFiles(root, { "generated/b.ts": "// somebody's own file\n" });
+    const before = snapshot(root);
+    const run = await cli(root);
+    expect(run).toEqual({
+      status: 1,
+      stdout: "",
+      stderr: "generated/b.ts not-ours: `generated/b.ts` exists and was not written by tangle\n  hint: move it away, choose another target, or run `npm run tangle -- --force` to overwrite it\n",
+    });
+    expect(snapshot(root)).toEqual(before);
+    runTangle({ root, force: true });
+    expect(read(root, "generated/b.ts")).toContain("export const b = 2;");
+  });
+
+  it("to delete an orphan edited by hand, though it deletes an untouched one", async ({ expect }) => {
+    const root = tangled();
+    writeDoc(root, chapter("1", false), "literate/a.md", 60);
+    appendFileSync(join(root, "generated/b.ts"), "// a hand edit\n");
+    const before = snapshot(root);
+    const run = await cli(root);
+    expect(run).toEqual({
+      status: 1,
+      stdout: "",
+      stderr:
+        "generated/b.ts hand-edited: `generated/b.ts` is no longer produced by any document, but was edited by hand since tangle wrote it\n  hint: move it away, or run `npm run tangle -- --force` to delete it\n",
+    });
+    expect(snapshot(root)).toEqual(before);
+
+    writeFiles(root, { "generated/b.ts": tangle([{ path: "literate/a.md", text: chapter() }]).files.get("generated/b.ts") ?? "" });
+    const again = await cli(root);
+    expect(again).toEqual({
+      status: 0,
+      stderr: "",
+      stdout: ["deleted generated/b.ts", "deleted generated/b.ts.map", "wrote   generated/.tangle-manifest.json", "tangle: 1 written, 2 deleted, 2 unchanged", ""].join("\n"),
+    });
+    expect(listFiles(root).filter((p) => p.startsWith("generated/"))).toEqual([manifestPath, "generated/a.ts", "generated/a.ts.map"].sort());
+    expect(Object.keys((JSON.parse(read(root, manifestPath)) as { files: Record<string, string> }).files)).toEqual(["generated/a.ts", "generated/a.ts.map"]);
+  });
+
+  it("to write anything when a document has errors, printing each with its location and hint", async ({ expect }) => {
+    const root = tangled();
+    writeDoc(root, md("---", "tangle: generated/a.ts", "---", "", `${fence}ts no-tangel`, "export const a = 1;", "  <<nope>>", fence), "literate/a.md", 60);
+    const before = snapshot(root);
+    const run = await cli(root);
+    expect(run).toEqual({
+      status: 1,
+      stdout: "",
+      stderr: [
+        "literate/a.md:5:7 unknown-attribute: unknown block attribute `no-tangel`",
+        "  hint: known attributes: `file=PATH`, `#name`, `test`, `no-tangle`, `tested=HASH`",
+        "literate/a.md:7:3 unknown-reference: `<<nope>>` refers to no block",
+        "  hint: name a block with `#nope` in its fence, or fix the spelling",
+        "",
+      ].join("\n"),
+    });
+    expect(snapshot(root)).toEqual(before);
+  });
+
+  it("a target whose folder is a symbolic link leading outside the project", async ({ expect }) => {
+    const root = newProject();
+    const outside = scratch("tangle-outside-");
+    symlinkSync(outside, join(root, "generated"));
+    const run = await cli(root);
+    const refusal = (path: string) => `${path} bad-target: \`${path}\` leads outside the project through a symbolic link\n  hint: targets must be regular files inside the project\n`;
+    expect(run).toEqual({ status: 1, stdout: "", stderr: ["generated/a.ts", "generated/a.ts.map", "generated/b.ts", "generated/b.ts.map"].map(refusal).join("") });
+    expect(listFiles(outside)).toEqual([]);
+    expect(listFiles(root).filter((p) => !p.startsWith("generated/"))).toEqual(["literate/a.md"]);
+  });
+
+  it("a manifest it cannot read", ({ expect }) => {
+    const root = newProject();
+    writeFiles(root, { [manifestPath]: '{"version":1}\n' });
+    const refused = (() => {
+      try {
+        runTangle({ root });
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(refused).toBeInstanceOf(LiterateError);
+    expect((refused as LiterateError).message).toBe(
+      "generated/.tangle-manifest.json bad-manifest: tangle's manifest cannot be read: manifest has no `files`\n  hint: restore it with `git checkout`, or delete it and run `npm run tangle -- --force`",
+    );
+  });
+
+  it("a root that is not a folder, creating nothing", async ({ expect }) => {
+    const parent = scratch();
+    writeFileSync(join(parent, "file"), "");
+    const file = join(parent, "file");
+    const run = await cli(file);
+    expect(run).toEqual({ status: 1, stdout: "", stderr: `${file} bad-root: \`${file}\` is not a folder\n  hint: run tangle in the project root, or name it with \`--root DIR\`\n` });
+    const missing = join(parent, "missing");
+    expect(() => runTangle({ root: missing })).toThrow(`${missing} bad-root: \`${missing}\` is not a folder`);
+    expect(listFiles(parent)).toEqual(["file"]);
+  });
+});
+
+describe("the stat cache", () => {
+  it("proves an unchanged project current without tangling, and not after an edit", () => {
+    const root = newProject();
+    expect(runTangle({ root }).fastPath).toBe(false);
+    const second = runTangle({ root });
+    expect(second.fastPath).toBe(true);
+    expect(second.actions).toEqual([]);
+    expect(second.result).toBeUndefined();
+
+    writeDoc(root, chapter("10"), "literate/a.md", 60);
+    const edited = runTangle({ root });
+    expect(edited.fastPath).toBe(false);
+    expect(edited.actions.map((a) => a.path)).toEqual(["generated/a.ts", manifestPath]);
+    expect(runTangle({ root }).fastPath).toBe(true);
+  });
+
+  it("notices a generated file deleted by hand, and writes it again", () => {
+    const root = tangled();
+    unlinkSync(join(root, "generated/b.ts"));
+    const report = runTangle({ root });
+    expect(report.fastPath).toBe(false);
+    expect(report.actions.map((a) => `${a.kind} ${a.path}`)).toEqual(["write generated/b.ts"]);
+  });
+
+  it("answers --check from the cache, writing nothing", () => {
+    const root = tangled();
+    runTangle({ root });
+    const before = snapshot(root);
+    const report = runTangle({ root, check: true });
+    expect(report.fastPath).toBe(true);
+    expect(snapshot(root)).toEqual(before);
+  });
+});
+
+describe.concurrent("the command line", { timeout: cliTimeout }, () => {
+  it("exits 2 and says it is a bug when the tool itself fails", async ({ expect }) => {
+    const dir = scratch();
+    const script = join(dir, "crash.mts"); // .mts: top-level await needs an ES module
+    writeFileSync(script, `import { runCli } from ${JSON.stringify(join(process.cwd(), "tools", "lib", "cli.ts"))};\nawait runCli("tangle", async () => {\n  throw new Error("boom");\n});\n`);
+    const run = await runTs(script, []);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/^tangle: internal error \(this is a bug, please report it\):\nError: boom\n/);
+  });
+
+  it("exits 1 on an unknown option, with a hint", async ({ expect }) => {
+    const run = await cli(scratch(), "--chek");
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/^tangle: Unknown option '--chek'.*\n {2}hint: run `tangle --help` for the options\n$/);
+  });
+
+  it("prints its usage with --help", async ({ expect }) => {
+    const run = await cli(scratch(), "--help");
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^usage: tangle \[--check\] \[--force\] \[--root DIR\] \[--quiet\]\n/);
+  });
+});

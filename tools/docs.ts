@@ -1,0 +1,66 @@
+/**
+ * `npm run docs`: builds the rendered site into `site/` (or `--out DIR`).
+ * `npm run docs:serve`: builds, serves it on 127.0.0.1, and rebuilds when a document changes.
+ * A thin CLI over `tools/lib/docs/`.
+ */
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { runCli } from "./lib/cli.ts";
+import { formatDiagnostic } from "./lib/diagnostics.ts";
+import { buildDocs, type DocsOptions } from "./lib/docs/build.ts";
+import { serveDocs } from "./lib/docs/serve.ts";
+
+const usage = `usage: docs [--out DIR] [--root DIR] [--verify-json FILE] [--api-entry PATH]... [--no-api] [--serve] [--port N]
+
+  --out          the site folder (default: site)
+  --root         the project root (default: the current folder)
+  --verify-json  read verify's report from FILE (\`npm run verify -- --json > FILE\`) instead of verifying in-process
+  --api-entry    an API entry point (repeatable; default: generated/index.ts, else every tangled generated/*.ts)
+  --no-api       skip the API reference
+  --serve        serve the site on 127.0.0.1 and rebuild on change
+  --port         the port to serve on (default: 4173)`;
+
+await runCli("docs", async () => {
+  const { values } = parseArgs({
+    options: {
+      out: { type: "string" },
+      root: { type: "string", default: process.cwd() },
+      "verify-json": { type: "string" },
+      "api-entry": { type: "string", multiple: true },
+      "no-api": { type: "boolean", default: false },
+      serve: { type: "boolean", default: false },
+      port: { type: "string", default: "4173" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  const root = resolve(values.root);
+  const options: DocsOptions = {
+    root,
+    out: resolve(values.out ?? join(root, "site")),
+    progress: (line) => process.stdout.write(`${line}\n`),
+    ...(values["verify-json"] === undefined ? {} : { verifyJson: resolve(values["verify-json"]) }),
+    ...(values["api-entry"] === undefined ? {} : { apiEntryPoints: values["api-entry"] }),
+    ...(values["no-api"] ? { api: false } : {}),
+  };
+  if (values.serve) {
+    const port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      process.stderr.write(`docs: --port must be a port number, not \`${values.port}\`\n`);
+      return 1;
+    }
+    await serveDocs({ ...options, port });
+    return await new Promise<number>(() => {});
+  }
+  const result = await buildDocs(options);
+  for (const p of result.problems) process.stderr.write(`${formatDiagnostic(p)}\n`);
+  const t = result.timings;
+  process.stdout.write(
+    `docs: ${result.ok ? "OK" : `FAIL: ${result.problems.length} problem(s)`}: ${result.pages} pages in ${Math.round(t.total)} ms (verify ${Math.round(t.verify)}, cross-references ${Math.round(t.xref)}, API ${Math.round(t.api)}, render ${Math.round(t.render)}, write ${Math.round(t.write)})\n`,
+  );
+  return result.ok ? 0 : 1;
+});

@@ -1,0 +1,194 @@
+/**
+ * The API reference: typedoc over the public entry, linked both ways with the chapters.
+ *
+ * The entry is `generated/index.ts` when it exists (the public API), otherwise every tangled
+ * `generated/*.ts` file. Each reflection's "Defined in" link is pointed at the block that
+ * defines it, and each block learns the API page of what it exports. Typedoc's validation
+ * (undocumented exports, broken `{@link}`s) is collected; for the public entry it fails the build.
+ */
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, extname, join, relative, sep } from "node:path";
+import type ts from "typescript";
+import { Application, Logger, LogLevel, ReflectionKind, RendererEvent, type ProjectReflection, type Reflection } from "typedoc";
+import type { TangleResult } from "../tangle.ts";
+import { chapterPath, blockAnchor } from "./html.ts";
+
+/** Where the API pages go, below the site root. */
+export const apiFolder = "api";
+
+/** How the API reference is built. */
+export interface ApiOptions {
+  readonly root: string;
+  /** The site folder; pages go to `${site}/api`. */
+  readonly site: string;
+  /** Entry points, project-relative; default: `generated/index.ts` if it exists, else every tangled `generated/*.ts`. */
+  readonly entryPoints?: readonly string[];
+  /** Treat validation warnings as errors. Default: true when the entry is the public `generated/index.ts`. */
+  readonly strict?: boolean;
+}
+
+/** What the API build produced. */
+export interface ApiResult {
+  readonly entryPoints: readonly string[];
+  /** Whether validation warnings fail the build. */
+  readonly strict: boolean;
+  /** Typedoc's validation warnings and errors, each with the block it is about when that is known. */
+  readonly problems: readonly ApiProblem[];
+  /** Global block index → site path of the API page of what it defines. */
+  readonly pages: ReadonlyMap<number, string>;
+  readonly milliseconds: number;
+}
+
+/** One of typedoc's warnings. */
+export interface ApiProblem {
+  readonly message: string;
+  /** Global index of the block that defines the reflection the message names. */
+  readonly block?: number;
+}
+
+/**
+ * What must carry a doc comment: the exports themselves (typedoc's kinds for them). Members of
+ * exported interfaces and classes are not required, so an export is one doc comment away from valid.
+ */
+export const requiredToBeDocumented = ["Enum", "Variable", "Function", "Class", "Interface", "TypeAlias", "Namespace"] as const;
+
+/** Chooses the entry points: the public index, else every tangled file under `generated/`. */
+export function defaultEntryPoints(root: string, tangle: TangleResult): { entryPoints: string[]; isPublicEntry: boolean } {
+  if (tangle.targets.some((t) => t.path === "generated/index.ts") || existsIn(root, "generated/index.ts")) {
+    return { entryPoints: ["generated/index.ts"], isPublicEntry: true };
+  }
+  const entryPoints = tangle.targets
+    .map((t) => t.path)
+    .filter((p) => /^generated\/[^/]+\.(c|m)?ts$/.test(p) && !p.endsWith(".d.ts"))
+    .sort();
+  return { entryPoints, isPublicEntry: false };
+}
+
+function existsIn(root: string, path: string): boolean {
+  try {
+    readFileSync(join(root, path));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A typedoc logger that keeps warnings and errors instead of printing them. */
+class CollectingLogger extends Logger {
+  readonly messages: string[] = [];
+  override log(message: string, level: LogLevel): void {
+    if (level >= LogLevel.Warn) this.messages.push(message);
+  }
+}
+
+const linkScheme = "literate-block:";
+
+/** Builds the API pages into `${site}/api`. */
+export async function buildApi(options: ApiOptions, tangle: TangleResult, program?: ts.Program): Promise<ApiResult> {
+  const started = performance.now();
+  const chosen = defaultEntryPoints(options.root, tangle);
+  const entryPoints = options.entryPoints === undefined ? chosen.entryPoints : [...options.entryPoints];
+  const strict = options.strict ?? (options.entryPoints === undefined ? chosen.isPublicEntry : entryPoints.includes("generated/index.ts"));
+  if (entryPoints.length === 0) return { entryPoints, strict, problems: [], pages: new Map(), milliseconds: performance.now() - started };
+
+  const app = await Application.bootstrapWithPlugins({
+    entryPoints: entryPoints.map((p) => join(options.root, p)),
+    tsconfig: join(options.root, "tsconfig.json"),
+    name: "Passepartout API",
+    readme: "none",
+    excludePrivate: true,
+    excludeInternal: true,
+    disableGit: true,
+    sourceLinkTemplate: `${linkScheme}{path}#{line}`,
+    skipErrorChecking: true,
+    validation: { notDocumented: true, notExported: true, invalidLink: true },
+    requiredToBeDocumented: [...requiredToBeDocumented],
+    treatValidationWarningsAsErrors: strict,
+    githubPages: false,
+    hideGenerator: true,
+    logLevel: "Warn",
+  });
+  const logger = new CollectingLogger();
+  app.logger = logger;
+  // Reuse the cross-references' program when it holds the entry points: no second parse and bind.
+  const reused = program === undefined ? [] : entryPoints.flatMap((p) => {
+    const sourceFile = program.getSourceFile(join(options.root, p));
+    return sourceFile === undefined ? [] : [{ displayName: basename(p, extname(p)), program, sourceFile }];
+  });
+  const project = reused.length === entryPoints.length ? app.converter.convert(reused) : await app.convert();
+  if (project === undefined) return { entryPoints, strict, problems: [...logger.messages, "typedoc could not convert the entry points"].map((message) => ({ message })), pages: new Map(), milliseconds: performance.now() - started };
+  app.validate(project);
+
+  const targets = new Map(tangle.targets.map((t) => [t.path, t]));
+  const blockOf = (reflection: Reflection): number | undefined => {
+    if (!("sources" in reflection)) return undefined;
+    const sources = (reflection as { sources?: { fullFileName: string; line: number }[] }).sources ?? [];
+    for (const source of sources) {
+      const target = targets.get(relative(options.root, source.fullFileName).split(sep).join("/"));
+      const block = target?.lineBlock[source.line - 1] ?? -1;
+      if (block >= 0) return block;
+    }
+    return undefined;
+  };
+  for (const reflection of project.getReflectionsByKind(ReflectionKind.All)) {
+    const sources = (reflection as { sources?: { url?: string; fullFileName: string; line: number }[] }).sources;
+    if (sources === undefined) continue;
+    const block = blockOf(reflection);
+    const found = block === undefined ? undefined : tangle.blocks[block];
+    for (const source of sources) {
+      if (found === undefined) delete source.url;
+      else source.url = `${linkScheme}${chapterPath(found.doc)}#${blockAnchor(found.index)}`;
+    }
+  }
+
+  const out = join(options.site, apiFolder);
+  // The router that placed every page exists only while rendering: ask it at the end event.
+  let pages = new Map<number, string>();
+  app.renderer.on(RendererEvent.END, () => {
+    pages = pagesOfBlocks(app, project, blockOf);
+  });
+  await app.generateDocs(project, out);
+  rewriteChapterLinks(out);
+  // Messages start with the reflection's full name (`Signal.type (Property), defined in …`).
+  const byName = new Map<string, number>();
+  for (const reflection of project.getReflectionsByKind(ReflectionKind.All)) {
+    const block = blockOf(reflection);
+    if (block !== undefined && !byName.has(reflection.getFullName())) byName.set(reflection.getFullName(), block);
+  }
+  const problems = logger.messages.map((message): ApiProblem => {
+    const name = /^(\S+) \(/.exec(message)?.[1] ?? /^(\S+), defined in/.exec(message)?.[1];
+    const block = name === undefined ? undefined : byName.get(name);
+    return block === undefined ? { message } : { message, block };
+  });
+  return { entryPoints, strict, problems, pages, milliseconds: performance.now() - started };
+}
+
+/** For each block that defines a reflection with a page of its own, that page (first one wins). */
+function pagesOfBlocks(app: Application, project: ProjectReflection, blockOf: (r: Reflection) => number | undefined): Map<number, string> {
+  const pages = new Map<number, string>();
+  const router = app.renderer.router;
+  if (router === undefined) return pages;
+  for (const reflection of project.getReflectionsByKind(ReflectionKind.All)) {
+    if (!router.hasUrl(reflection)) continue;
+    const block = blockOf(reflection);
+    if (block === undefined || pages.has(block)) continue;
+    pages.set(block, `${apiFolder}/${router.getFullUrl(reflection)}`);
+  }
+  return pages;
+}
+
+/** Turns the `literate-block:` source links typedoc wrote into paths relative to each page. */
+function rewriteChapterLinks(out: string): void {
+  const walk = (dir: string, depth: number): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path, depth + 1);
+      else if (entry.name.endsWith(".html")) {
+        const text = readFileSync(path, "utf8");
+        if (!text.includes(linkScheme)) continue;
+        writeFileSync(path, text.split(linkScheme).join("../".repeat(depth + 1)));
+      }
+    }
+  };
+  walk(out, 0);
+}

@@ -1,0 +1,37 @@
+/**
+ * The site's static assets: the style sheet and script written here, and the two browser
+ * libraries copied out of `node_modules` (mermaid, MiniSearch). No CDN, no web fonts.
+ */
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { searchOptions } from "./search.ts";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** Resolves a file inside an installed package (whose `exports` may not list `package.json`). */
+function packageFile(pkg: string, file: string): string {
+  const require = createRequire(import.meta.url);
+  let dir = dirname(require.resolve(pkg));
+  const isRoot = (d: string): boolean => existsSync(join(d, "package.json")) && (JSON.parse(readFileSync(join(d, "package.json"), "utf8")) as { name?: string }).name === pkg;
+  while (!isRoot(dir)) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`cannot find the folder of the package \`${pkg}\``);
+    dir = parent;
+  }
+  return join(dir, file);
+}
+
+/** Writes the assets and the search index into `${site}/assets`. */
+export function writeAssets(site: string, searchIndexJson: string): void {
+  const dir = join(site, "assets");
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(join(here, "assets", "site.css"), join(dir, "site.css"));
+  copyFileSync(join(here, "assets", "site.js"), join(dir, "site.js"));
+  copyFileSync(packageFile("mermaid", "dist/mermaid.min.js"), join(dir, "mermaid.min.js"));
+  copyFileSync(packageFile("minisearch", "dist/umd/index.js"), join(dir, "minisearch.js"));
+  // A script rather than JSON, so search works from file:// as well as over HTTP.
+  const options = { fields: [...searchOptions.fields], storeFields: [...searchOptions.storeFields] };
+  writeFileSync(join(dir, "search-index.js"), `window.__searchOptions = ${JSON.stringify(options)};\nwindow.__searchIndex = ${JSON.stringify(searchIndexJson)};\n`);
+}

@@ -1,0 +1,106 @@
+/**
+ * Which tests executed which block, from the per-test evidence `test/docs/attribution.setup.ts`
+ * records during `vitest run --coverage`: for each test, the functions of `generated/` it called
+ * (script URL and V8 function name). Function names are mapped to the blocks that declare them.
+ */
+import { readdirSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { readIfExists } from "../io.ts";
+import type { TangleResult, TangledTarget } from "../tangle.ts";
+
+/** Where the setup file writes its evidence, one JSON file per test file. */
+export const attributionFolder = "coverage/tests-by-function";
+
+/** One test file's evidence. */
+export interface AttributionFile {
+  readonly version: 1;
+  readonly testFile: string;
+  readonly tests: readonly { readonly name: string; readonly functions: readonly { readonly url: string; readonly name: string }[] }[];
+}
+
+/** The blocks declaring each function name V8 would report for `target` (constructors go by class name). */
+export function functionBlocks(target: TangledTarget): Map<string, number[]> {
+  const source = ts.createSourceFile(target.path, target.content, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const byName = new Map<string, number[]>();
+  const add = (name: string, node: ts.Node): void => {
+    const block = target.lineBlock[source.getLineAndCharacterOfPosition(node.getStart(source)).line] ?? -1;
+    if (block < 0) return;
+    const list = byName.get(name) ?? [];
+    if (!list.includes(block)) list.push(block);
+    byName.set(name, list);
+  };
+  const visit = (node: ts.Node): void => {
+    if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node.name !== undefined) add(node.name.getText(source), node);
+    else if (ts.isGetAccessorDeclaration(node) || ts.isSetAccessorDeclaration(node)) add(`${ts.isGetAccessorDeclaration(node) ? "get" : "set"} ${node.name.getText(source)}`, node);
+    else if (ts.isConstructorDeclaration(node) && ts.isClassLike(node.parent) && node.parent.name !== undefined) add(node.parent.name.text, node);
+    else if (ts.isClassDeclaration(node) && node.name !== undefined) add(node.name.text, node);
+    else if ((ts.isVariableDeclaration(node) || ts.isPropertyAssignment(node) || ts.isPropertyDeclaration(node)) && node.initializer !== undefined && (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))) add(node.name.getText(source), node);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return byName;
+}
+
+/** Maps per-test evidence to blocks: global block index → names of the tests that called into it. */
+export function attributeTests(root: string, tangle: TangleResult, files: readonly AttributionFile[]): Map<number, string[]> {
+  const targets = new Map(tangle.targets.map((t) => [t.path, t]));
+  const names = new Map<string, Map<string, number[]>>();
+  const blocksOf = (path: string, fn: string): readonly number[] => {
+    const target = targets.get(path);
+    if (target === undefined) return [];
+    let map = names.get(path);
+    if (map === undefined) {
+      map = functionBlocks(target);
+      names.set(path, map);
+    }
+    return map.get(fn) ?? [];
+  };
+  const out = new Map<number, Set<string>>();
+  for (const file of files) {
+    for (const test of file.tests) {
+      for (const fn of test.functions) {
+        const path = pathOfUrl(root, fn.url);
+        if (path === undefined) continue;
+        for (const block of blocksOf(path, fn.name)) {
+          const set = out.get(block) ?? new Set<string>();
+          set.add(test.name);
+          out.set(block, set);
+        }
+      }
+    }
+  }
+  return new Map([...out].map(([block, set]) => [block, [...set].sort()]));
+}
+
+function pathOfUrl(root: string, url: string): string | undefined {
+  const clean = url.replace(/[?#].*$/, "");
+  let file: string;
+  try {
+    file = clean.startsWith("file:") ? fileURLToPath(clean) : clean;
+  } catch {
+    return undefined;
+  }
+  const rel = relative(root, file).split(sep).join("/");
+  return rel.startsWith("..") ? undefined : rel;
+}
+
+/** Reads every evidence file under `coverage/tests-by-function/` (none when the folder is missing). */
+export function loadAttribution(root: string): AttributionFile[] {
+  const folder = join(root, attributionFolder);
+  let names: string[];
+  try {
+    names = readdirSync(folder).filter((n) => n.endsWith(".json")).sort();
+  } catch {
+    return [];
+  }
+  const files: AttributionFile[] = [];
+  for (const name of names) {
+    const text = readIfExists(join(folder, name));
+    if (text === undefined) continue;
+    const parsed = JSON.parse(text) as AttributionFile;
+    if (parsed.version === 1) files.push(parsed);
+  }
+  return files;
+}

@@ -1,0 +1,122 @@
+/**
+ * A code block as HTML: highlighted tokens with cross-reference overlays, line anchors and
+ * marks on the lines a problem points at. Pure: tokens and overlays in, an HTML string out.
+ */
+import { escapeHtml } from "./html.ts";
+
+/** One highlighted token of a line: its text, its start column in the line, its style. */
+export interface CodeToken {
+  readonly content: string;
+  /** 0-based column in its line. */
+  readonly column: number;
+  readonly color?: string;
+  /** Shiki's font style bits: 1 italic, 2 bold, 4 underline. */
+  readonly fontStyle?: number;
+}
+
+/** A span of a line that names a symbol: a link to its definition, or the definition itself. */
+export interface CodeOverlay {
+  /** 0-based column where the identifier starts. */
+  readonly column: number;
+  readonly length: number;
+  /** The page-local hover id (the key into the page's hover table), when there is hover text. */
+  readonly hover?: number;
+  /** Where the identifier's definition is, as a link from this page. */
+  readonly href?: string;
+  /** True for the identifier a definition declares. */
+  readonly isDefinition: boolean;
+}
+
+/** A problem mark on a line: the message shown when the line is pointed at. */
+export interface LineMark {
+  readonly message: string;
+}
+
+/** Everything one code block renders from. */
+export interface CodeView {
+  /** The `id` of the block; each line gets `${id}-L${n}` (1-based within the block). */
+  readonly id: string;
+  readonly lang: string;
+  /** Tokens per line; a line with no tokens renders empty. */
+  readonly lines: readonly (readonly CodeToken[])[];
+  /** Overlays per line (0-based line index), sorted by column, not overlapping. */
+  readonly overlays: ReadonlyMap<number, readonly CodeOverlay[]>;
+  readonly marks: ReadonlyMap<number, readonly LineMark[]>;
+}
+
+function styleOf(token: CodeToken): string {
+  const parts: string[] = [];
+  if (token.color !== undefined) parts.push(`color:${token.color}`);
+  const f = token.fontStyle ?? 0;
+  if (f & 1) parts.push("font-style:italic");
+  if (f & 2) parts.push("font-weight:bold");
+  if (f & 4) parts.push("text-decoration:underline");
+  return parts.length === 0 ? "" : ` style="${parts.join(";")}"`;
+}
+
+function openOverlay(o: CodeOverlay): string {
+  const hover = o.hover === undefined ? "" : ` data-h="${o.hover}"`;
+  if (o.href !== undefined && !o.isDefinition) return `<a class="ref" href="${escapeHtml(o.href)}"${hover}>`;
+  return `<span class="${o.isDefinition ? "def" : "sym"}"${hover}>`;
+}
+
+function closeOverlay(o: CodeOverlay): string {
+  return o.href !== undefined && !o.isDefinition ? "</a>" : "</span>";
+}
+
+/** Renders one line's tokens, wrapping the overlaid columns. */
+export function renderLine(tokens: readonly CodeToken[], overlays: readonly CodeOverlay[]): string {
+  let out = "";
+  let next = 0;
+  let open: CodeOverlay | undefined;
+  for (const token of tokens) {
+    const end = token.column + token.content.length;
+    let at = token.column;
+    while (at < end) {
+      while (next < overlays.length && (overlays[next]?.column ?? 0) + (overlays[next]?.length ?? 0) <= at) next++;
+      const o = overlays[next];
+      let stop = end;
+      let inside = false;
+      if (o !== undefined) {
+        if (o.column > at) stop = Math.min(end, o.column);
+        else {
+          inside = true;
+          stop = Math.min(end, o.column + o.length);
+        }
+      }
+      if (inside && open !== o && o !== undefined) {
+        if (open !== undefined) out += closeOverlay(open);
+        out += openOverlay(o);
+        open = o;
+      } else if (!inside && open !== undefined) {
+        out += closeOverlay(open);
+        open = undefined;
+      }
+      const text = token.content.slice(at - token.column, stop - token.column);
+      out += `<span${styleOf(token)}>${escapeHtml(text)}</span>`;
+      at = stop;
+      if (open !== undefined && at >= open.column + open.length) {
+        out += closeOverlay(open);
+        open = undefined;
+      }
+    }
+  }
+  if (open !== undefined) out += closeOverlay(open);
+  return out;
+}
+
+/** Renders a whole block as `<pre><code>`, one `<span class="line">` per line. */
+export function renderCode(view: CodeView): string {
+  const lines = view.lines.map((tokens, i) => {
+    const marks = view.marks.get(i);
+    const rendered = renderLine(tokens, view.overlays.get(i) ?? []);
+    const markAttrs = marks === undefined ? "" : ` data-problem="${escapeHtml(marks.map((m) => m.message).join("\n"))}"`;
+    return `<span class="line${marks === undefined ? "" : " problem-line"}" id="${view.id}-L${i + 1}"${markAttrs}>${rendered}</span>`;
+  });
+  return `<pre class="code" data-lang="${escapeHtml(view.lang)}"><code>${lines.join("\n")}</code></pre>`;
+}
+
+/** Splits plain text into lines of one unstyled token each (for languages the highlighter lacks). */
+export function plainTokens(code: string): CodeToken[][] {
+  return code.split("\n").map((line) => (line === "" ? [] : [{ content: line, column: 0 }]));
+}

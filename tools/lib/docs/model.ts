@@ -1,0 +1,169 @@
+/**
+ * The docs model: tangle's blocks joined with verify's report, the cross-references, the tests
+ * that ran each block and the API pages, keyed by global block index. Pure.
+ */
+import type { LiterateBlock } from "../document.ts";
+import type { TangleResult, TangledTarget } from "../tangle.ts";
+import type { BlockReport, DocumentSummary, VerifyReport } from "../verify.ts";
+import { blockAnchor, chapterPath } from "./html.ts";
+import type { XrefResult } from "./xref.ts";
+
+/** An identifier inside a block, in block coordinates. */
+export interface BlockIdentifier {
+  /** 0-based line within the block's code. */
+  readonly line: number;
+  /** 0-based column within that line. */
+  readonly column: number;
+  readonly length: number;
+  /** Index into the cross-reference symbols. */
+  readonly symbol: number;
+  readonly isDefinition: boolean;
+  /** The global index of the block that defines the symbol, when the project defines it. */
+  readonly definedIn?: number;
+}
+
+/** One block as the site shows it. */
+export interface BlockModel {
+  /** Global block index (tangle order). */
+  readonly global: number;
+  readonly block: LiterateBlock;
+  /** The site path of its chapter page with its anchor, e.g. `chapters/loop.html#block-3`. */
+  readonly href: string;
+  readonly report?: BlockReport;
+  readonly identifiers: readonly BlockIdentifier[];
+  /** Global indexes of the other blocks whose identifiers name something this block defines. */
+  readonly usedBy: readonly number[];
+  /** Names of the tests that executed this block, when per-test evidence exists. */
+  readonly tests: readonly string[];
+  /** The API page of the block's export, as a site path. */
+  readonly apiHref?: string;
+  /** Typedoc's complaints about what this block exports (undocumented, not exported). */
+  readonly apiProblems: readonly string[];
+}
+
+/** One chapter. */
+export interface ChapterModel {
+  readonly doc: string;
+  /** Site path of its page. */
+  readonly path: string;
+  readonly title: string;
+  readonly description?: string;
+  /** Global indexes of its blocks, in order. */
+  readonly blocks: readonly number[];
+  readonly summary?: DocumentSummary;
+}
+
+/** An entry of the definition index. */
+export interface DefinitionEntry {
+  readonly name: string;
+  readonly block: number;
+}
+
+/** Everything the pages are rendered from. */
+export interface DocsModel {
+  readonly chapters: readonly ChapterModel[];
+  readonly blocks: readonly BlockModel[];
+  readonly definitions: readonly DefinitionEntry[];
+  readonly xref: XrefResult;
+  readonly report: VerifyReport;
+  readonly targets: readonly TangledTarget[];
+}
+
+/** What the model is built from. */
+export interface ModelInput {
+  readonly tangle: TangleResult;
+  readonly report: VerifyReport;
+  readonly xref: XrefResult;
+  /** Global block index → names of the tests that executed it. */
+  readonly tests?: ReadonlyMap<number, readonly string[]>;
+  /** Global block index → site path of its API page. */
+  readonly api?: ReadonlyMap<number, string>;
+  /** Global block index → typedoc's validation messages about it. */
+  readonly apiProblems?: ReadonlyMap<number, readonly string[]>;
+  /** Chapter titles when the front matter has none (first heading), by document path. */
+  readonly headings?: ReadonlyMap<string, string>;
+}
+
+/** Where generated line `line` (0-based) and `character` of `target` fall in the blocks. */
+export function locateInBlock(target: TangledTarget, blocks: readonly LiterateBlock[], line: number, character: number): { block: number; line: number; column: number } | undefined {
+  const global = target.lineBlock[line] ?? -1;
+  const block = blocks[global];
+  if (global < 0 || block === undefined) return undefined;
+  const k = (target.lineSource[line] ?? 0) - block.line - 1;
+  if (k < 0 || k >= block.lines.length) return undefined;
+  const column = character + (target.lineShift[line] ?? 0) - (block.columnShift[k] ?? 0);
+  if (column < 0) return undefined;
+  return { block: global, line: k, column };
+}
+
+/** Builds the model. */
+export function buildModel(input: ModelInput): DocsModel {
+  const { tangle, report, xref } = input;
+  const targets = new Map(tangle.targets.map((t) => [t.path, t]));
+  const reports = new Map(report.blocks.map((r) => [`${r.doc}\0${r.index}`, r]));
+
+  const definitionBlock = xref.symbols.map((s) => {
+    if (s.definition === undefined) return undefined;
+    const target = targets.get(s.definition.file);
+    const block = target?.lineBlock[s.definition.line] ?? -1;
+    return block >= 0 ? block : undefined;
+  });
+
+  const identifiers = new Map<number, Map<string, BlockIdentifier>>();
+  const usedBy = new Map<number, Set<number>>();
+  for (const o of xref.occurrences) {
+    const target = targets.get(o.file);
+    if (target === undefined) continue;
+    const at = locateInBlock(target, tangle.blocks, o.line, o.character);
+    if (at === undefined) continue;
+    const definedIn = definitionBlock[o.symbol];
+    let list = identifiers.get(at.block);
+    if (list === undefined) {
+      list = new Map();
+      identifiers.set(at.block, list);
+    }
+    // A block spliced twice is seen twice; keep one identifier per position.
+    list.set(`${at.line}:${at.column}`, { line: at.line, column: at.column, length: o.length, symbol: o.symbol, isDefinition: o.isDefinition, ...(definedIn === undefined ? {} : { definedIn }) });
+    if (definedIn !== undefined && definedIn !== at.block) {
+      const users = usedBy.get(definedIn) ?? new Set<number>();
+      users.add(at.block);
+      usedBy.set(definedIn, users);
+    }
+  }
+
+  const blocks: BlockModel[] = tangle.blocks.map((block, global) => {
+    const blockReport = reports.get(`${block.doc}\0${block.index}`);
+    const ids = [...(identifiers.get(global)?.values() ?? [])].sort((a, b) => a.line - b.line || a.column - b.column);
+    const apiHref = input.api?.get(global);
+    return {
+      global,
+      block,
+      href: `${chapterPath(block.doc)}#${blockAnchor(block.index)}`,
+      ...(blockReport === undefined ? {} : { report: blockReport }),
+      identifiers: ids,
+      usedBy: [...(usedBy.get(global) ?? [])].sort((a, b) => a - b),
+      tests: input.tests?.get(global) ?? [],
+      apiProblems: input.apiProblems?.get(global) ?? [],
+      ...(apiHref === undefined ? {} : { apiHref }),
+    };
+  });
+
+  const chapters: ChapterModel[] = tangle.documents.map((doc) => {
+    const summary = report.documents.find((d) => d.path === doc.path);
+    const title = doc.frontMatter.title ?? input.headings?.get(doc.path) ?? doc.path.replace(/^literate\//, "").replace(/\.md$/, "");
+    return {
+      doc: doc.path,
+      path: chapterPath(doc.path),
+      title,
+      ...(doc.frontMatter.description === undefined ? {} : { description: doc.frontMatter.description }),
+      blocks: blocks.filter((b) => b.block.doc === doc.path).map((b) => b.global),
+      ...(summary === undefined ? {} : { summary }),
+    };
+  });
+
+  const definitions: DefinitionEntry[] = blocks
+    .flatMap((b) => (b.report !== undefined && (b.report.kind === "definition" || b.report.kind === "fragment") ? b.report.names.map((name) => ({ name, block: b.global })) : []))
+    .sort((a, b) => a.name.localeCompare(b.name, "en", { sensitivity: "base" }) || a.block - b.block);
+
+  return { chapters, blocks, definitions, xref, report, targets: tangle.targets };
+}

@@ -1,0 +1,325 @@
+/**
+ * The pages: chapters (prose with verified, cross-referenced blocks), source pages for the
+ * generated files, and the index (chapters, definitions, errors). Pure: model in, HTML out.
+ */
+import type { Code } from "mdast";
+import { formatLocation, type Diagnostic } from "../diagnostics.ts";
+import { renderChapter, type ChapterHeading, type ChapterSection } from "./chapter.ts";
+import { renderCode, type CodeOverlay, type LineMark } from "./code-html.ts";
+import type { ErrorSite } from "./errors-index.ts";
+import type { Tokenize } from "./highlight.ts";
+import { blockAnchor, chapterPath, escapeHtml, lineAnchor, relativeHref, sourcePath } from "./html.ts";
+import { renderPage, type NavLink, type PageShell } from "./layout.ts";
+import type { BlockModel, ChapterModel, DocsModel } from "./model.ts";
+
+/** A rendered page: its site path, its HTML, and what search should know of it. */
+export interface RenderedPage {
+  readonly path: string;
+  readonly html: string;
+  readonly headings: readonly ChapterHeading[];
+  readonly sections: readonly ChapterSection[];
+}
+
+/** What every page needs besides the model. */
+export interface PageContext {
+  readonly model: DocsModel;
+  readonly tokenize: Tokenize;
+  readonly siteTitle: string;
+  /** Files that have a source page (project-relative). */
+  readonly sourcePages: ReadonlySet<string>;
+  /** Documents' paths, to rewrite `.md` links between chapters. */
+  readonly documents: ReadonlySet<string>;
+}
+
+/** The sidebar's chapter links, each with its verify status. */
+export function chapterLinks(model: DocsModel): NavLink[] {
+  return model.chapters.map((c) => ({ title: c.title, path: c.path, ...(c.summary === undefined ? {} : { status: chapterStatus(c) }) }));
+}
+
+function chapterStatus(c: ChapterModel): { ok: boolean; text: string } {
+  const problems = c.summary?.problems ?? 0;
+  return problems === 0 ? { ok: true, text: "✓" } : { ok: false, text: `${problems} ✗` };
+}
+
+function shell(ctx: PageContext, page: Omit<PageShell, "chapters" | "siteTitle">): string {
+  return renderPage({ ...page, chapters: chapterLinks(ctx.model), siteTitle: ctx.siteTitle });
+}
+
+/** A short human name for a block: what it defines, its `#name`, or its role. */
+export function blockLabel(b: BlockModel): string {
+  const names = b.report?.names ?? [];
+  const own = names.length > 0 ? names.join(", ") : undefined;
+  const name = b.block.attrs.name === undefined ? undefined : `‹${b.block.attrs.name}›`;
+  if (b.block.attrs.test) return "test";
+  if (b.block.attrs.noTangle) return `${b.block.lang} illustration`;
+  if (own !== undefined) return name === undefined ? own : `${own} ${name}`;
+  if (name !== undefined) return name;
+  if (b.report?.kind === "preamble") return "imports";
+  return b.block.lang === "" ? "code" : b.block.lang;
+}
+
+function badge(ok: boolean | "warn", text: string, title: string): string {
+  return `<span class="badge ${ok === true ? "ok" : ok === false ? "bad" : "warn"}" title="${escapeHtml(title)}">${escapeHtml(text)}</span>`;
+}
+
+/** The badges of a block, from verify's checks. */
+export function blockBadges(b: BlockModel): string {
+  const r = b.report;
+  if (r === undefined || !(r.kind === "definition" || r.kind === "fragment" || r.kind === "preamble")) return "";
+  const out: string[] = [];
+  out.push(r.checks.compiles ? badge(true, "compiles ✓", "no diagnostic of the one type-check falls on its lines") : badge(false, "compiles ✗", "the type-check reports an error on its lines"));
+  const tested = r.checks.tested;
+  if (tested === "tested") out.push(badge(true, "tested ✓", `a passing test executed it and its stamp tested=${r.stamp ?? ""} is current`));
+  else if (tested === "untested") out.push(badge(false, "tested ✗", "no passing test executed this block"));
+  else if (tested === "stale") out.push(badge("warn", "stale", `its stamp tested=${r.stamp ?? ""} no longer matches its code (${r.hash})`));
+  else if (tested === "unstamped") out.push(badge("warn", "unstamped", "tests execute it but it carries no tested= stamp"));
+  else if (r.typeOnly) out.push(badge(true, "type-only", "nothing to execute: type-checking is its test"));
+  if (!r.checks.oneDefinition) out.push(badge(false, "one definition ✗", "the block must declare exactly one definition"));
+  if (!r.checks.prose) out.push(badge(false, "prose ✗", "no prose stands before this block"));
+  if (b.apiProblems.length > 0) out.push(badge("warn", "API docs ✗", "typedoc's validation complains about what this block exports"));
+  return `<span class="badges">${out.join("")}</span>`;
+}
+
+function problemList(b: BlockModel, anchor: string): string {
+  const problems = b.report?.problems ?? [];
+  const api = b.apiProblems.map((message) => `<li class="problem warning"><strong>api</strong>: ${escapeHtml(message)}</li>`);
+  if (problems.length === 0 && api.length === 0) return "";
+  const items = problems.map((p) => {
+    const k = p.line - b.block.line - 1;
+    const where = k >= 0 && k < b.block.lines.length ? `<a href="#${anchor}-L${k + 1}">${escapeHtml(formatLocation(p))}</a>` : escapeHtml(formatLocation(p));
+    return `<li class="problem ${p.severity}">${where} <strong>${escapeHtml(p.rule)}</strong>: ${escapeHtml(p.message)}${p.hint === undefined ? "" : `<br><span class="hint">hint: ${escapeHtml(p.hint)}</span>`}</li>`;
+  });
+  return `<ul class="problems" role="alert">${items.join("")}${api.join("")}</ul>`;
+}
+
+function marksOf(b: BlockModel): Map<number, LineMark[]> {
+  const marks = new Map<number, LineMark[]>();
+  for (const p of b.report?.problems ?? []) {
+    const k = p.line - b.block.line - 1;
+    if (k < 0 || k >= b.block.lines.length) continue;
+    const list = marks.get(k) ?? [];
+    list.push({ message: `${p.rule}: ${p.message}` });
+    marks.set(k, list);
+  }
+  return marks;
+}
+
+/** Overlays of a block's identifiers, with links relative to `page`; records the hovers used. */
+function overlaysOf(ctx: PageContext, page: string, b: BlockModel, hovers: Map<number, string>): Map<number, CodeOverlay[]> {
+  const overlays = new Map<number, CodeOverlay[]>();
+  for (const id of b.identifiers) {
+    const symbol = ctx.model.xref.symbols[id.symbol];
+    const hover = symbol !== undefined && symbol.hover !== "" ? id.symbol : undefined;
+    if (hover !== undefined && symbol !== undefined) hovers.set(hover, symbol.hover);
+    const target = id.definedIn === undefined || id.definedIn === b.global ? undefined : ctx.model.blocks[id.definedIn];
+    const list = overlays.get(id.line) ?? [];
+    const last = list[list.length - 1];
+    if (last !== undefined && last.column + last.length > id.column) continue;
+    list.push({ column: id.column, length: id.length, isDefinition: id.isDefinition, ...(hover === undefined ? {} : { hover }), ...(target === undefined ? {} : { href: relativeHref(page, target.href) }) });
+    overlays.set(id.line, list);
+  }
+  return overlays;
+}
+
+/** The figure of one block: head (label, badges, links), code, problems, tests, uses. */
+export function renderBlock(ctx: PageContext, page: string, b: BlockModel, hovers: Map<number, string>): string {
+  const anchor = blockAnchor(b.block.index);
+  const code = b.block.lines.join("\n");
+  const view = { id: anchor, lang: b.block.lang, lines: ctx.tokenize(code, b.block.lang), overlays: overlaysOf(ctx, page, b, hovers), marks: marksOf(b) };
+  const generated = b.report?.generated;
+  const links: string[] = [];
+  if (generated !== undefined && ctx.sourcePages.has(generated.target)) {
+    const range = generated.first === generated.last ? `${generated.first}` : `${generated.first}–${generated.last}`;
+    links.push(`<a class="gen" href="${escapeHtml(relativeHref(page, `${sourcePath(generated.target)}#${lineAnchor(generated.first)}`))}" title="the lines tangle wrote">${escapeHtml(generated.target)}:${range}</a>`);
+  }
+  if (b.apiHref !== undefined) links.push(`<a class="api" href="${escapeHtml(relativeHref(page, b.apiHref))}" title="the API reference of what this block exports">API</a>`);
+  links.push(`<a class="md" href="#${anchor}" title="${escapeHtml(b.block.doc)}:${b.block.line}">¶</a>`);
+  const tests =
+    b.tests.length === 0
+      ? ""
+      : `<details class="tests"><summary>Tested by ${b.tests.length} test${b.tests.length === 1 ? "" : "s"}</summary><ul>${b.tests.map((t) => `<li>${escapeHtml(t)}</li>`).join("")}</ul></details>`;
+  const users = b.usedBy.map((i) => ctx.model.blocks[i]).filter((u): u is BlockModel => u !== undefined);
+  const usedBy =
+    users.length === 0
+      ? ""
+      : `<details class="used-by"><summary>Used in ${users.length} block${users.length === 1 ? "" : "s"}</summary><ul>${users
+          .map((u) => `<li><a href="${escapeHtml(relativeHref(page, u.href))}">${escapeHtml(blockLabel(u))}</a> <span class="where">${escapeHtml(chapterTitle(ctx.model, u.block.doc))}</span></li>`)
+          .join("")}</ul></details>`;
+  const kind = b.report?.kind ?? (b.block.attrs.noTangle ? "illustration" : "other");
+  return `<figure class="block kind-${escapeHtml(kind)}${(b.report?.problems.length ?? 0) > 0 ? " has-problems" : ""}" id="${anchor}">
+<figcaption class="block-head"><span class="label">${escapeHtml(blockLabel(b))}</span>${blockBadges(b)}<span class="links">${links.join(" ")}</span></figcaption>
+${renderCode(view)}
+${problemList(b, anchor)}${tests}${usedBy}</figure>`;
+}
+
+function chapterTitle(model: DocsModel, doc: string): string {
+  return model.chapters.find((c) => c.doc === doc)?.title ?? doc;
+}
+
+/** Rewrites links between documents and to tangled files, relative to the chapter `doc`. */
+export function hrefRewriter(ctx: PageContext, doc: string, page: string): (href: string) => string {
+  return (href) => {
+    if (/^[a-z][a-z0-9+.-]*:|^#|^\//i.test(href)) return href;
+    const [path = "", hash] = href.split("#", 2);
+    const dir = doc.split("/").slice(0, -1);
+    for (const part of path.split("/")) {
+      if (part === "..") dir.pop();
+      else if (part !== "." && part !== "") dir.push(part);
+    }
+    const resolved = dir.join("/");
+    const suffix = hash === undefined ? "" : `#${hash}`;
+    if (ctx.documents.has(resolved)) return relativeHref(page, chapterPath(resolved)) + suffix;
+    if (ctx.sourcePages.has(resolved)) return relativeHref(page, sourcePath(resolved)) + suffix;
+    return href;
+  };
+}
+
+/** Renders a chapter page. */
+export function renderChapterPage(ctx: PageContext, chapter: ChapterModel, markdown: string, position: number): RenderedPage {
+  const page = chapter.path;
+  const hovers = new Map<number, string>();
+  const byLine = new Map(chapter.blocks.map((g) => [ctx.model.blocks[g]?.block.line ?? -1, ctx.model.blocks[g]]));
+  let diagrams = false;
+  const renderCodeNode = (node: Code, line: number): string | undefined => {
+    const b = byLine.get(line);
+    if (node.lang === "mermaid") {
+      diagrams = true;
+      return `<figure class="diagram"${b === undefined ? "" : ` id="${blockAnchor(b.block.index)}"`}><pre class="mermaid">${escapeHtml(node.value)}</pre></figure>`;
+    }
+    return b === undefined ? undefined : renderBlock(ctx, page, b, hovers);
+  };
+  const rendered = renderChapter(markdown, { renderCode: renderCodeNode, rewriteHref: hrefRewriter(ctx, chapter.doc, page) });
+  const previous = ctx.model.chapters[position - 1];
+  const next = ctx.model.chapters[position + 1];
+  const summary = chapter.summary === undefined ? "" : `<p class="chapter-summary">${summaryText(chapter)}</p>`;
+  const html = shell(ctx, {
+    path: page,
+    title: chapter.title,
+    ...(chapter.description === undefined ? {} : { description: chapter.description }),
+    outline: rendered.headings,
+    body: `<article class="chapter">${summary}${rendered.html}</article>`,
+    ...(previous === undefined ? {} : { previous: { title: previous.title, path: previous.path } }),
+    ...(next === undefined ? {} : { next: { title: next.title, path: next.path } }),
+    hovers,
+    diagrams,
+  });
+  return { path: page, html, headings: rendered.headings, sections: rendered.sections };
+}
+
+function summaryText(chapter: ChapterModel): string {
+  const s = chapter.summary;
+  if (s === undefined) return "";
+  const runtime = s.definitions - s.typeOnly;
+  const state = s.problems === 0 ? `<span class="status ok">verified</span>` : `<span class="status bad">${s.problems} problem${s.problems === 1 ? "" : "s"}</span>`;
+  return `${state} · ${s.definitions} definition blocks (${s.typeOnly} type-only) · ${s.tested}/${runtime} tested`;
+}
+
+/** Renders the source page of a tangled file (with provenance links and cross-references) or of a tool's file. */
+export function renderSourcePage(ctx: PageContext, file: string, content: string): RenderedPage {
+  const page = sourcePath(file);
+  const hovers = new Map<number, string>();
+  const lines = content.endsWith("\n") ? content.slice(0, -1) : content;
+  const tokens = ctx.tokenize(lines, /\.(c|m)?tsx?$/.test(file) ? "ts" : /\.md$/.test(file) ? "md" : "");
+  const target = ctx.model.targets.find((t) => t.path === file);
+  const overlays = new Map<number, CodeOverlay[]>();
+  if (target !== undefined) {
+    const occurrences = ctx.model.xref.occurrences.filter((o) => o.file === file);
+    const definitionBlocks = new Map<number, number>();
+    for (const o of occurrences) {
+      const symbol = ctx.model.xref.symbols[o.symbol];
+      if (symbol === undefined) continue;
+      if (symbol.hover !== "") hovers.set(o.symbol, symbol.hover);
+      let defBlock = definitionBlocks.get(o.symbol);
+      if (defBlock === undefined && symbol.definition !== undefined) {
+        const defTarget = ctx.model.targets.find((t) => t.path === symbol.definition?.file);
+        defBlock = defTarget?.lineBlock[symbol.definition.line] ?? -1;
+        definitionBlocks.set(o.symbol, defBlock);
+      }
+      const href = defBlock !== undefined && defBlock >= 0 && !o.isDefinition ? ctx.model.blocks[defBlock]?.href : undefined;
+      const list = overlays.get(o.line) ?? [];
+      list.push({ column: o.character, length: o.length, isDefinition: o.isDefinition, ...(symbol.hover === "" ? {} : { hover: o.symbol }), ...(href === undefined ? {} : { href: relativeHref(page, href) }) });
+      overlays.set(o.line, list);
+    }
+  }
+  const gutter = tokens.map((_, i) => {
+    const n = i + 1;
+    const block = target?.lineBlock[i] ?? -1;
+    const startsRun = block >= 0 && (target?.lineBlock[i - 1] ?? -1) !== block;
+    const b = ctx.model.blocks[block];
+    const from = startsRun && b !== undefined ? `<a class="from" href="${escapeHtml(relativeHref(page, b.href))}" title="the block this line came from">${escapeHtml(`${b.block.doc}:${target?.lineSource[i] ?? b.block.line}`)}</a>` : "";
+    return `<a class="ln" href="#${lineAnchor(n)}">${n}</a>${from}`;
+  });
+  const code = renderCode({ id: "src", lang: "ts", lines: tokens, overlays: new Map([...overlays].map(([k, v]) => [k, v.sort((a, b) => a.column - b.column)])), marks: new Map() })
+    .replace(/<span class="line" id="src-L(\d+)">/g, (_m, n: string) => `<span class="line" id="${lineAnchor(Number(n))}"><span class="gutter">${gutter[Number(n) - 1] ?? ""}</span>`);
+  const origin = target === undefined ? "" : `<p>Tangled from ${target.sources.map((s) => `<a href="${escapeHtml(relativeHref(page, chapterPath(s)))}">${escapeHtml(s)}</a>`).join(", ")}. Never edited by hand.</p>`;
+  const html = shell(ctx, { path: page, title: file, body: `<article class="source"><h1><code>${escapeHtml(file)}</code></h1>${origin}${code}</article>`, hovers });
+  return { path: page, html, headings: [], sections: [] };
+}
+
+/** An error site with where it links to. */
+export interface IndexedError extends ErrorSite {
+  /** Site path (with anchor) of the block or source line that raises it. */
+  readonly href?: string;
+  /** Markdown location, for sites inside tangled code. */
+  readonly where: string;
+}
+
+/** Renders the index page. */
+export function renderIndexPage(ctx: PageContext, options: { readonly errors: readonly IndexedError[]; readonly globalProblems: readonly Diagnostic[]; readonly apiProblems: readonly string[]; readonly apiStrict: boolean; readonly generatedFiles: readonly string[]; readonly description: string }): RenderedPage {
+  const page = "index.html";
+  const { model } = ctx;
+  const rows = model.chapters
+    .map((c) => {
+      const s = c.summary;
+      const runtime = s === undefined ? 0 : s.definitions - s.typeOnly;
+      const status = chapterStatus(c);
+      return `<tr><td><a href="${escapeHtml(c.path)}">${escapeHtml(c.title)}</a>${c.description === undefined ? "" : `<br><span class="desc">${escapeHtml(c.description)}</span>`}</td><td class="num">${s?.definitions ?? 0}</td><td class="num">${s?.typeOnly ?? 0}</td><td class="num">${s?.tested ?? 0}/${runtime}</td><td class="num"><span class="status ${status.ok ? "ok" : "bad"}">${s?.problems ?? 0}</span></td></tr>`;
+    })
+    .join("\n");
+  const report = model.report;
+  const totalBlocks = report.documents.reduce((n, d) => n + d.definitions, 0);
+  const verdict = report.ok
+    ? `<p class="verdict ok">verify: PASS — ${totalBlocks} definition blocks in ${report.documents.length} documents</p>`
+    : `<p class="verdict bad">verify: FAIL — ${report.problems.filter((p) => p.severity === "error").length} problems</p>`;
+  const tests = report.tests === undefined ? "no test evidence" : `${report.tests.passed}/${report.tests.total} tests passed`;
+  const global = options.globalProblems.length === 0 ? "" : `<h3>Problems outside any block</h3><ul class="problems">${options.globalProblems.map((p) => `<li class="problem ${p.severity}">${escapeHtml(formatLocation(p))} <strong>${escapeHtml(p.rule)}</strong>: ${escapeHtml(p.message)}</li>`).join("")}</ul>`;
+
+  const letters = new Map<string, string[]>();
+  for (const d of model.definitions) {
+    const b = model.blocks[d.block];
+    if (b === undefined) continue;
+    const letter = (d.name.replace(/^#/, "")[0] ?? "?").toUpperCase();
+    const list = letters.get(letter) ?? [];
+    list.push(`<li><a href="${escapeHtml(b.href)}"><code>${escapeHtml(d.name)}</code></a> <span class="where">${escapeHtml(chapterTitle(model, b.block.doc))}</span></li>`);
+    letters.set(letter, list);
+  }
+  const definitions = [...letters].map(([letter, items]) => `<h3 id="defs-${escapeHtml(letter)}">${escapeHtml(letter)}</h3><ul class="index-list">${items.join("")}</ul>`).join("\n");
+
+  const errorRows = options.errors
+    .map((e) => `<tr><td class="msg">${escapeHtml(e.message)}</td><td><code>${escapeHtml(e.label)}</code></td><td>${e.href === undefined ? escapeHtml(e.where) : `<a href="${escapeHtml(e.href)}">${escapeHtml(e.where)}</a>`}</td></tr>`)
+    .join("\n");
+  const api = options.apiProblems.length === 0 ? "" : `<details class="api-problems"><summary>${options.apiProblems.length} API documentation warning${options.apiProblems.length === 1 ? "" : "s"}${options.apiStrict ? "" : " (not fatal: no public entry `generated/index.ts` yet)"}</summary><ul>${options.apiProblems.map((p) => `<li>${escapeHtml(p)}</li>`).join("")}</ul></details>`;
+  const generated = options.generatedFiles.map((f) => `<li><a href="${escapeHtml(sourcePath(f))}"><code>${escapeHtml(f)}</code></a></li>`).join("");
+
+  const body = `<article class="index">
+<h1>${escapeHtml(ctx.siteTitle)}</h1>
+<p class="lead">${escapeHtml(options.description)}</p>
+<section id="chapters" aria-labelledby="chapters-h"><h2 id="chapters-h">Chapters</h2>
+${verdict}<p class="meta">${tests} · type-check (${escapeHtml(report.typeCheck.compiler)}) ${Math.round(report.typeCheck.milliseconds)} ms</p>
+<table class="chapters-table"><thead><tr><th>Chapter</th><th>Definitions</th><th>Type-only</th><th>Tested</th><th>Problems</th></tr></thead><tbody>
+${rows}
+</tbody></table>${global}</section>
+<section id="definitions" aria-labelledby="definitions-h"><h2 id="definitions-h">Index of definitions</h2>
+<p class="meta">${model.definitions.length} names, each linked to the block that defines it.</p>
+${definitions}</section>
+<section id="errors" aria-labelledby="errors-h"><h2 id="errors-h">Index of errors</h2>
+<p class="meta">Every message the harness and the tools can raise: <code>throw new …Error(…)</code> and <code>error(at, "rule", …)</code> sites, found in the source. ⟨…⟩ stands for a value filled in at run time.</p>
+<table class="errors-table"><thead><tr><th>Message</th><th>Class or rule</th><th>Raised at</th></tr></thead><tbody>
+${errorRows}
+</tbody></table></section>
+<section id="files" aria-labelledby="files-h"><h2 id="files-h">Generated files and API</h2>
+<ul class="index-list">${generated}</ul><p><a href="api/index.html">API reference</a></p>${api}</section>
+</article>`;
+  const html = shell(ctx, { path: page, title: "Index", description: options.description, body, outline: [{ depth: 2, id: "chapters-h", text: "Chapters" }, { depth: 2, id: "definitions-h", text: "Index of definitions" }, { depth: 2, id: "errors-h", text: "Index of errors" }, { depth: 2, id: "files-h", text: "Generated files and API" }] });
+  return { path: page, html, headings: [], sections: [] };
+}

@@ -1,0 +1,163 @@
+/**
+ * Cross-references: one TypeScript program over the whole tangled tree.
+ *
+ * Every identifier of every tangled TypeScript file is resolved once against one program (never
+ * one compiler run per block): to the symbol it names, the place that symbol is declared, and the
+ * quick info an editor would show on hover. Quick info is computed once per symbol, not per use,
+ * from the type checker directly (`describeSymbol`): the language service's own
+ * `getQuickInfoAtPosition` says the same with more ceremony and took 60% longer on this project.
+ * Positions are in generated-file coordinates; `model.ts` maps them to blocks.
+ *
+ * Reads the compiler's library files and `node_modules` types from the disk; the tangled files
+ * themselves come from memory, so the result matches the documents even before they are written.
+ */
+import { dirname, join, relative, sep } from "node:path";
+import ts from "typescript";
+
+/** A symbol some identifier names, with its hover text and, when the project declares it, where. */
+export interface XrefSymbol {
+  readonly name: string;
+  /** Quick info: the declaration as an editor shows it, then the first lines of its doc comment. */
+  readonly hover: string;
+  /** Where the symbol is declared, when that is one of the tangled files (0-based line and character). */
+  readonly definition?: { readonly file: string; readonly line: number; readonly character: number };
+}
+
+/** One identifier in a tangled file (0-based line and character of the generated file). */
+export interface XrefOccurrence {
+  readonly file: string;
+  readonly line: number;
+  readonly character: number;
+  readonly length: number;
+  /** Index into `XrefResult.symbols`. */
+  readonly symbol: number;
+  /** True when this identifier is the name in the symbol's own declaration. */
+  readonly isDefinition: boolean;
+}
+
+/** Everything the language service said. */
+export interface XrefResult {
+  readonly symbols: readonly XrefSymbol[];
+  readonly occurrences: readonly XrefOccurrence[];
+  readonly milliseconds: number;
+  /** The one program, for typedoc to reuse. */
+  readonly program: ts.Program;
+}
+
+/** Reads the compiler options of `tsconfig.json` (or `project`) under `root`. */
+export function readCompilerOptions(root: string, project = "tsconfig.json"): ts.CompilerOptions {
+  const configPath = join(root, project);
+  const read = ts.readConfigFile(configPath, (p) => ts.sys.readFile(p));
+  const parsed = ts.parseJsonConfigFileContent(read.config ?? {}, ts.sys, dirname(configPath));
+  return { ...parsed.options, noEmit: true };
+}
+
+const maxDocumentation = 600;
+
+/**
+ * Resolves every identifier of `files` (project-relative path → content; TypeScript only) with
+ * one program that holds exactly those files (and what they import), with `options`.
+ */
+export function crossReference(root: string, files: ReadonlyMap<string, string>, options: ts.CompilerOptions): XrefResult {
+  const started = performance.now();
+  const absolute = new Map([...files].map(([path, content]) => [join(root, path), content]));
+  const toRelative = (fileName: string): string => relative(root, fileName).split(sep).join("/");
+  const host = ts.createCompilerHost(options, true);
+  const readFile = host.readFile.bind(host);
+  const fileExists = host.fileExists.bind(host);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.readFile = (fileName) => absolute.get(fileName) ?? readFile(fileName);
+  host.getSourceFile = (fileName, language, onError, shouldCreate) => {
+    const text = absolute.get(fileName);
+    return text === undefined ? getSourceFile(fileName, language, onError, shouldCreate) : ts.createSourceFile(fileName, text, language, true);
+  };
+  host.fileExists = (fileName) => absolute.has(fileName) || fileExists(fileName);
+  host.getCurrentDirectory = () => root;
+  const program = ts.createProgram({ rootNames: [...absolute.keys()], options, host });
+  const checker = program.getTypeChecker();
+
+  const symbols: XrefSymbol[] = [];
+  const symbolIndex = new Map<ts.Symbol, number>();
+  const occurrences: XrefOccurrence[] = [];
+
+  const definitionOf = (symbol: ts.Symbol): XrefSymbol["definition"] => {
+    for (const declaration of symbol.declarations ?? []) {
+      const source = declaration.getSourceFile();
+      if (!absolute.has(source.fileName)) continue;
+      const name = ts.getNameOfDeclaration(declaration) ?? declaration;
+      const pos = source.getLineAndCharacterOfPosition(name.getStart(source));
+      return { file: toRelative(source.fileName), line: pos.line, character: pos.character };
+    }
+    return undefined;
+  };
+
+  const hoverOf = (symbol: ts.Symbol, node: ts.Node): string => {
+    const head = describeSymbol(checker, symbol, node);
+    const doc = ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim();
+    const shortDoc = doc.length > maxDocumentation ? `${doc.slice(0, maxDocumentation - 1)}…` : doc;
+    return shortDoc === "" ? head : `${head}\n\n${shortDoc}`;
+  };
+
+  for (const fileName of absolute.keys()) {
+    const source = program.getSourceFile(fileName);
+    if (source === undefined) continue;
+    const file = toRelative(fileName);
+    const visit = (node: ts.Node): void => {
+      if (ts.isIdentifier(node) || ts.isPrivateIdentifier(node)) {
+        record(node, source, file);
+        return;
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+
+  function record(node: ts.Identifier | ts.PrivateIdentifier, source: ts.SourceFile, file: string): void {
+    const symbol = checker.getSymbolAtLocation(node);
+    if (symbol === undefined) return;
+    const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+    let index = symbolIndex.get(target);
+    const start = node.getStart(source);
+    if (index === undefined) {
+      const definition = definitionOf(target);
+      index = symbols.length;
+      symbols.push({ name: target.getName(), hover: hoverOf(target, node), ...(definition === undefined ? {} : { definition }) });
+      symbolIndex.set(target, index);
+    }
+    const isDefinition = (target.declarations ?? []).some((d) => ts.getNameOfDeclaration(d) === node);
+    const pos = source.getLineAndCharacterOfPosition(start);
+    occurrences.push({ file, line: pos.line, character: pos.character, length: node.getEnd() - start, symbol: index, isDefinition });
+  }
+
+  return { symbols, occurrences, milliseconds: performance.now() - started, program };
+}
+
+const F = ts.SymbolFlags;
+
+/** The first line of quick info for a symbol, in the editor's words (`function f(x: number): string`). */
+export function describeSymbol(checker: ts.TypeChecker, symbol: ts.Symbol, node: ts.Node): string {
+  const name = symbol.getName();
+  const f = symbol.flags;
+  const declared = (): string => checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol));
+  if (f & F.TypeAlias) return `type ${name} = ${checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol), undefined, ts.TypeFormatFlags.InTypeAlias)}`;
+  if (f & F.Class) return `class ${declared()}`;
+  if (f & F.Interface) return `interface ${declared()}`;
+  if (f & F.Enum) return `enum ${name}`;
+  if (f & F.EnumMember) return `(enum member) ${name}`;
+  if (f & F.TypeParameter) return `(type parameter) ${name}`;
+  if (f & F.Module) return `namespace ${name}`;
+  const type = checker.getTypeOfSymbolAtLocation(symbol, node);
+  if (f & (F.Function | F.Method)) {
+    const kind = f & F.Method ? "(method) " : "function ";
+    const signatures = checker.getSignaturesOfType(type, ts.SignatureKind.Call);
+    if (signatures.length > 0) return signatures.map((s) => `${kind}${name}${checker.signatureToString(s)}`).join("\n");
+  }
+  const declaration = symbol.valueDeclaration ?? symbol.declarations?.[0];
+  let kind = "";
+  if (declaration !== undefined && ts.isParameter(declaration)) kind = "(parameter) ";
+  else if (f & F.Property) kind = "(property) ";
+  else if (f & F.BlockScopedVariable && declaration !== undefined && ts.isVariableDeclarationList(declaration.parent)) kind = declaration.parent.flags & ts.NodeFlags.Const ? "const " : "let ";
+  else if (f & F.FunctionScopedVariable) kind = "var ";
+  else if (f & F.Accessor) kind = "(accessor) ";
+  return `${kind}${name}: ${checker.typeToString(type)}`;
+}
