@@ -8,27 +8,46 @@ import { feedbackSignal, type Action, type CommandAction, type MessageAction, ty
 import { callTool } from "./tools.ts";
 
 // literate/act.md:32
+/**
+ * Actuator delivers a message or carries out a command for the signal it answers, and may return a result.
+ * A command's result goes back to the model as tool output; a message's result is ignored.
+ */
 export type Actuator = (action: MessageAction | CommandAction, signal: Signal) => JsonValue | undefined | void | Promise<JsonValue | undefined | void>;
 
-// literate/act.md:38
+// literate/act.md:42
+/**
+ * ActHost is a `ReasonHost` with actuators keyed by name; the act stage re-verifies through the gates, so it needs everything the reason stage has.
+ */
 export interface ActHost extends ReasonHost {
   readonly actuators: Map<string, Actuator>;
 }
 
-// literate/act.md:46
+// literate/act.md:53
+/** registerActuator adds or replaces the actuator under `name`. */
 export function registerActuator(h: ActHost, name: string, actuator: Actuator): void {
   h.actuators.set(name, actuator);
 }
 
-// literate/act.md:55
+// literate/act.md:63
+/**
+ * replyTarget is where a reply to `signal` goes: its `meta.replyChannel`, else its `meta.source`, else `cli`.
+ * The model never chooses it.
+ */
 export function replyTarget(signal: Signal): string {
   return signal.meta.replyChannel ?? signal.meta.source ?? "cli";
 }
 
-// literate/act.md:65
+// literate/act.md:77
+/**
+ * Dispatched says whether an actuator took an action: the target and what it returned, or the target and why nothing ran.
+ */
 export type Dispatched = { readonly ok: true; readonly target: string; readonly result: JsonValue | undefined } | { readonly ok: false; readonly target: string; readonly reason: string };
 
-// literate/act.md:73
+// literate/act.md:88
+/**
+ * dispatchAction routes a message to `replyTarget` and a command to its named target.
+ * With no actuator under that name it logs `dispatch error` and returns a refusal rather than throwing; an error the actuator throws propagates.
+ */
 export async function dispatchAction(h: ActHost, action: MessageAction | CommandAction, signal: Signal): Promise<Dispatched> {
   const target = action.kind === "message" ? replyTarget(signal) : action.target;
   const actuator = h.actuators.get(target);
@@ -41,10 +60,17 @@ export async function dispatchAction(h: ActHost, action: MessageAction | Command
   return { ok: true, target, result: result ?? undefined };
 }
 
-// literate/act.md:132
+// literate/act.md:151
+/**
+ * maxToolTurnChars is the length at which a tool's answer is cut in the conversation turn; the full result stays in the feedback signal's payload.
+ */
 export const maxToolTurnChars = 20_000;
 
-// literate/act.md:139
+// literate/act.md:161
+/**
+ * performAction carries out an action without re-checking it and returns the feedback signal, if any: a `log` is logged, a message dispatched, a tool or command result comes back as `tool-output` and a failure as `tool-error`.
+ * Call it only after the gates approved the action; {@link actGate} does.
+ */
 export async function performAction(h: ActHost, action: Action, signal: Signal): Promise<Signal | undefined> {
   if (action.kind === "log") {
     harnessLog(h, `act: ${action.text}`);
@@ -73,7 +99,11 @@ export async function performAction(h: ActHost, action: Action, signal: Signal):
   }
 }
 
-// literate/act.md:241
+// literate/act.md:267
+/**
+ * consumeApproval spends one granted approval for `action`, if there is one, and reports whether there was.
+ * A grant is good for one run.
+ */
 export function consumeApproval(h: ActHost, action: Action): boolean {
   const key = actionFingerprint(action);
   const left = h.approvals.granted.get(key);
@@ -83,7 +113,11 @@ export function consumeApproval(h: ActHost, action: Action): boolean {
   return true;
 }
 
-// literate/act.md:256
+// literate/act.md:286
+/**
+ * actGate is stage three of the loop: for an `approved` decision it re-runs the gates ({@link deterministicVerify}) and performs the action only if they approve it unchanged, then spends any approval it used.
+ * Returns the feedback signal, if any; any other decision does nothing.
+ */
 export async function actGate(h: ActHost, signal: Signal): Promise<Signal | undefined> {
   const decision = signal.decision;
   if (decision === undefined || decision.kind !== "approved") return undefined;

@@ -8,6 +8,10 @@ import { createMemory, type Memory, type PersistHost } from "./memory.ts";
 import type { ModelSelector } from "./reason.ts";
 
 // literate/harness.md:30
+/**
+ * HarnessOptions are everything a caller of {@link createHarness} may choose; every field is optional and defaults to what a real agent needs.
+ * Time, randomness, ids and scheduling are here so tests can pin them.
+ */
 export interface HarnessOptions {
   /** The assistant's name in the system prompt. @defaultValue "Passepartout" */
   readonly identity?: string;
@@ -37,15 +41,25 @@ export interface HarnessOptions {
   readonly memory?: Memory;
 }
 
-// literate/harness.md:68
+// literate/harness.md:72
+/**
+ * Harness holds all of one agent's state: every host slice at once, plus the scheduler and interrupt counter only the loop uses.
+ * Harnesses share nothing, so several can live in one process.
+ */
 export interface Harness extends ActHost, PersistHost {
+  /** The injected dice: a number in [0, 1); `Math.random` unless `HarnessOptions.random` says otherwise. */
   readonly random: () => number;
+  /** Runs deferred work such as asynchronous stimuli; `setImmediate` unless `HarnessOptions.schedule` says otherwise. */
   readonly schedule: (task: () => void) => void;
   /** `interrupts` counts calls to `interrupt`; running signals stop when it moves. */
   readonly control: { interrupts: number };
 }
 
-// literate/harness.md:80
+// literate/harness.md:90
+/**
+ * createHarness builds a harness from `options` (default `{}`).
+ * It registers no skills, backends, tools or actuators; register what the agent (or test) needs before sending signals.
+ */
 export function createHarness(options: HarnessOptions = {}): Harness {
   const newId = options.newId ?? randomUUID;
   return {

@@ -36,7 +36,13 @@ export type { Backend, BackendReply, BackendRequest, CallResult, ModelSelector, 
 export { installShellTool, installWorkspaceTools, listFolderTool, readFileTool, resolveInWorkspace, shellTool, WorkspaceError } from "./workspace.ts";
 export type { ShellOptions } from "./workspace.ts";
 
-// literate/index.md:76
+// literate/index.md:77
+export { openAiBackend, ProviderError, scriptedDemoBackend } from "./providers.ts";
+export type { OpenAiOptions, ProviderErrorCode } from "./providers.ts";
+export { startHeartbeat } from "./heartbeat.ts";
+export type { HeartbeatOptions, StopHeartbeat } from "./heartbeat.ts";
+
+// literate/index.md:88
 export {
   contextAssembleGlobalAwareness,
   ingest,
@@ -52,11 +58,30 @@ export {
 } from "./memory.ts";
 export type { LoadReport, Memory, MemoryNode, NodeInput, NodeQuery, RollbackReport } from "./memory.ts";
 
-// literate/index.md:95
+// literate/index.md:107
 export { contextGetSystemLogs, harnessLog } from "./log.ts";
 export type { TelemetryEntry } from "./log.ts";
 
-// literate/index.md:102
+// literate/index.md:114
 export { canonicalJson, checkJson, validateJson } from "./schema.ts";
 export type { Checked, JsonObject, JsonSchema, JsonValue } from "./schema.ts";
+
+// literate/index.md:124
+export { DelegateError, Loop, resolveConfig } from "./delegates.ts";
+export type { Config, ConfigData, DelegateErrorCode, Deps, IterationContext, IterationResult, IterationSnapshot, LoopEvent, LoopEventBody, LoopMetrics, RetriggerMode, RunMessage, RunRequest, RunResponse, Runner, State, Status, StopReason, SummaryValue, TriggerOutcome } from "./delegates.ts";
+export { Registry } from "./delegate-registry.ts";
+export type { RegistryOptions, TriggerResult } from "./delegate-registry.ts";
+export { loopDefaults, mathRandom, systemClock } from "./delegate-schedule.ts";
+export type { Clock, RandSource, SleepBounds } from "./delegate-schedule.ts";
+
+// literate/index.md:139
+export { signalTypes } from "./signals.ts";
+export type { Approvals, Attempt, CallRequest, PendingApproval, ReasonHost } from "./reason.ts";
+export type { LogBook, LogHost, Telemetry } from "./log.ts";
+export type { Change, MemoryHost, PersistHost, Transaction } from "./memory.ts";
+export { RingBuffer } from "./ring-buffer.ts";
+export type { RecentEntries } from "./ring-buffer.ts";
+export type { ActHost } from "./act.ts";
+export type { ToolHost } from "./tools.ts";
+export type { SkillHost } from "./skills.ts";
 //# sourceMappingURL=index.ts.map

@@ -4,6 +4,10 @@
 import { RingBuffer } from "./ring-buffer.ts";
 
 // literate/log.md:26
+/**
+ * LogBook is the bounded buffer of recent log lines plus an optional sink that receives each line as it is written.
+ * Make one with `createLogBook`.
+ */
 export interface LogBook {
   /** The most recent lines; its capacity is the limit. @defaultValue capacity 1000 */
   readonly buffer: RingBuffer<string>;
@@ -11,19 +15,27 @@ export interface LogBook {
   readonly sink: ((line: string) => void) | undefined;
 }
 
-// literate/log.md:37
+// literate/log.md:41
+/** LogHost is the slice of the harness that logging needs: a log book and a clock. The harness is one. */
 export interface LogHost {
   readonly logs: LogBook;
   /** Milliseconds since the epoch; `Date.now` in production, a fixed clock in tests. */
   readonly now: () => number;
 }
 
-// literate/log.md:47
+// literate/log.md:52
+/**
+ * createLogBook makes an empty log book that keeps at most `limit` lines (default 1000, at least 1) and forwards each line to `sink` (default none).
+ */
 export function createLogBook(limit = 1000, sink?: (line: string) => void): LogBook {
   return { buffer: new RingBuffer<string>(Math.max(1, Math.floor(limit))), sink };
 }
 
-// literate/log.md:57
+// literate/log.md:65
+/**
+ * harnessLog stamps `text` with the host's clock as an ISO time, keeps it (dropping the oldest line when full), forwards it to the sink, and returns the line as stored.
+ * A sink that throws is ignored: the line is already kept.
+ */
 export function harnessLog(h: LogHost, text: string): string {
   const line = `[${new Date(h.now()).toISOString()}] ${text}`;
   h.logs.buffer.push(line);
@@ -35,12 +47,18 @@ export function harnessLog(h: LogHost, text: string): string {
   return line;
 }
 
-// literate/log.md:72
+// literate/log.md:84
+/**
+ * contextGetSystemLogs returns the last `count` log lines (default 20), oldest first: what the model is shown in its system prompt.
+ */
 export function contextGetSystemLogs(h: LogHost, count = 20): readonly string[] {
   return h.logs.buffer.recent(Math.max(0, count)).entries;
 }
 
-// literate/log.md:81
+// literate/log.md:96
+/**
+ * describeError turns anything thrown into one line: an `Error`'s message, a string as it is, anything else as JSON or `String(value)`.
+ */
 export function describeError(error: unknown): string {
   if (error instanceof Error) return error.message;
   try {
@@ -50,7 +68,12 @@ export function describeError(error: unknown): string {
   }
 }
 
-// literate/log.md:146
+// literate/log.md:164
+/**
+ * TelemetryEntry holds the counters of one skill or backend.
+ * Token counts stay zero where usage is not reported.
+ * Entries are mutated in place by `trackTelemetry`.
+ */
 export interface TelemetryEntry {
   calls: number;
   failures: number;
@@ -59,23 +82,31 @@ export interface TelemetryEntry {
   outputTokens: number;
 }
 
-// literate/log.md:158
+// literate/log.md:181
+/**
+ * Telemetry keeps one table of {@link TelemetryEntry} for skills and one for backends, keyed by name, so a skill and a backend with the same name do not share counters.
+ */
 export interface Telemetry {
   readonly skills: Map<string, TelemetryEntry>;
   readonly backends: Map<string, TelemetryEntry>;
 }
 
-// literate/log.md:167
+// literate/log.md:193
+/** TelemetryHost is the slice of the harness that telemetry needs. */
 export interface TelemetryHost {
   readonly telemetry: Telemetry;
 }
 
-// literate/log.md:175
+// literate/log.md:202
+/** createTelemetry returns telemetry with both tables empty; entries appear on first use. */
 export function createTelemetry(): Telemetry {
   return { skills: new Map(), backends: new Map() };
 }
 
-// literate/log.md:183
+// literate/log.md:211
+/**
+ * TelemetrySample is one measured call: its duration in milliseconds (from the injected clock), whether it succeeded, and any tokens reported (absent counts as 0).
+ */
 export interface TelemetrySample {
   readonly ms: number;
   readonly ok: boolean;
@@ -83,7 +114,10 @@ export interface TelemetrySample {
   readonly outputTokens?: number;
 }
 
-// literate/log.md:195
+// literate/log.md:226
+/**
+ * trackTelemetry adds `sample` to the entry for the skill or backend `name`, creating the entry on first use, and returns the updated entry.
+ */
 export function trackTelemetry(h: TelemetryHost, kind: "skill" | "backend", name: string, sample: TelemetrySample): TelemetryEntry {
   const table = kind === "skill" ? h.telemetry.skills : h.telemetry.backends;
   let entry = table.get(name);

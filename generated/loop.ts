@@ -10,9 +10,15 @@ import { previewJson } from "./schema.ts";
 import { createSignal, feedbackSignal, parseSignal, type Decision, type Signal } from "./signals.ts";
 
 // literate/loop.md:79
+/**
+ * MAX_DEPTH is the circuit breaker for feedback chains: a signal deeper than this is not processed, and the drop is logged and reported as `depth-exceeded`.
+ */
 export const MAX_DEPTH = 10;
 
-// literate/loop.md:86
+// literate/loop.md:89
+/**
+ * ProcessOutcome tells the caller how processing ended (finished, depth limit, interrupted, dropped after a crash, or, from {@link injectStimulus} only, failed) with the decisions taken and the crashes survived.
+ */
 export interface ProcessOutcome {
   readonly status: "done" | "depth-exceeded" | "interrupted" | "dropped" | "failed";
   /** Signals that went through the stages. */
@@ -24,16 +30,24 @@ export interface ProcessOutcome {
   readonly crashes: readonly string[];
 }
 
-// literate/loop.md:105
+// literate/loop.md:111
+/**
+ * interrupt asks every signal being processed on `h` to stop at its next stage boundary.
+ * It is not sticky: a signal that starts afterwards runs normally, and nothing needs clearing.
+ */
 export function interrupt(h: Harness): void {
   h.control.interrupts++;
   harnessLog(h, "loop: interrupt requested");
 }
 
-// literate/loop.md:116
+// literate/loop.md:126
+/** spokenSensors are the sensors whose `text` is something a person said, recorded by perceive as a `user` turn. */
 export const spokenSensors: ReadonlySet<string> = new Set(["user-input", "chat-message", "user-command", "delegation"]);
 
-// literate/loop.md:123
+// literate/loop.md:134
+/**
+ * perceiveGate is stage one of the loop: it logs the signal, ingests a node tree from `buffer-update` or `point-update` (ignoring and logging a malformed one), turns an `interrupt` sensor into {@link interrupt}, records a person's words as a turn, and returns the signal `perceived`.
+ */
 export function perceiveGate(h: Harness, signal: Signal): Signal {
   const { payload } = signal;
   harnessLog(h, `perceive: ${signal.type} [${payload.sensor}] at depth ${signal.depth}`);
@@ -55,13 +69,20 @@ export function perceiveGate(h: Harness, signal: Signal): Signal {
   return { ...signal, status: "perceived", conversation };
 }
 
-// literate/loop.md:207
+// literate/loop.md:221
+/** keepMemoryOnCrash lists the error-report sensors whose crash does not roll back the signal's memory changes. */
 export const keepMemoryOnCrash: ReadonlySet<string> = new Set(["loop-error", "tool-error", "syntax-error"]);
 
-// literate/loop.md:215
+// literate/loop.md:230
+/** dropOnCrash lists the sensors whose crash is never retried as a `loop-error` signal. */
 export const dropOnCrash: ReadonlySet<string> = new Set(["loop-error", "tool-error"]);
 
-// literate/loop.md:228
+// literate/loop.md:244
+/**
+ * processSignal runs a signal and its feedback chain through perceive, reason and act, each signal in its own memory transaction, so several signals may run concurrently on one harness.
+ * It checks for an interrupt between stages; a crash is logged, rolled back (unless in `keepMemoryOnCrash`) and retried as a `loop-error` signal, or dropped when deeper than 2 or listed in `dropOnCrash`.
+ * Never throws for anything a stage does; always returns an outcome.
+ */
 export async function processSignal(h: Harness, signal: Signal): Promise<ProcessOutcome> {
   const startedAt = h.control.interrupts;
   const interrupted = (): boolean => h.control.interrupts !== startedAt;
@@ -114,7 +135,11 @@ export async function processSignal(h: Harness, signal: Signal): Promise<Process
   return outcome("done");
 }
 
-// literate/loop.md:469
+// literate/loop.md:490
+/**
+ * grantApproval records a person's yes to the pending approval `approvalId` and sends its action through the loop again as a `request` with the original signal's meta, depth and conversation; the grant is spent when the action runs.
+ * Returns `undefined` (and logs) if no such approval is pending.
+ */
 export async function grantApproval(h: Harness, approvalId: string): Promise<ProcessOutcome | undefined> {
   const pending = h.approvals.pending.get(approvalId);
   if (pending === undefined) {
@@ -129,7 +154,8 @@ export async function grantApproval(h: Harness, approvalId: string): Promise<Pro
   return processSignal(h, createSignal({ type: "request", payload: { sensor: "approval", action: pending.action }, meta, depth, conversation }));
 }
 
-// literate/loop.md:487
+// literate/loop.md:512
+/** denyApproval drops the pending approval `approvalId` and logs the refusal; returns whether it was pending. */
 export function denyApproval(h: Harness, approvalId: string): boolean {
   const pending = h.approvals.pending.get(approvalId);
   if (pending === undefined) return false;
@@ -138,21 +164,34 @@ export function denyApproval(h: Harness, approvalId: string): boolean {
   return true;
 }
 
-// literate/loop.md:547
+// literate/loop.md:573
+/**
+ * asyncSensors are deferred by {@link injectStimulus} to the harness's scheduler rather than started in the caller's turn, as is any payload with `"async": true`.
+ */
 export const asyncSensors: ReadonlySet<string> = new Set(["chat-message", "delegation", "user-command"]);
 
-// literate/loop.md:553
+// literate/loop.md:582
+/**
+ * InjectOptions hold what the caller of {@link injectStimulus} knows and the stimulus may not: where the answer should go.
+ */
 export interface InjectOptions {
   /** Where replies go, overriding the stimulus's meta. */
   readonly replyChannel?: string;
 }
 
-// literate/loop.md:562
+// literate/loop.md:594
+/**
+ * InjectReceipt either refuses a stimulus with the reason, or accepts it, says whether processing was deferred, and gives a `done` promise that resolves to the outcome and never rejects.
+ */
 export type InjectReceipt =
   | { readonly accepted: true; readonly deferred: boolean; readonly done: Promise<ProcessOutcome> }
   | { readonly accepted: false; readonly reason: string };
 
-// literate/loop.md:570
+// literate/loop.md:605
+/**
+ * injectStimulus is the door for stimuli from outside: it validates `raw` with {@link parseSignal} (a malformed one is refused and logged), optionally overrides the reply channel, and starts processing now or, for `asyncSensors`, via `h.schedule`.
+ * Returns at once; any escaping error becomes a `failed` outcome.
+ */
 export function injectStimulus(h: Harness, raw: unknown, options: InjectOptions = {}): InjectReceipt {
   const parsed = parseSignal(raw);
   if (!parsed.ok) {

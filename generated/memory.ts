@@ -7,6 +7,10 @@ import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, readFileSync,
 import { canonicalJson, checkJson, describeJson, isPlainObject, type Checked, type JsonObject } from "./schema.ts";
 
 // literate/memory.md:34
+/**
+ * MemoryNode is one immutable node of the object store: a change replaces the node with a new object, which is what makes undo cheap.
+ * `version` counts writes that changed it; `hash` covers type, attributes and content (see `contentHash`), not its place in the tree.
+ */
 export type MemoryNode = {
   readonly id: string;
   readonly type: string;
@@ -18,7 +22,11 @@ export type MemoryNode = {
   readonly hash: string;
 };
 
-// literate/memory.md:49
+// literate/memory.md:53
+/**
+ * NodeInput is what {@link ingest} accepts: a node without the fields the store computes, with its children nested inside it.
+ * Omitted attributes and content keep the existing node's (default `{}` and `""` for a new node).
+ */
 export type NodeInput = {
   /** Omit to let the store choose a fresh id; give an existing id to update that node. */
   readonly id?: string;
@@ -29,23 +37,37 @@ export type NodeInput = {
   readonly children?: readonly NodeInput[];
 };
 
-// literate/memory.md:63
+// literate/memory.md:71
+/**
+ * contentHash is the SHA-256 (hex) of the canonical JSON of type, attributes and content, so attribute order does not change a hash.
+ */
 export function contentHash(type: string, attributes: JsonObject, content: string): string {
   return createHash("sha256").update(canonicalJson([type, attributes, content])).digest("hex");
 }
 
-// literate/memory.md:74
+// literate/memory.md:85
+/**
+ * Change is one undo-log entry: the node before the transaction first touched it (`undefined` if it did not exist) and as the transaction last left it.
+ */
 export interface Change {
   readonly before: MemoryNode | undefined;
   after: MemoryNode | undefined;
 }
 
-// literate/memory.md:83
+// literate/memory.md:97
+/**
+ * Transaction is the undo log of one signal: one `Change` per node id touched, so its size is bounded by the distinct nodes touched.
+ * Start one with {@link openTransaction}.
+ */
 export interface Transaction {
   readonly changes: Map<string, Change>;
 }
 
-// literate/memory.md:93
+// literate/memory.md:111
+/**
+ * Memory is the object store, its id generator and the per-async-chain slot for the current transaction, so concurrent signals each log into their own transaction.
+ * Make one with `createMemory`.
+ */
 export interface Memory {
   readonly nodes: Map<string, MemoryNode>;
   /** Proposes ids; the store retries until one is unused. */
@@ -54,27 +76,44 @@ export interface Memory {
   readonly active: AsyncLocalStorage<Transaction>;
 }
 
-// literate/memory.md:105
+// literate/memory.md:127
+/**
+ * MemoryHost is anything with a `memory`, so a test can pass `{ memory: createMemory() }` without building a whole harness.
+ */
 export interface MemoryHost {
   readonly memory: Memory;
 }
 
-// literate/memory.md:114
+// literate/memory.md:139
+/**
+ * createMemory makes an empty store.
+ * `newId` defaults to `crypto.randomUUID`; tests inject a counter so ids are predictable.
+ */
 export function createMemory(options: { readonly newId?: () => string } = {}): Memory {
   return { nodes: new Map(), newId: options.newId ?? randomUUID, active: new AsyncLocalStorage() };
 }
 
-// literate/memory.md:123
+// literate/memory.md:152
+/**
+ * openTransaction starts an empty undo log; pass it to {@link runInTransaction}, and to {@link rollback} if the signal fails.
+ */
 export function openTransaction(): Transaction {
   return { changes: new Map() };
 }
 
-// literate/memory.md:131
+// literate/memory.md:163
+/**
+ * runInTransaction runs `fn` with `tx` as the current transaction of everything it calls, including what it awaits, and returns what `fn` returns, promise or not.
+ * Writes made outside any transaction are not logged and cannot be rolled back.
+ */
 export function runInTransaction<T>(h: MemoryHost, tx: Transaction, fn: () => T): T {
   return h.memory.active.run(tx, fn);
 }
 
-// literate/memory.md:140
+// literate/memory.md:176
+/**
+ * writeNode is the only place that changes the store: it records the change in the current transaction, if any, then sets or (for `undefined`) deletes node `id`.
+ */
 export function writeNode(memory: Memory, id: string, next: MemoryNode | undefined): void {
   const tx = memory.active.getStore();
   if (tx !== undefined) {
@@ -86,7 +125,10 @@ export function writeNode(memory: Memory, id: string, next: MemoryNode | undefin
   else memory.nodes.set(id, next);
 }
 
-// literate/memory.md:158
+// literate/memory.md:197
+/**
+ * RollbackReport counts what {@link rollback} put back and what it left alone because another signal changed it since.
+ */
 export interface RollbackReport {
   /** Nodes put back as they were. */
   readonly reverted: number;
@@ -94,7 +136,12 @@ export interface RollbackReport {
   readonly conflicts: number;
 }
 
-// literate/memory.md:169
+// literate/memory.md:211
+/**
+ * rollback puts every node `tx` touched back as it was, at one map operation per touched node.
+ * A node changed since by another signal is left alone and counted as a conflict.
+ * The log is emptied, so rolling back twice is harmless.
+ */
 export function rollback(h: MemoryHost, tx: Transaction): RollbackReport {
   let reverted = 0;
   let conflicts = 0;
@@ -111,7 +158,10 @@ export function rollback(h: MemoryHost, tx: Transaction): RollbackReport {
   return { reverted, conflicts };
 }
 
-// literate/memory.md:191
+// literate/memory.md:238
+/**
+ * MemoryError is misuse of the store; `code` tells apart an unknown parent, a cycle and an exhausted id generator, and the message names the offending id.
+ */
 export class MemoryError extends Error {
   readonly code: "unknown-parent" | "cycle" | "id-exhausted";
   constructor(code: "unknown-parent" | "cycle" | "id-exhausted", message: string) {
@@ -121,7 +171,11 @@ export class MemoryError extends Error {
   }
 }
 
-// literate/memory.md:208
+// literate/memory.md:258
+/**
+ * freshId asks the store's generator for ids until one is unused.
+ * Throws a {@link MemoryError} `id-exhausted` after 100 tries rather than loop forever.
+ */
 export function freshId(memory: Memory): string {
   for (let attempt = 0; attempt < 100; attempt++) {
     const id = memory.newId();
@@ -130,7 +184,8 @@ export function freshId(memory: Memory): string {
   throw new MemoryError("id-exhausted", "the id generator returned only ids already in use (100 tries)");
 }
 
-// literate/memory.md:227
+// literate/memory.md:281
+/** isAncestor reports whether `candidate` is `node` or one of its ancestors, walking up the parent links. */
 export function isAncestor(memory: Memory, candidate: string, node: string | undefined): boolean {
   for (let at = node; at !== undefined; at = memory.nodes.get(at)?.parent) {
     if (at === candidate) return true;
@@ -138,7 +193,11 @@ export function isAncestor(memory: Memory, candidate: string, node: string | und
   return false;
 }
 
-// literate/memory.md:238
+// literate/memory.md:293
+/**
+ * removeSubtree deletes node `id` and everything below it and returns how many nodes went (0 if absent).
+ * It does not unhook the node from its parent's children; callers do.
+ */
 export function removeSubtree(memory: Memory, id: string): number {
   const node = memory.nodes.get(id);
   if (node === undefined) return 0;
@@ -148,7 +207,12 @@ export function removeSubtree(memory: Memory, id: string): number {
   return removed;
 }
 
-// literate/memory.md:253
+// literate/memory.md:312
+/**
+ * ingestNode creates or updates one node and, recursively, its children, placing it under `parent` (or, when `undefined`, its existing parent), and returns its id.
+ * It writes only what changed, and throws a {@link MemoryError} `cycle` if the node would contain itself.
+ * Does not add the node to the parent's children; {@link ingest} does.
+ */
 export function ingestNode(memory: Memory, input: NodeInput, parent: string | undefined): string {
   const existing = input.id === undefined ? undefined : memory.nodes.get(input.id);
   const id = input.id ?? freshId(memory);
@@ -193,7 +257,12 @@ export function ingestNode(memory: Memory, input: NodeInput, parent: string | un
   return id;
 }
 
-// literate/memory.md:303
+// literate/memory.md:367
+/**
+ * ingest creates or updates every node of a tree and returns the id of the top node.
+ * With `parent` (which must exist, else {@link MemoryError} `unknown-parent`) the node is also appended to the parent's children.
+ * Inside {@link runInTransaction} every write can be rolled back.
+ */
 export function ingest(h: MemoryHost, input: NodeInput, parent?: string): string {
   const memory = h.memory;
   if (parent !== undefined && !memory.nodes.has(parent)) throw new MemoryError("unknown-parent", `parent \`${parent}\` is not in memory`);
@@ -207,21 +276,30 @@ export function ingest(h: MemoryHost, input: NodeInput, parent?: string): string
   return id;
 }
 
-// literate/memory.md:322
+// literate/memory.md:391
+/** lookupObject returns the node with this id, or `undefined`. */
 export function lookupObject(h: MemoryHost, id: string): MemoryNode | undefined {
   return h.memory.nodes.get(id);
 }
 
-// literate/memory.md:330
+// literate/memory.md:400
+/**
+ * NodeQuery selects nodes by type, by attribute values (compared as canonical JSON) and by a predicate; every given part must hold.
+ * The empty query `{}` matches every node.
+ */
 export interface NodeQuery {
   readonly type?: string;
   readonly attributes?: JsonObject;
+  /** Any further condition a node must meet. */
   readonly where?: (node: MemoryNode) => boolean;
   /** @defaultValue no limit */
   readonly limit?: number;
 }
 
-// literate/memory.md:343
+// literate/memory.md:418
+/**
+ * queryObjects returns the nodes matching `query`, scanning the whole store in insertion order, at most `query.limit` of them.
+ */
 export function queryObjects(h: MemoryHost, query: NodeQuery): MemoryNode[] {
   const found: MemoryNode[] = [];
   const wanted = query.attributes === undefined ? [] : Object.entries(query.attributes).map(([k, v]) => [k, canonicalJson(v)] as const);
@@ -235,7 +313,10 @@ export function queryObjects(h: MemoryHost, query: NodeQuery): MemoryNode[] {
   return found;
 }
 
-// literate/memory.md:360
+// literate/memory.md:438
+/**
+ * removeObject deletes node `id` with its subtree, unhooks it from its parent, and returns how many nodes went (0 if absent).
+ */
 export function removeObject(h: MemoryHost, id: string): number {
   const node = h.memory.nodes.get(id);
   if (node === undefined) return 0;
@@ -244,7 +325,10 @@ export function removeObject(h: MemoryHost, id: string): number {
   return removeSubtree(h.memory, id);
 }
 
-// literate/memory.md:567
+// literate/memory.md:648
+/**
+ * parseNodeInput checks an untrusted node tree (e.g. from a stimulus) recursively before ingest and copies only the known fields; the reason names the path of the first problem.
+ */
 export function parseNodeInput(raw: unknown, path = "$"): Checked<NodeInput> {
   if (!isPlainObject(raw)) return { ok: false, reason: `\`${path}\`: a node must be an object, got ${describeJson(raw)}` };
   const { id, type, attributes, content, children } = raw;
@@ -280,7 +364,10 @@ export function parseNodeInput(raw: unknown, path = "$"): Checked<NodeInput> {
   };
 }
 
-// literate/memory.md:634
+// literate/memory.md:718
+/**
+ * contextAssembleGlobalAwareness lists, for the system prompt, the active projects (nodes tagged `project`, whether `tags` is a string or a list) with their titles and ids, at most `limit` (default 20).
+ */
 export function contextAssembleGlobalAwareness(h: MemoryHost, limit = 20): string {
   const isProject = (node: MemoryNode): boolean => {
     const tags = node.attributes["tags"];
@@ -295,16 +382,28 @@ export function contextAssembleGlobalAwareness(h: MemoryHost, limit = 20): strin
   return `ACTIVE PROJECTS:\n${lines.length === 0 ? "- none" : lines.join("\n")}`;
 }
 
-// literate/memory.md:667
+// literate/memory.md:754
+/**
+ * PersistHost is a `MemoryHost` with a clock (to name a set-aside corrupt file) and dice (to name the temporary file).
+ */
 export interface PersistHost extends MemoryHost {
+  /** now returns milliseconds since the epoch; it names a set-aside corrupt file. */
   readonly now: () => number;
+  /** random returns a number in [0, 1); it names the temporary file of an atomic save. */
   readonly random: () => number;
 }
 
-// literate/memory.md:676
+// literate/memory.md:768
+/**
+ * memoryFileFormat tags a memory file, so a stranger's JSON file is recognised as not ours rather than loaded as an empty store.
+ */
 export const memoryFileFormat = "passepartout-memory/1";
 
-// literate/memory.md:684
+// literate/memory.md:779
+/**
+ * saveMemory writes the store to `path` so that a crash at any moment leaves a loadable file: a flushed temporary file beside it, the current file copied to `PATH.bak`, then an atomic rename.
+ * Returns the node count and whether a backup was made.
+ */
 export function saveMemory(h: PersistHost, path: string): { readonly nodes: number; readonly backup: boolean } {
   const nodes = [...h.memory.nodes.values()];
   const text = JSON.stringify({ format: memoryFileFormat, savedAt: new Date(h.now()).toISOString(), nodes });
@@ -322,7 +421,10 @@ export function saveMemory(h: PersistHost, path: string): { readonly nodes: numb
   return { nodes: nodes.length, backup };
 }
 
-// literate/memory.md:705
+// literate/memory.md:804
+/**
+ * readMemoryFile reads and checks one memory file: the format tag, every node's fields, unique ids and every node's hash against its content.
+ */
 export function readMemoryFile(path: string): Checked<MemoryNode[]> {
   let parsed: unknown;
   try {
@@ -359,7 +461,8 @@ export function readMemoryFile(path: string): Checked<MemoryNode[]> {
   return { ok: true, value: nodes };
 }
 
-// literate/memory.md:748
+// literate/memory.md:850
+/** LoadReport says what {@link loadMemory} did: `status` is for code, `message` for a person. */
 export interface LoadReport {
   readonly status: "loaded" | "missing" | "restored-from-backup" | "corrupt";
   readonly nodes: number;
@@ -368,7 +471,12 @@ export interface LoadReport {
   readonly setAside?: string;
 }
 
-// literate/memory.md:760
+// literate/memory.md:863
+/**
+ * loadMemory replaces the store's contents with the file at `path`.
+ * A missing file leaves the store empty; a corrupt one is renamed to `PATH.corrupt-TIMESTAMP` and `PATH.bak` is tried, else the store starts empty.
+ * Writes are not logged in any transaction.
+ */
 export function loadMemory(h: PersistHost, path: string): LoadReport {
   const fill = (nodes: readonly MemoryNode[]): void => {
     h.memory.nodes.clear();

@@ -9,6 +9,9 @@ import { findTriggeredSkill, runBackgroundSkills, skillsByPriority, trackSkill, 
 import { generateToolBeltPrompt, type ToolHost } from "./tools.ts";
 
 // literate/reason.md:44
+/**
+ * BackendRequest is what a {@link Backend} is asked: the conversation as text, the system prompt, and the model chosen by the selector, if any.
+ */
 export interface BackendRequest {
   /** The conversation so far, as text. */
   readonly prompt: string;
@@ -18,20 +21,31 @@ export interface BackendRequest {
   readonly model?: string;
 }
 
-// literate/reason.md:57
+// literate/reason.md:60
+/**
+ * BackendReply is a backend's answer: the text, with token counts when the provider reports them (for telemetry).
+ */
 export interface BackendReply {
   readonly text: string;
   readonly inputTokens?: number;
   readonly outputTokens?: number;
 }
 
-// literate/reason.md:67
+// literate/reason.md:73
+/**
+ * Backend is one way of reaching a model (a hosted API, a local server, a test script).
+ * It fails by throwing, and may answer synchronously.
+ */
 export type Backend = (request: BackendRequest) => BackendReply | Promise<BackendReply>;
 
-// literate/reason.md:73
+// literate/reason.md:83
+/** ModelSelector picks a model for a backend and signal, or returns `undefined` to let the backend choose. */
 export type ModelSelector = (backend: string, signal: Signal | undefined) => string | undefined;
 
-// literate/reason.md:83
+// literate/reason.md:94
+/**
+ * PendingApproval is an action a gate wants a person to approve, filed under a fresh `id`; the action does not run until approval is granted.
+ */
 export interface PendingApproval {
   readonly id: string;
   readonly action: Action;
@@ -40,19 +54,29 @@ export interface PendingApproval {
   readonly reason: string;
 }
 
-// literate/reason.md:95
+// literate/reason.md:109
+/**
+ * Approvals is the harness's record of approvals: what waits for a person, and what a person granted and has not yet spent.
+ * Nothing in an action or a signal can say "approved".
+ */
 export interface Approvals {
   readonly pending: Map<string, PendingApproval>;
   /** Fingerprint of an approved action → how many runs of it are approved. */
   readonly granted: Map<string, number>;
 }
 
-// literate/reason.md:105
+// literate/reason.md:123
+/**
+ * actionFingerprint is what an approval is recorded against: the canonical JSON of the action, so it covers exactly that action with exactly those arguments.
+ */
 export function actionFingerprint(action: Action): string {
   return canonicalJson(action);
 }
 
-// literate/reason.md:115
+// literate/reason.md:136
+/**
+ * ReasonHost is the part of the harness the reason stage uses: skills, tools and memory for the system prompt, plus backends, cascade, consensus and retry settings and the approval record.
+ */
 export interface ReasonHost extends SkillHost, ToolHost, MemoryHost {
   /** The assistant's name in the system prompt. */
   readonly identity: string;
@@ -67,28 +91,39 @@ export interface ReasonHost extends SkillHost, ToolHost, MemoryHost {
   /** Longer replies are not parsed. */
   readonly maxReplyChars: number;
   readonly approvals: Approvals;
+  /** Fresh ids for pending approvals. */
   readonly newId: () => string;
 }
 
-// literate/reason.md:136
+// literate/reason.md:161
+/**
+ * registerBackend adds or replaces the backend under `name` and appends the name to the cascade if it is not there yet, so registration order is preference order; reorder `h.cascade` to change it.
+ */
 export function registerBackend(h: ReasonHost, name: string, backend: Backend): void {
   h.backends.set(name, backend);
   if (!h.cascade.includes(name)) h.cascade.push(name);
 }
 
-// literate/reason.md:147
+// literate/reason.md:175
+/** Attempt records one backend call that failed: which backend, how long it took by the injected clock, and why. */
 export interface Attempt {
   readonly backend: string;
   readonly ms: number;
   readonly error: string;
 }
 
-// literate/reason.md:157
+// literate/reason.md:186
+/**
+ * CallResult is the first successful reply with the failed attempts before it, or a typed `cascade-exhausted` result listing every attempt.
+ */
 export type CallResult =
   | { readonly ok: true; readonly text: string; readonly backend: string; readonly model?: string; readonly attempts: readonly Attempt[] }
   | { readonly ok: false; readonly reason: "cascade-exhausted"; readonly attempts: readonly Attempt[] };
 
-// literate/reason.md:165
+// literate/reason.md:197
+/**
+ * CallRequest is what {@link probabilisticCall} is given: the two prompts and, optionally, a cascade of its own (default `h.cascade`) and the signal for the model selector.
+ */
 export interface CallRequest {
   readonly prompt: string;
   readonly system: string;
@@ -98,7 +133,12 @@ export interface CallRequest {
   readonly signal?: Signal;
 }
 
-// literate/reason.md:180
+// literate/reason.md:215
+/**
+ * probabilisticCall tries the backends of the cascade in order and returns the first success.
+ * Every call is timed and counted in the backend's telemetry; a failure or a name with no backend is logged and the next backend tried.
+ * Never throws for a backend failure.
+ */
 export async function probabilisticCall(h: ReasonHost, request: CallRequest): Promise<CallResult> {
   const attempts: Attempt[] = [];
   for (const name of request.cascade ?? h.cascade) {
@@ -130,7 +170,10 @@ export async function probabilisticCall(h: ReasonHost, request: CallRequest): Pr
   return { ok: false, reason: "cascade-exhausted", attempts };
 }
 
-// literate/reason.md:290
+// literate/reason.md:330
+/**
+ * stripMarkdown trims a reply and peels code fences and single backticks that enclose the whole of it, however deeply nested; a fence in the middle of prose is left alone.
+ */
 export function stripMarkdown(text: string): string {
   let cleaned = text.trim();
   for (;;) {
@@ -142,13 +185,20 @@ export function stripMarkdown(text: string): string {
   }
 }
 
-// literate/reason.md:305
+// literate/reason.md:348
+/**
+ * extractFencedBlock returns the trimmed content of the first fenced block inside `text`, or `undefined` if there is none.
+ */
 export function extractFencedBlock(text: string): string | undefined {
   const found = /(?:^|\n)(`{3,}|~{3,})[^\n]*\n([\s\S]*?)\n\1/.exec(text);
   return found?.[2]?.trim();
 }
 
-// literate/reason.md:315
+// literate/reason.md:361
+/**
+ * actionSchema is the reply protocol the model is told to follow: a message, a tool call or an actuator command.
+ * There is no `log` variant and none that carries code.
+ */
 export const actionSchema: JsonSchema = {
   anyOf: [
     { type: "object", required: ["kind", "text"], properties: { kind: { type: "string", enum: ["message"] }, text: { type: "string" } } },
@@ -170,7 +220,11 @@ export const actionSchema: JsonSchema = {
   ],
 };
 
-// literate/reason.md:341
+// literate/reason.md:391
+/**
+ * parseAction checks a value against `actionSchema` and builds a fresh action from the known fields only, so extra fields in a reply never reach an actuator.
+ * `args` defaults to `{}`.
+ */
 export function parseAction(value: unknown): Checked<Action> {
   const json = checkJson(value);
   if (!json.ok) return json;
@@ -184,7 +238,11 @@ export function parseAction(value: unknown): Checked<Action> {
   return { ok: true, value: { kind: "command", target: text("target"), command: text("command"), args } };
 }
 
-// literate/reason.md:359
+// literate/reason.md:413
+/**
+ * parseModelReply turns a model's reply into an action and always succeeds: a valid action (possibly fenced, or in a fenced block inside prose) is parsed, anything else becomes a plain message.
+ * A reply longer than `h.maxReplyChars` is not parsed and is cut to the limit.
+ */
 export function parseModelReply(h: ReasonHost, reply: string): Action {
   if (reply.length > h.maxReplyChars) {
     harnessLog(h, `think: reply of ${reply.length} characters is over the limit of ${h.maxReplyChars}; treated as a message`);
@@ -206,7 +264,8 @@ export function parseModelReply(h: ReasonHost, reply: string): Action {
   return { kind: "message", text: cleaned };
 }
 
-// literate/reason.md:449
+// literate/reason.md:507
+/** describeAction names an action in one short phrase for logs and for the rejection note the model is shown. */
 export function describeAction(action: Action): string {
   switch (action.kind) {
     case "message":
@@ -220,13 +279,19 @@ export function describeAction(action: Action): string {
   }
 }
 
-// literate/reason.md:467
+// literate/reason.md:526
+/**
+ * conversationPrompt is the user-side prompt: the signal's turns, one per paragraph, or, with no turns, the event's sensor and payload.
+ */
 export function conversationPrompt(signal: Signal): string {
   if (signal.conversation.length === 0) return `EVENT ${signal.payload.sensor}: ${canonicalJson(signal.payload)}`;
   return signal.conversation.map((turn) => `${turn.role.toUpperCase()}: ${turn.text}`).join("\n\n");
 }
 
-// literate/reason.md:476
+// literate/reason.md:538
+/**
+ * assembleSystemPrompt builds the system prompt: identity, protocol, the triggered skill's instructions, the tool belt, global awareness, recent logs and, when retrying, why the previous proposal was rejected.
+ */
 export function assembleSystemPrompt(h: ReasonHost, parts: { readonly skill?: string; readonly skillPrompt?: string; readonly rejection?: string }): string {
   const sections = [
     `IDENTITY: You are ${h.identity}.`,
@@ -245,13 +310,20 @@ export function assembleSystemPrompt(h: ReasonHost, parts: { readonly skill?: st
   return sections.filter((s) => s !== undefined).join("\n\n");
 }
 
-// literate/reason.md:498
+// literate/reason.md:563
+/**
+ * Thought is one model's proposal: the action and the backend that proposed it (`undefined` when no backend answered and the action logs that failure).
+ */
 export interface Thought {
   readonly action: Action;
   readonly backend: string | undefined;
 }
 
-// literate/reason.md:508
+// literate/reason.md:576
+/**
+ * think runs one round of asking a model: the triggered skill's prompt, the system prompt, the call through the cascade (or `options.cascade`) and the parse.
+ * An exhausted cascade becomes a `log` action naming every attempt; an error thrown by the skill's prompt propagates.
+ */
 export async function think(h: ReasonHost, signal: Signal, options: { readonly cascade?: readonly string[]; readonly rejection?: string } = {}): Promise<Thought> {
   const skill = findTriggeredSkill(h, signal);
   const prompt = skill?.prompt;
@@ -274,7 +346,12 @@ export async function think(h: ReasonHost, signal: Signal, options: { readonly c
   return { action: parseModelReply(h, result.text), backend: result.backend };
 }
 
-// literate/reason.md:599
+// literate/reason.md:671
+/**
+ * deterministicVerify runs the gates of the skills that apply, highest priority first, each seeing the action as the previous gates left it.
+ * The first veto ends the walk, as does the first request for approval unless one is already granted for the action; a gate that throws or returns a non-verdict vetoes.
+ * Asking for approval files a `PendingApproval`.
+ */
 export async function deterministicVerify(h: ReasonHost, proposed: Action, signal: Signal): Promise<Decision> {
   let action = proposed;
   const rewrittenBy: string[] = [];
@@ -318,7 +395,10 @@ export async function deterministicVerify(h: ReasonHost, proposed: Action, signa
   return { kind: "approved", action, rewrittenBy };
 }
 
-// literate/reason.md:742
+// literate/reason.md:819
+/**
+ * probabilisticGate asks for proposals: one {@link think}, or, with consensus on and at least two backends, one per backend among the first `h.consensus.size` of the cascade (at least two), in parallel.
+ */
 export async function probabilisticGate(h: ReasonHost, signal: Signal, rejection?: string): Promise<Thought[]> {
   const options = rejection === undefined ? {} : { rejection };
   if (!h.consensus.enabled || h.cascade.length < 2) return [await think(h, signal, options)];
@@ -327,7 +407,11 @@ export async function probabilisticGate(h: ReasonHost, signal: Signal, rejection
   return Promise.all(voters.map((voter) => think(h, signal, { ...options, cascade: [voter] })));
 }
 
-// literate/reason.md:756
+// literate/reason.md:836
+/**
+ * resolveConsensus counts votes by action fingerprint among thoughts a backend produced and returns the winner with its count; ties go to the earliest in the cascade.
+ * With no votes the first thought stands (with 0 votes); with no thoughts, `undefined`.
+ */
 export function resolveConsensus(thoughts: readonly Thought[]): { readonly winner: Thought; readonly votes: number } | undefined {
   const voting = thoughts.filter((t) => t.backend !== undefined);
   if (voting.length === 0) return thoughts[0] === undefined ? undefined : { winner: thoughts[0], votes: 0 };
@@ -343,7 +427,10 @@ export function resolveConsensus(thoughts: readonly Thought[]): { readonly winne
   return best === undefined ? undefined : { winner: best.first, votes: best.votes };
 }
 
-// literate/reason.md:775
+// literate/reason.md:859
+/**
+ * consensusGate picks the winning thought with `resolveConsensus` and logs the count when there was a vote.
+ */
 export function consensusGate(h: ReasonHost, thoughts: readonly Thought[]): Thought | undefined {
   const result = resolveConsensus(thoughts);
   if (result !== undefined && thoughts.length > 1) {
@@ -352,10 +439,17 @@ export function consensusGate(h: ReasonHost, thoughts: readonly Thought[]): Thou
   return result?.winner;
 }
 
-// literate/reason.md:839
+// literate/reason.md:926
+/**
+ * reasonedSensors are the event sensors worth a model's time: what people say, delegated tasks, and tool output and errors so a tool call can be followed by an answer.
+ */
 export const reasonedSensors: ReadonlySet<string> = new Set(["user-input", "chat-message", "user-command", "delegation", "tool-output", "tool-error"]);
 
-// literate/reason.md:848
+// literate/reason.md:938
+/**
+ * reasonGate is stage two of the loop and returns the signal `reasoned`, with a decision when one was made.
+ * A `request` skips the model but not the gates; an event from a `reasonedSensors` sensor gets up to `h.maxTries` rounds of proposal, consensus and {@link deterministicVerify}, each retry shown the previous veto; other events go to the skills' background handlers.
+ */
 export async function reasonGate(h: ReasonHost, signal: Signal): Promise<Signal> {
   if (signal.type === "request") {
     const parsed = parseAction(signal.payload["action"]);

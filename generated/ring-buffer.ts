@@ -30,13 +30,15 @@ export class RingBuffer<T> {
     this.#slots = new Array<T | undefined>(capacity);
   }
   // literate/conventions.md:95
+  /** push adds an entry, forgetting the oldest one when the buffer is full. O(1). */
   push(entry: T): void {
     if (this.#size === this.capacity) this.#dropped++;
     else this.#size++;
     this.#slots[this.#next] = entry;
     this.#next = (this.#next + 1) % this.capacity;
   }
-  // literate/conventions.md:107
+  // literate/conventions.md:108
+  /** recent copies out the last `limit` entries (default: all), oldest first, with the count of forgotten ones. */
   recent(limit: number = this.capacity): RecentEntries<T> {
     const count = Math.max(0, Math.min(limit, this.#size));
     const entries: T[] = [];

@@ -4,18 +4,32 @@
 import { checkJson, describeJson, isPlainObject, previewJson, type Checked, type JsonObject, type JsonValue } from "./schema.ts";
 
 // literate/signals.md:28
+/**
+ * signalTypes lists the four {@link SignalType}s; validation and the type are both derived from it so they cannot drift apart.
+ */
 export const signalTypes = ["event", "request", "response", "log"] as const;
 
-// literate/signals.md:34
+// literate/signals.md:37
+/**
+ * SignalType says what kind of traffic a signal is: an `event` happened, a `request` asks for an action (still through the gates), a `response` reports an actuator's result, a `log` is a line for the log.
+ */
 export type SignalType = (typeof signalTypes)[number];
 
-// literate/signals.md:40
+// literate/signals.md:46
+/** SignalStatus records how far through Perceive → Reason → Act a signal got; a new signal is `received`. */
 export type SignalStatus = "received" | "perceived" | "reasoned" | "acted";
 
-// literate/signals.md:48
+// literate/signals.md:55
+/**
+ * Payload is a signal's content: the `sensor` that produced it (e.g. `user-input`, `tool-output`) plus sensor-specific JSON, so every payload can be logged, saved and replayed.
+ */
 export type Payload = { readonly sensor: string; readonly [key: string]: JsonValue };
 
-// literate/signals.md:55
+// literate/signals.md:65
+/**
+ * Meta travels with a signal and with every signal it causes: where it came from, its conversation, and where replies go.
+ * Every field is optional; the zero value `{}` is valid.
+ */
 export type Meta = {
   /** Where the signal entered, e.g. `cli`, `matrix`. */
   readonly source?: string;
@@ -25,31 +39,54 @@ export type Meta = {
   readonly replyChannel?: string;
 };
 
-// literate/signals.md:69
+// literate/signals.md:83
+/**
+ * Turn is one step of an exchange, kept on the signal so a model sees the question again when a tool's output comes back.
+ */
 export type Turn = { readonly role: "user" | "assistant" | "tool"; readonly text: string };
 
-// literate/signals.md:79
+// literate/signals.md:96
+/** MessageAction replies `text` to whoever sent the signal. */
 export type MessageAction = { readonly kind: "message"; readonly text: string };
 
-// literate/signals.md:85
+// literate/signals.md:103
+/** ToolAction calls the registered tool `tool`; `args` are checked against the tool's schema before it runs. */
 export type ToolAction = { readonly kind: "tool"; readonly tool: string; readonly args: JsonObject };
 
-// literate/signals.md:91
+// literate/signals.md:110
+/**
+ * CommandAction asks the actuator named `target` to carry out `command`; an unknown target is a logged error, not a crash.
+ */
 export type CommandAction = { readonly kind: "command"; readonly target: string; readonly command: string; readonly args: JsonObject };
 
-// literate/signals.md:97
+// literate/signals.md:119
+/**
+ * LogAction leaves a line in the log and does nothing else; it is what a veto or an exhausted model cascade leaves behind.
+ */
 export type LogAction = { readonly kind: "log"; readonly text: string };
 
-// literate/signals.md:103
+// literate/signals.md:128
+/**
+ * Action is everything the harness may do: a closed union with no variant that carries code.
+ * A model's reply is parsed into it, never run.
+ */
 export type Action = MessageAction | ToolAction | CommandAction | LogAction;
 
-// literate/signals.md:113
+// literate/signals.md:142
+/**
+ * Decision is what the gates made of a proposed action: `approved` (possibly rewritten, naming the skills that rewrote it), `vetoed` by a skill with a reason, or `awaiting-approval` under an `approvalId` the harness records.
+ * Approval lives in the harness, never on the action.
+ */
 export type Decision =
   | { readonly kind: "approved"; readonly action: Action; readonly rewrittenBy: readonly string[] }
   | { readonly kind: "vetoed"; readonly action: Action; readonly skill: string; readonly reason: string }
   | { readonly kind: "awaiting-approval"; readonly action: Action; readonly skill: string; readonly reason: string; readonly approvalId: string };
 
-// literate/signals.md:126
+// literate/signals.md:159
+/**
+ * Signal is one immutable event flowing through Perceive → Reason → Act; each stage returns a new signal rather than editing this one.
+ * Build one with {@link createSignal} or, from untrusted input, {@link parseSignal}.
+ */
 export interface Signal {
   readonly type: SignalType;
   readonly payload: Payload;
@@ -63,7 +100,8 @@ export interface Signal {
   readonly decision?: Decision;
 }
 
-// literate/signals.md:143
+// literate/signals.md:180
+/** SignalInit is what {@link createSignal} needs: the type and payload; everything else has a default. */
 export interface SignalInit {
   readonly type: SignalType;
   readonly payload: Payload;
@@ -75,7 +113,11 @@ export interface SignalInit {
   readonly conversation?: readonly Turn[];
 }
 
-// literate/signals.md:159
+// literate/signals.md:197
+/**
+ * createSignal makes a fresh `received` signal, filling in the defaults (depth 0, empty meta, no turns).
+ * It trusts its input; untrusted input goes through {@link parseSignal}.
+ */
 export function createSignal(init: SignalInit): Signal {
   return {
     type: init.type,
@@ -87,20 +129,34 @@ export function createSignal(init: SignalInit): Signal {
   };
 }
 
-// literate/signals.md:175
+// literate/signals.md:217
+/**
+ * feedbackSignal makes the `event` an act causes (a tool's output, a crash report): one level deeper than `parent`, inheriting its meta so replies reach the same place, with its conversation extended by `turns` (default none).
+ */
 export function feedbackSignal(parent: Signal, payload: Payload, turns: readonly Turn[] = []): Signal {
   return createSignal({ type: "event", payload, meta: parent.meta, depth: parent.depth + 1, conversation: [...parent.conversation, ...turns] });
 }
 
-// literate/signals.md:229
+// literate/signals.md:274
+/**
+ * normalizeSensor folds the Lisp (`:USER-INPUT`) and Python (`user_input`) spellings of a sensor into the harness's (`user-input`): trimmed, leading colon dropped, lower-cased, underscores to hyphens.
+ */
 export function normalizeSensor(raw: string): string {
   return raw.trim().replace(/^:/, "").toLowerCase().replaceAll("_", "-");
 }
 
-// literate/signals.md:237
+// literate/signals.md:285
+/**
+ * sensorName matches a sensor name: lower-case words of letters and digits joined by hyphens.
+ * {@link parseSignal} also caps the length at 64 characters.
+ */
 export const sensorName = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 
-// literate/signals.md:243
+// literate/signals.md:295
+/**
+ * readMeta checks an untrusted meta object: only `source`, `sessionId` and `replyChannel`, each a string.
+ * `undefined` reads as `{}`.
+ */
 export function readMeta(raw: unknown): Checked<Meta> {
   if (raw === undefined) return { ok: true, value: {} };
   if (!isPlainObject(raw)) return { ok: false, reason: `\`meta\` must be an object, got ${describeJson(raw)}` };
@@ -113,7 +169,10 @@ export function readMeta(raw: unknown): Checked<Meta> {
   return { ok: true, value: meta };
 }
 
-// literate/signals.md:259
+// literate/signals.md:315
+/**
+ * parseSignal is the one door for untrusted stimuli: it accepts only `type`, `payload`, `meta` and `depth`, refuses every other field by name, normalises the sensor, and returns a fresh `received` signal or the reason it was rejected.
+ */
 export function parseSignal(raw: unknown): Checked<Signal> {
   if (!isPlainObject(raw)) return { ok: false, reason: `a signal must be an object, got ${describeJson(raw)}` };
   for (const key of Object.keys(raw)) {

@@ -5,23 +5,37 @@ import { harnessLog, trackTelemetry, type LogHost, type TelemetryHost } from "./
 import type { Action, Signal } from "./signals.ts";
 
 // literate/skills.md:29
+/**
+ * GateVerdict is what a gate says of an action: let it `pass`, `rewrite` it into another action (which later gates see), `veto` it with a reason, or `ask` a person to approve it.
+ * A gate that throws is treated as a veto.
+ */
 export type GateVerdict =
   | { readonly verdict: "pass" }
   | { readonly verdict: "rewrite"; readonly action: Action }
   | { readonly verdict: "veto"; readonly reason: string }
   | { readonly verdict: "ask"; readonly reason: string };
 
-// literate/skills.md:40
+// literate/skills.md:44
+/**
+ * GateContext is what a gate sees besides the action: the signal being handled and whether the harness holds a person's approval of exactly this action.
+ */
 export interface GateContext {
   readonly signal: Signal;
   /** True when the harness holds a granted approval for this exact action. */
   readonly approved: boolean;
 }
 
-// literate/skills.md:50
+// literate/skills.md:57
+/**
+ * Gate is a skill's deterministic check on every action while the skill applies.
+ * It may be asynchronous; the harness always awaits it.
+ */
 export type Gate = (action: Action, context: GateContext) => GateVerdict | Promise<GateVerdict>;
 
-// literate/skills.md:58
+// literate/skills.md:69
+/**
+ * SkillSpec is what a skill author writes for {@link defineSkill}; only `name` (lower-case words joined by hyphens) is required.
+ */
 export interface SkillSpec {
   readonly name: string;
   /** Higher runs first, both for choosing a prompt and for ordering gates. @defaultValue 10 */
@@ -39,18 +53,23 @@ export interface SkillSpec {
   readonly description?: string;
 }
 
-// literate/skills.md:79
+// literate/skills.md:93
+/** Skill is a {@link SkillSpec} with its defaults filled in, as registered by {@link defineSkill}. */
 export interface Skill extends SkillSpec {
   readonly priority: number;
   readonly dependencies: readonly string[];
 }
 
-// literate/skills.md:88
+// literate/skills.md:103
+/** SkillHost is where skills live, keyed by name, with the log and telemetry that running them needs. */
 export interface SkillHost extends LogHost, TelemetryHost {
   readonly skills: Map<string, Skill>;
 }
 
-// literate/skills.md:96
+// literate/skills.md:112
+/**
+ * SkillError is misuse of skills; `code` tells apart a bad skill definition, a dependency on an undefined skill and a dependency cycle.
+ */
 export class SkillError extends Error {
   readonly code: "invalid-skill" | "unknown-skill" | "dependency-cycle";
   constructor(code: "invalid-skill" | "unknown-skill" | "dependency-cycle", message: string) {
@@ -60,7 +79,12 @@ export class SkillError extends Error {
   }
 }
 
-// literate/skills.md:110
+// literate/skills.md:129
+/**
+ * defineSkill registers a skill, filling in defaults (priority 10, no dependencies), and returns it.
+ * A skill of the same name is replaced (and the replacement logged), so skills can be redefined while the agent runs.
+ * Throws a {@link SkillError} `invalid-skill` for a bad name or a non-finite priority.
+ */
 export function defineSkill(h: SkillHost, spec: SkillSpec): Skill {
   if (!/^[a-z][a-z0-9-]*$/.test(spec.name)) throw new SkillError("invalid-skill", `skill name \`${spec.name}\` must be lower-case words joined by hyphens`);
   const priority = spec.priority ?? 10;
@@ -71,12 +95,19 @@ export function defineSkill(h: SkillHost, spec: SkillSpec): Skill {
   return skill;
 }
 
-// literate/skills.md:124
+// literate/skills.md:148
+/**
+ * skillsByPriority lists the skills in the order they are asked anything: highest priority first, ties by name, never by registration order.
+ */
 export function skillsByPriority(h: SkillHost): Skill[] {
   return [...h.skills.values()].sort((a, b) => b.priority - a.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-// literate/skills.md:188
+// literate/skills.md:215
+/**
+ * triggerMatches runs a skill's trigger on `signal`; with no trigger, or one that throws (which is logged), it returns `fallback`.
+ * Gates pass `true` (fail closed), prompt selection `false`.
+ */
 export function triggerMatches(h: SkillHost, skill: Skill, signal: Signal, fallback: boolean): boolean {
   if (skill.trigger === undefined) return fallback;
   try {
@@ -87,12 +118,19 @@ export function triggerMatches(h: SkillHost, skill: Skill, signal: Signal, fallb
   }
 }
 
-// literate/skills.md:202
+// literate/skills.md:233
+/**
+ * findTriggeredSkill returns the highest-priority skill that has a prompt and whose trigger matches `signal`, or `undefined`.
+ */
 export function findTriggeredSkill(h: SkillHost, signal: Signal): Skill | undefined {
   return skillsByPriority(h).find((skill) => skill.prompt !== undefined && triggerMatches(h, skill, signal, false));
 }
 
-// literate/skills.md:241
+// literate/skills.md:275
+/**
+ * resolveSkillDependencies returns skill `name` and everything it needs, dependencies first.
+ * Throws a {@link SkillError} `unknown-skill` for a missing skill or `dependency-cycle` naming every skill on the cycle.
+ */
 export function resolveSkillDependencies(h: SkillHost, name: string): string[] {
   const order: string[] = [];
   const done = new Set<string>();
@@ -115,7 +153,10 @@ export function resolveSkillDependencies(h: SkillHost, name: string): string[] {
   return order;
 }
 
-// literate/skills.md:291
+// literate/skills.md:329
+/**
+ * trackSkill runs one call into a skill's code, records its duration and success in the skill's telemetry, and returns its result or rethrows its error.
+ */
 export async function trackSkill<T>(h: SkillHost, skill: Skill, fn: () => T | Promise<T>): Promise<T> {
   const started = h.now();
   let ok = false;
@@ -128,7 +169,11 @@ export async function trackSkill<T>(h: SkillHost, skill: Skill, fn: () => T | Pr
   }
 }
 
-// literate/skills.md:309
+// literate/skills.md:350
+/**
+ * runBackgroundSkills gives `signal` to every triggered skill with a background handler, highest priority first, one after another, and returns how many ran.
+ * A handler that throws stops the run and propagates.
+ */
 export async function runBackgroundSkills(h: SkillHost, signal: Signal): Promise<number> {
   let ran = 0;
   for (const skill of skillsByPriority(h)) {

@@ -4,21 +4,30 @@
 import { checkJson, validateJson, type JsonObject, type JsonSchema, type JsonValue } from "./schema.ts";
 
 // literate/tools.md:25
+/**
+ * Tool is something the model may ask the harness to run: a name, a description, the JSON Schema of its arguments (shown to the model and enforced before `run`), and `run`, whose result must be JSON.
+ */
 export interface Tool {
   /** Lower-case with underscores, as models are used to: `read_file`. */
   readonly name: string;
   readonly description: string;
   /** The arguments' schema; an object schema. */
   readonly parameters: JsonSchema;
+  /** Runs the tool on arguments already checked against `parameters`; its result must be JSON. */
   readonly run: (args: JsonObject) => JsonValue | Promise<JsonValue>;
 }
 
-// literate/tools.md:38
+// literate/tools.md:42
+/** ToolHost is the slice of the harness that holds the tool registry, keyed by tool name. */
 export interface ToolHost {
   readonly tools: Map<string, Tool>;
 }
 
-// literate/tools.md:47
+// literate/tools.md:52
+/**
+ * ToolError is a call that failed outside the tool's own code; `code` tells apart an unknown tool, invalid arguments, an invalid tool definition and a result that is not data.
+ * Errors the tool itself throws pass through unchanged.
+ */
 export class ToolError extends Error {
   readonly code: "unknown-tool" | "invalid-arguments" | "invalid-tool" | "invalid-result";
   constructor(code: "unknown-tool" | "invalid-arguments" | "invalid-tool" | "invalid-result", message: string) {
@@ -28,7 +37,11 @@ export class ToolError extends Error {
   }
 }
 
-// literate/tools.md:60
+// literate/tools.md:69
+/**
+ * registerTool adds (or replaces) a tool under its name and returns it.
+ * Throws a {@link ToolError} `invalid-tool` if the name is not lower-case letters, digits and `_`, or the parameters are not an object schema.
+ */
 export function registerTool(h: ToolHost, tool: Tool): Tool {
   if (!/^[a-z][a-z0-9_]*$/.test(tool.name)) throw new ToolError("invalid-tool", `tool name \`${tool.name}\` must be lower-case letters, digits and \`_\``);
   if (!("type" in tool.parameters) || tool.parameters.type !== "object") throw new ToolError("invalid-tool", `tool \`${tool.name}\` must take an object of arguments`);
@@ -36,14 +49,21 @@ export function registerTool(h: ToolHost, tool: Tool): Tool {
   return tool;
 }
 
-// literate/tools.md:74
+// literate/tools.md:87
+/**
+ * generateToolBeltPrompt describes the registered tools to the model, one line each with name, description and argument schema, sorted by name; `TOOLS: none` when there are none.
+ */
 export function generateToolBeltPrompt(h: ToolHost): string {
   const tools = [...h.tools.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
   if (tools.length === 0) return "TOOLS: none";
   return ["TOOLS:", ...tools.map((tool) => `- ${tool.name}: ${tool.description} Arguments: ${JSON.stringify(tool.parameters)}`)].join("\n");
 }
 
-// literate/tools.md:87
+// literate/tools.md:103
+/**
+ * callTool looks up the tool `name`, validates `args` (untrusted, from a model) against its schema, runs it and checks the result is JSON.
+ * Throws a {@link ToolError} for an unknown tool, invalid arguments or a non-JSON result; the tool runs only after its arguments pass.
+ */
 export async function callTool(h: ToolHost, name: string, args: unknown): Promise<JsonValue> {
   const tool = h.tools.get(name);
   if (tool === undefined) {

@@ -9,6 +9,9 @@ import { defineSkill, type SkillHost, type SkillSpec } from "./skills.ts";
 import { registerTool, type Tool, type ToolHost } from "./tools.ts";
 
 // literate/workspace.md:25
+/**
+ * WorkspaceError is a refused or failed workspace operation; `code` tells the cases apart, and the message names the path as the model gave it so its next attempt can correct it.
+ */
 export class WorkspaceError extends Error {
   readonly code: "path-escape" | "not-found" | "not-a-file" | "not-a-folder" | "not-allowed";
   constructor(code: "path-escape" | "not-found" | "not-a-file" | "not-a-folder" | "not-allowed", message: string) {
@@ -18,13 +21,22 @@ export class WorkspaceError extends Error {
   }
 }
 
-// literate/workspace.md:40
+// literate/workspace.md:43
+/**
+ * isInside reports whether `path` is `root` or below it, comparing by relative path rather than string prefix (`/work/rootkit` is not inside `/work/root`).
+ * Purely lexical: it does not resolve links.
+ */
 export function isInside(root: string, path: string): boolean {
   const rel = relative(root, path);
   return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
-// literate/workspace.md:54
+// literate/workspace.md:61
+/**
+ * resolveInWorkspace turns `requested` (relative to `root`, or absolute) into a real path inside the workspace, checking both lexically and after resolving symbolic links.
+ * Throws a {@link WorkspaceError}: `path-escape` for a NUL character or a path outside the root, `not-found` if nothing is there.
+ * A link swapped in between check and use is not guarded against.
+ */
 export function resolveInWorkspace(root: string, requested: string): string {
   if (requested.includes("\0")) throw new WorkspaceError("path-escape", `path \`${requested.replaceAll("\0", "\\0")}\` holds a NUL character`);
   const realRoot = realpathSync(root);
@@ -40,7 +52,10 @@ export function resolveInWorkspace(root: string, requested: string): string {
   return real;
 }
 
-// literate/workspace.md:76
+// literate/workspace.md:88
+/**
+ * readFileTool makes the `read_file` tool: it reads a UTF-8 text file inside `root`, at most `maxBytes` of it (default 1 MB), and says whether it cut the file short.
+ */
 export function readFileTool(root: string, maxBytes = 1_000_000): Tool {
   return {
     name: "read_file",
@@ -69,7 +84,11 @@ export function readFileTool(root: string, maxBytes = 1_000_000): Tool {
   };
 }
 
-// literate/workspace.md:109
+// literate/workspace.md:124
+/**
+ * listFolderTool makes the `list_folder` tool: it lists a folder inside `root` (the root by default), sorted by name, each entry marked `file`, `folder`, `link` or `other`, at most `maxEntries` (default 1000).
+ * Links are reported, not followed.
+ */
 export function listFolderTool(root: string, maxEntries = 1000): Tool {
   return {
     name: "list_folder",
@@ -90,13 +109,15 @@ export function listFolderTool(root: string, maxEntries = 1000): Tool {
   };
 }
 
-// literate/workspace.md:133
+// literate/workspace.md:152
+/** installWorkspaceTools registers `read_file` and `list_folder` for the workspace `root`. */
 export function installWorkspaceTools(h: ToolHost, root: string): void {
   registerTool(h, readFileTool(root));
   registerTool(h, listFolderTool(root));
 }
 
-// literate/workspace.md:246
+// literate/workspace.md:266
+/** ShellOptions configure the `run_program` tool. There is no default allow list: an empty `allow` runs nothing. */
 export interface ShellOptions {
   /** Program names that may run, exactly as the model must write them: `git`, `ls`. */
   readonly allow: readonly string[];
@@ -108,7 +129,12 @@ export interface ShellOptions {
   readonly maxOutputBytes?: number;
 }
 
-// literate/workspace.md:263
+// literate/workspace.md:284
+/**
+ * shellTool makes the `run_program` tool: it runs an allowed program with `execFile`, without a shell, and returns its exit code and output.
+ * It checks the allow list itself; a program that cannot start or is killed by the timeout is an error.
+ * Install it with {@link installShellTool} so its guard comes too.
+ */
 export function shellTool(options: ShellOptions): Tool {
   return {
     name: "run_program",
@@ -143,7 +169,10 @@ export function shellTool(options: ShellOptions): Tool {
   };
 }
 
-// literate/workspace.md:302
+// literate/workspace.md:328
+/**
+ * shellGuard is the spec of the `shell-guard` skill: with no trigger and priority 1000, its gate vetoes `run_program` for a program outside the allow list and asks a person to approve every other run.
+ */
 export function shellGuard(options: ShellOptions): SkillSpec {
   return {
     name: "shell-guard",
@@ -159,7 +188,10 @@ export function shellGuard(options: ShellOptions): SkillSpec {
   };
 }
 
-// literate/workspace.md:321
+// literate/workspace.md:350
+/**
+ * installShellTool registers the shell tool and defines its guard skill together, so one cannot be had without the other.
+ */
 export function installShellTool(h: ToolHost & SkillHost, options: ShellOptions): void {
   registerTool(h, shellTool(options));
   defineSkill(h, shellGuard(options));

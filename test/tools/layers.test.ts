@@ -41,3 +41,47 @@ describe("the toolchain's layers", () => {
     expect(text).not.toMatch(/process\.(exit|stdout|stderr|cwd)/);
   });
 });
+
+/** The docs site's library, tools/lib/docs/, lower layers first; all of tools/lib sits below it. */
+const docsLayers: readonly (readonly string[])[] = [
+  ["html", "errors-index", "search", "chapter"],
+  ["code-html", "layout"],
+  ["highlight", "xref"],
+  ["model"],
+  ["pages", "attribution", "api", "assets"],
+  ["build"],
+  ["serve"],
+];
+
+/** Docs modules that compute over in-memory inputs only. */
+const docsPure = ["html", "errors-index", "search", "chapter", "code-html", "layout", "highlight", "model", "pages"];
+
+const docsLayerOf = (name: string): number => docsLayers.findIndex((layer) => layer.includes(name));
+const docsModules = readdirSync("tools/lib/docs").filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3));
+
+describe("the docs site's layers", () => {
+  it("place every module of tools/lib/docs in a layer", () => {
+    expect(docsModules.filter((m) => docsLayerOf(m) < 0)).toEqual([]);
+  });
+
+  it("keep tools/lib below tools/lib/docs: no toolchain module imports the docs", () => {
+    expect(modules.filter((m) => importsOf(`tools/lib/${m}.ts`).some((spec) => spec.startsWith("./docs/")))).toEqual([]);
+  });
+
+  it.each(docsModules)("let docs/%s import only from its own layer or below, and from tools/lib", (name) => {
+    const specs = importsOf(`tools/lib/docs/${name}.ts`);
+    const upward = specs
+      .filter((spec) => spec.startsWith("./"))
+      .map((spec) => spec.slice(2, -3))
+      .filter((dep) => docsLayerOf(dep) > docsLayerOf(name));
+    expect(upward).toEqual([]);
+    expect(specs.filter((spec) => spec.startsWith("../") && (spec.startsWith("../../") || spec === "../cli.ts"))).toEqual([]);
+  });
+
+  it.each(docsPure)("keep docs/%s free of the disk, the process and child processes", (name) => {
+    const text = readFileSync(`tools/lib/docs/${name}.ts`, "utf8");
+    const touching = importsOf(`tools/lib/docs/${name}.ts`).filter((spec) => ["node:fs", "node:child_process", "node:fs/promises", "node:http"].includes(spec));
+    expect(touching).toEqual([]);
+    expect(text).not.toMatch(/process\.(exit|stdout|stderr|cwd)/);
+  });
+});

@@ -301,8 +301,30 @@ describe.concurrent("tangle refuses", { timeout: cliTimeout }, () => {
     })();
     expect(refused).toBeInstanceOf(LiterateError);
     expect((refused as LiterateError).message).toBe(
-      "generated/.tangle-manifest.json bad-manifest: tangle's manifest cannot be read: manifest has no `files`\n  hint: restore it with `git checkout`, or delete it and run `npm run tangle -- --force`",
+      "generated/.tangle-manifest.json bad-manifest: tangle's manifest cannot be used: manifest has no `files`\n  hint: restore it with `git checkout`, or delete it and run `npm run tangle -- --force`",
     );
+  });
+
+  it.each(["../outside.ts", "/etc/passwd", "literate/a.md", "generated/../../x.ts", "node_modules/x.js"])(
+    "a manifest naming %s, which tangle could never have written, deleting nothing",
+    (entry) => {
+      const root = newProject();
+      writeFiles(root, { [manifestPath]: `${JSON.stringify({ version: 1, files: { [entry]: "0".repeat(64) } })}\n` });
+      const before = snapshot(root);
+      expect(() => runTangle({ root })).toThrow(`tangle's manifest cannot be used: it names \`${entry}\`, which is not a target tangle can write`);
+      expect(snapshot(root)).toEqual(before);
+    },
+  );
+
+  it.each([
+    ["a folder", { "generated/a.ts/keep.txt": "" }, "`generated/a.ts` is a folder; tangle writes only regular files"],
+    ["inside a file", { generated: "" }, "`generated` is a file, so `generated/a.ts` cannot be created inside it"],
+  ])("a target that is %s, writing nothing", (_, files, message) => {
+    const root = newProject();
+    writeFiles(root, files);
+    const before = snapshot(root);
+    expect(() => runTangle({ root })).toThrow(message);
+    expect(snapshot(root)).toEqual(before);
   });
 
   it("a root that is not a folder, creating nothing", async ({ expect }) => {

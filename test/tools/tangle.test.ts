@@ -148,6 +148,14 @@ describe("targets", () => {
 });
 
 describe("named blocks", () => {
+  it("leaves the blank lines of a spliced block empty, without the indentation", () => {
+    const result = tangleOne(
+      md(...frontMatter(), "", `${fence}ts`, "export class C {", "  <<members>>", "}", fence, "", `${fence}ts #members`, "a = 1;", "", "b = 2;", fence),
+    );
+    expect(result.diagnostics).toEqual([]);
+    expect(fileOf(result, "generated/a.ts")).toContain("  a = 1;\n\n  b = 2;\n");
+  });
+
   it("splices a named block at `<<name>>`, prefixing each line with the reference's indentation", () => {
     const result = tangleOne(
       md(

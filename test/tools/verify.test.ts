@@ -518,3 +518,35 @@ describe("verify --stamp and its evidence", { concurrent: true }, () => {
     slow,
   );
 });
+
+describe("verify --stamp while someone edits a document", () => {
+  it(
+    "keeps an edit made while the tests ran, writes no stamp over it, and says so",
+    async () => {
+      const { verifyProject } = await import("../../tools/lib/verify.ts");
+      const { formatDiagnostic } = await import("../../tools/lib/diagnostics.ts");
+      const project = new Project({ [doc]: good });
+      try {
+        project.tangleNow();
+        expect((await project.test()).code).toBe(0);
+        const edited = `${good}\nA sentence typed while the tests ran.\n`;
+        const report = verifyProject({
+          root: project.root,
+          stamp: true,
+          runTests: () => {
+            project.write(doc, edited);
+            return true;
+          },
+        });
+        expect(project.read(doc)).toBe(edited);
+        expect(report.ok).toBe(false);
+        expect(report.problems.map(formatDiagnostic)).toContain(
+          `${doc} tested: the document changed while verify ran, so its stamps were not written\n  hint: run \`npm run verify -- --stamp\` again`,
+        );
+      } finally {
+        project.remove();
+      }
+    },
+    slow,
+  );
+});

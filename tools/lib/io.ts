@@ -23,7 +23,7 @@ export function readIfExists(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8");
   } catch (caught) {
-    if ((caught as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    if (isMissing(caught)) return undefined;
     throw caught;
   }
 }
@@ -54,6 +54,8 @@ export function escapesThroughSymlink(root: string, path: string, realpaths?: Ma
   const rel = relative(realRoot, resolved);
   if (rel.startsWith("..") || rel.startsWith(sep)) return `\`${path}\` leads outside the project through a symbolic link`;
   if (stat.isSymbolicLink()) return `\`${path}\` is a symbolic link; tangle writes only regular files`;
+  if (probe === join(root, path) && stat.isDirectory()) return `\`${path}\` is a folder; tangle writes only regular files`;
+  if (probe !== join(root, path) && !stat.isDirectory()) return `\`${relative(root, probe).split(sep).join("/")}\` is a file, so \`${path}\` cannot be created inside it`;
   return undefined;
 }
 
@@ -171,4 +173,10 @@ export class HashingReader {
       // the cache is an optimisation; a read-only checkout still tangles
     }
   }
+}
+
+/** True for the errors that mean "nothing is there": no such file, or a file where a folder should be. */
+function isMissing(caught: unknown): boolean {
+  const code = (caught as NodeJS.ErrnoException).code;
+  return code === "ENOENT" || code === "ENOTDIR";
 }

@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { LiterateError, error, type Diagnostic } from "./diagnostics.ts";
 import { HashingReader, escapesThroughSymlink, listDocuments, loadStatCache, readIfExists, writeAtomically } from "./io.ts";
-import { manifestPath } from "./paths.ts";
+import { checkTargetPath, manifestPath } from "./paths.ts";
 import { parseManifest, planWrites, sha256, type Action, type Manifest } from "./plan.ts";
 import { tangle, type TangleInput, type TangleResult } from "./tangle.ts";
 import { statSync, unlinkSync } from "node:fs";
@@ -52,13 +52,22 @@ function readDocuments(root: string, reader: HashingReader): { inputs: TangleInp
 
 function readManifest(root: string): Manifest | undefined {
   const text = readIfExists(join(root, manifestPath));
-  try {
-    return parseManifest(text);
-  } catch (caught) {
-    throw new LiterateError([
-      error({ file: manifestPath, line: 0, column: 0 }, "bad-manifest", `tangle's manifest cannot be read: ${(caught as Error).message}`, "restore it with `git checkout`, or delete it and run `npm run tangle -- --force`"),
+  const broken = (reason: string): LiterateError =>
+    new LiterateError([
+      error({ file: manifestPath, line: 0, column: 0 }, "bad-manifest", `tangle's manifest cannot be used: ${reason}`, "restore it with `git checkout`, or delete it and run `npm run tangle -- --force`"),
     ]);
+  let manifest: Manifest | undefined;
+  try {
+    manifest = parseManifest(text);
+  } catch (caught) {
+    throw broken((caught as Error).message);
   }
+  // The manifest decides what tangle may delete, so every entry must be a path tangle could have written.
+  for (const path of Object.keys(manifest?.files ?? {})) {
+    const checked = checkTargetPath(path);
+    if (!checked.ok || checked.path !== path) throw broken(`it names \`${path}\`, which is not a target tangle can write`);
+  }
+  return manifest;
 }
 
 /** Runs tangle on a project folder. Throws `LiterateError` on user errors, with nothing written. */
@@ -108,6 +117,12 @@ export function runTangle(options: TangleRunOptions): TangleRunReport {
     { force: options.force === true },
   );
   if (plan.conflicts.length > 0) throw new LiterateError(plan.conflicts);
+  for (const action of plan.actions) {
+    if (action.kind !== "delete") continue;
+    const reason = escapesThroughSymlink(root, action.path, realpaths);
+    if (reason !== undefined) unsafe.push(error({ file: action.path, line: 0, column: 0 }, "bad-target", reason, "tangle deletes only regular files inside the project"));
+  }
+  if (unsafe.length > 0) throw new LiterateError(unsafe);
 
   const report: TangleRunReport = { documents: documents.inputs.length, actions: plan.actions, unchanged: plan.unchanged.length, warnings, fastPath: false, result };
   if (options.check) return report;

@@ -292,7 +292,7 @@ class TargetEmitter {
         needProvenance = false;
       }
       const shift = (block.columnShift[i] ?? 0) - prefix.length;
-      this.#push(prefix + text, index, mdLine, shift, block.doc);
+      this.#push(text === "" ? "" : prefix + text, index, mdLine, shift, block.doc);
     }
   }
 

@@ -8,6 +8,7 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, extname, join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import type ts from "typescript";
 import { Application, Logger, LogLevel, ReflectionKind, RendererEvent, type ProjectReflection, type Reflection } from "typedoc";
 import type { TangleResult } from "../tangle.ts";
@@ -106,6 +107,7 @@ export async function buildApi(options: ApiOptions, tangle: TangleResult, progra
     treatValidationWarningsAsErrors: strict,
     githubPages: false,
     hideGenerator: true,
+    favicon: fileURLToPath(new URL("assets/favicon.svg", import.meta.url)),
     logLevel: "Warn",
   });
   const logger = new CollectingLogger();

@@ -10,17 +10,15 @@
  */
 import { mkdirSync, readdirSync, rmSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Heading } from "mdast";
-import { toString } from "mdast-util-to-string";
 import { LiterateError, error, type Diagnostic } from "../diagnostics.ts";
 import { listDocuments, readIfExists } from "../io.ts";
-import { parseMarkdown } from "../markdown.ts";
 import { tangle, type TangleResult } from "../tangle.ts";
 import { verifyProject, type VerifyReport } from "../verify.ts";
 import { buildApi, type ApiResult } from "./api.ts";
 import { writeAssets } from "./assets.ts";
 import { attributeTests, loadAttribution } from "./attribution.ts";
 import { findErrorSites, type ErrorSite } from "./errors-index.ts";
+import type { CodeToken } from "./code-html.ts";
 import { createTokenizer } from "./highlight.ts";
 import { lineAnchor, sourcePath } from "./html.ts";
 import { buildModel, type DocsModel } from "./model.ts";
@@ -78,7 +76,8 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
 
   const paths = listDocuments(root);
   const texts = new Map(paths.map((p) => [p, readIfExists(join(root, p)) ?? ""]));
-  const tangled = tangle([...texts].map(([path, text]) => ({ path, text })), { scan: "remark" });
+  // The fast scanner where it is sure: blocks are the same, and verify judges prose itself.
+  const tangled = tangle([...texts].map(([path, text]) => ({ path, text })));
   if (!tangled.ok) throw new LiterateError(tangled.diagnostics);
   const tTangle = lap();
   progress(`docs: ${paths.length} documents, ${tangled.blocks.length} blocks, ${tangled.targets.length} tangled files`);
@@ -114,8 +113,8 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
 
   const headings = new Map<string, string>();
   for (const [path, text] of texts) {
-    const first = parseMarkdown(text).children.find((n): n is Heading => n.type === "heading" && n.depth === 1);
-    if (first !== undefined) headings.set(path, toString(first));
+    const first = firstHeading(text);
+    if (first !== undefined) headings.set(path, first);
   }
   const apiProblems = new Map<number, string[]>();
   for (const p of api?.problems ?? []) if (p.block !== undefined) apiProblems.set(p.block, [...(apiProblems.get(p.block) ?? []), p.message]);
@@ -123,7 +122,17 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   const toolFiles = listTools(root);
   const errorSites = [...tangled.targets.filter((t) => tsFiles.has(t.path)).flatMap((t) => findErrorSites(t.path, t.content)), ...toolFiles.flatMap((f) => findErrorSites(f, readIfExists(join(root, f)) ?? ""))];
   const sourceFiles = new Set([...tangled.targets.map((t) => t.path), ...new Set(errorSites.filter((s) => !tsFiles.has(s.file)).map((s) => s.file))]);
-  const tokenize = await createTokenizer();
+  const highlight = await createTokenizer();
+  const tokenCache = new Map<string, CodeToken[][]>();
+  const tokenize = (code: string, lang: string): CodeToken[][] => {
+    const key = `${lang}\0${code}`;
+    let tokens = tokenCache.get(key);
+    if (tokens === undefined) {
+      tokens = highlight(code, lang);
+      tokenCache.set(key, tokens);
+    }
+    return tokens;
+  };
   const ctx: PageContext = { model, tokenize, siteTitle, sourcePages: sourceFiles, documents: new Set(paths) };
 
   const pages: RenderedPage[] = [];
@@ -164,6 +173,22 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     timings: { tangle: tTangle, verify: tVerify, xref: tXref, api: tApi, render: tRender, write: tWrite, total },
     model,
   };
+}
+
+/** A chapter's title when its front matter has none: its first `# ` heading outside code fences. */
+function firstHeading(text: string): string | undefined {
+  let fence: string | undefined;
+  for (const line of text.split("\n")) {
+    const f = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+    if (f !== undefined) {
+      if (fence === undefined) fence = f;
+      else if (f[0] === fence[0] && f.length >= fence.length) fence = undefined;
+      continue;
+    }
+    const h = fence === undefined ? /^ {0,3}# +(.+?)(?: +#+)? *$/.exec(line) : null;
+    if (h !== null) return (h[1] ?? "").replace(/[`*_]/g, "");
+  }
+  return undefined;
 }
 
 function readReport(path: string): VerifyReport {

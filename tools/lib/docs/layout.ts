@@ -62,7 +62,8 @@ export function renderPage(page: PageShell): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(page.title)} · ${escapeHtml(page.siteTitle)}</title>
-${page.description === undefined ? "" : `<meta name="description" content="${escapeHtml(page.description)}">\n`}<link rel="stylesheet" href="${href("assets/site.css")}">
+${page.description === undefined ? "" : `<meta name="description" content="${escapeHtml(page.description)}">\n`}<link rel="icon" href="${href("assets/favicon.svg")}" type="image/svg+xml">
+<link rel="stylesheet" href="${href("assets/site.css")}">
 </head>
 <body data-root="${href("index.html").replace(/index\.html$/, "")}">
 <header class="top">

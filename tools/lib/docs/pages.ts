@@ -5,7 +5,7 @@
 import type { Code } from "mdast";
 import { formatLocation, type Diagnostic } from "../diagnostics.ts";
 import { renderChapter, type ChapterHeading, type ChapterSection } from "./chapter.ts";
-import { renderCode, type CodeOverlay, type LineMark } from "./code-html.ts";
+import { renderCode, type CodeOverlay, type CodeToken, type LineMark } from "./code-html.ts";
 import type { ErrorSite } from "./errors-index.ts";
 import type { Tokenize } from "./highlight.ts";
 import { blockAnchor, chapterPath, escapeHtml, lineAnchor, relativeHref, sourcePath } from "./html.ts";
@@ -36,9 +36,14 @@ export function chapterLinks(model: DocsModel): NavLink[] {
   return model.chapters.map((c) => ({ title: c.title, path: c.path, ...(c.summary === undefined ? {} : { status: chapterStatus(c) }) }));
 }
 
+/** ✓ only when verify found no problem and every runtime block is tested (no evidence is not a pass). */
 function chapterStatus(c: ChapterModel): { ok: boolean; text: string } {
-  const problems = c.summary?.problems ?? 0;
-  return problems === 0 ? { ok: true, text: "✓" } : { ok: false, text: `${problems} ✗` };
+  const s = c.summary;
+  const problems = s?.problems ?? 0;
+  const runtime = s === undefined ? 0 : s.definitions - s.typeOnly;
+  if (problems > 0) return { ok: false, text: `${problems} ✗` };
+  if (s !== undefined && s.tested < runtime) return { ok: false, text: `${s.tested}/${runtime} tested` };
+  return { ok: true, text: "✓" };
 }
 
 function shell(ctx: PageContext, page: Omit<PageShell, "chapters" | "siteTitle">): string {
@@ -134,8 +139,10 @@ export function renderBlock(ctx: PageContext, page: string, b: BlockModel, hover
   }
   if (b.apiHref !== undefined) links.push(`<a class="api" href="${escapeHtml(relativeHref(page, b.apiHref))}" title="the API reference of what this block exports">API</a>`);
   links.push(`<a class="md" href="#${anchor}" title="${escapeHtml(b.block.doc)}:${b.block.line}">¶</a>`);
+  // Per-test names only beside verify's own verdict that the tests ran it, never against it.
+  const executed = b.report?.checks.tested === "tested" || b.report?.checks.tested === "stale" || b.report?.checks.tested === "unstamped";
   const tests =
-    b.tests.length === 0
+    b.tests.length === 0 || !executed
       ? ""
       : `<details class="tests"><summary>Tested by ${b.tests.length} test${b.tests.length === 1 ? "" : "s"}</summary><ul>${b.tests.map((t) => `<li>${escapeHtml(t)}</li>`).join("")}</ul></details>`;
   const users = b.usedBy.map((i) => ctx.model.blocks[i]).filter((u): u is BlockModel => u !== undefined);
@@ -197,7 +204,7 @@ export function renderChapterPage(ctx: PageContext, chapter: ChapterModel, markd
     title: chapter.title,
     ...(chapter.description === undefined ? {} : { description: chapter.description }),
     outline: rendered.headings,
-    body: `<article class="chapter">${summary}${rendered.html}</article>`,
+    body: `<article class="chapter">${rendered.html.replace(/(<\/h1>)/, `$1${summary}`)}</article>`,
     ...(previous === undefined ? {} : { previous: { title: previous.title, path: previous.path } }),
     ...(next === undefined ? {} : { next: { title: next.title, path: next.path } }),
     hovers,
@@ -210,7 +217,8 @@ function summaryText(chapter: ChapterModel): string {
   const s = chapter.summary;
   if (s === undefined) return "";
   const runtime = s.definitions - s.typeOnly;
-  const state = s.problems === 0 ? `<span class="status ok">verified</span>` : `<span class="status bad">${s.problems} problem${s.problems === 1 ? "" : "s"}</span>`;
+  const status = chapterStatus(chapter);
+  const state = status.ok ? `<span class="status ok">verified</span>` : `<span class="status bad">${s.problems > 0 ? `${s.problems} problem${s.problems === 1 ? "" : "s"}` : "not all tested"}</span>`;
   return `${state} · ${s.definitions} definition blocks (${s.typeOnly} type-only) · ${s.tested}/${runtime} tested`;
 }
 
@@ -219,8 +227,9 @@ export function renderSourcePage(ctx: PageContext, file: string, content: string
   const page = sourcePath(file);
   const hovers = new Map<number, string>();
   const lines = content.endsWith("\n") ? content.slice(0, -1) : content;
-  const tokens = ctx.tokenize(lines, /\.(c|m)?tsx?$/.test(file) ? "ts" : /\.md$/.test(file) ? "md" : "");
   const target = ctx.model.targets.find((t) => t.path === file);
+  const lang = /\.(c|m)?tsx?$/.test(file) ? "ts" : /\.md$/.test(file) ? "md" : "";
+  const tokens = target === undefined || lang !== "ts" ? ctx.tokenize(lines, lang) : targetTokens(ctx, target);
   const overlays = new Map<number, CodeOverlay[]>();
   if (target !== undefined) {
     const occurrences = ctx.model.xref.occurrences.filter((o) => o.file === file);
@@ -256,6 +265,34 @@ export function renderSourcePage(ctx: PageContext, file: string, content: string
   return { path: page, html, headings: [], sections: [] };
 }
 
+/** Comment color of the code theme, for the lines tangle writes itself (header, provenance). */
+const commentColor = "#6A737D";
+
+/**
+ * The tokens of a tangled file, reusing each block's tokens (the highlighter is the costly part
+ * of a build): a line from a block is that block's line behind its splice indentation; the
+ * lines tangle writes itself are comments.
+ */
+function targetTokens(ctx: PageContext, target: DocsModel["targets"][number]): CodeToken[][] {
+  const lines = target.content.replace(/\n$/, "").split("\n");
+  const blockTokens = new Map<number, CodeToken[][]>();
+  return lines.map((text, i) => {
+    const global = target.lineBlock[i] ?? -1;
+    const b = ctx.model.blocks[global]?.block;
+    if (b === undefined) return text === "" ? [] : [{ content: text, column: 0, color: commentColor }];
+    let tokens = blockTokens.get(global);
+    if (tokens === undefined) {
+      tokens = ctx.tokenize(b.lines.join("\n"), b.lang);
+      blockTokens.set(global, tokens);
+    }
+    const k = (target.lineSource[i] ?? 0) - b.line - 1;
+    const indent = (b.columnShift[k] ?? 0) - (target.lineShift[i] ?? 0);
+    const own = tokens[k] ?? [];
+    const shifted = own.map((t) => ({ ...t, column: t.column + indent }));
+    return indent > 0 ? [{ content: text.slice(0, indent), column: 0 }, ...shifted] : shifted;
+  });
+}
+
 /** An error site with where it links to. */
 export interface IndexedError extends ErrorSite {
   /** Site path (with anchor) of the block or source line that raises it. */
@@ -273,7 +310,7 @@ export function renderIndexPage(ctx: PageContext, options: { readonly errors: re
       const s = c.summary;
       const runtime = s === undefined ? 0 : s.definitions - s.typeOnly;
       const status = chapterStatus(c);
-      return `<tr><td><a href="${escapeHtml(c.path)}">${escapeHtml(c.title)}</a>${c.description === undefined ? "" : `<br><span class="desc">${escapeHtml(c.description)}</span>`}</td><td class="num">${s?.definitions ?? 0}</td><td class="num">${s?.typeOnly ?? 0}</td><td class="num">${s?.tested ?? 0}/${runtime}</td><td class="num"><span class="status ${status.ok ? "ok" : "bad"}">${s?.problems ?? 0}</span></td></tr>`;
+      return `<tr><td><a href="${escapeHtml(c.path)}">${escapeHtml(c.title)}</a>${c.description === undefined ? "" : `<br><span class="desc">${escapeHtml(c.description)}</span>`}</td><td class="num">${s?.definitions ?? 0}</td><td class="num">${s?.typeOnly ?? 0}</td><td class="num">${s?.tested ?? 0}/${runtime}</td><td class="num"><span class="status ${(s?.problems ?? 0) === 0 ? "ok" : "bad"}">${s?.problems ?? 0}</span></td></tr>`;
     })
     .join("\n");
   const report = model.report;

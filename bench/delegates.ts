@@ -1,0 +1,70 @@
+/**
+ * Delegate-loop benchmark: spawn 10 000 handler-only loops in one registry on a fake clock, let
+ * each run its first iteration, then shut them all down. Reports time per loop for spawning and
+ * for shutting down (wall and CPU time), and retained heap per loop while they are all alive.
+ *
+ * Memory is heap used after spawning minus heap used before, each after a full collection when
+ * `global.gc` is available (run node with `--expose-gc`); without it the number includes garbage
+ * and the report says so.
+ */
+import { Registry } from "../generated/delegate-registry.ts";
+import { scriptedRand, FakeClock } from "../test/helpers/fake-clock.ts";
+
+const loops = 10_000;
+
+function collect(): boolean {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) return false;
+  gc();
+  gc();
+  return true;
+}
+
+/** CPU time (user + system, all threads) of a `process.cpuUsage` delta, in ms: steadier than wall time on a busy machine. */
+function cpuMs(usage: NodeJS.CpuUsage): number {
+  return (usage.user + usage.system) / 1000;
+}
+
+function heapUsed(): number {
+  collect();
+  return process.memoryUsage().heapUsed;
+}
+
+/** Runs the benchmark and prints one line per measurement. */
+export async function benchDelegates(print: (line: string) => void): Promise<void> {
+  const clock = new FakeClock(0);
+  const registry = new Registry({ clock });
+  // jitter 0: no draws, so an empty script is enough and the dice cost nothing.
+  const deps = { clock, rand: scriptedRand([]) };
+  let iterations = 0;
+  const handler = (): void => {
+    iterations++;
+  };
+  const hasGc = collect();
+  const before = heapUsed();
+
+  const spawnCpu = process.cpuUsage();
+  const spawnStart = performance.now();
+  for (let i = 0; i < loops; i++) registry.spawnLoop({ name: `bench-${i}`, handler, jitter: 0 }, deps);
+  await clock.advance(0);
+  const spawnMs = performance.now() - spawnStart;
+  const spawnCpuMs = cpuMs(process.cpuUsage(spawnCpu));
+
+  const after = heapUsed();
+  if (registry.activeCount() !== loops || iterations !== loops) {
+    throw new Error(`bench: expected ${loops} running loops and iterations, got ${registry.activeCount()} and ${iterations}`);
+  }
+
+  const shutdownCpu = process.cpuUsage();
+  const shutdownStart = performance.now();
+  const stopped = await registry.shutdownAll(clock.now() + 10_000);
+  const shutdownMs = performance.now() - shutdownStart;
+  const shutdownCpuMs = cpuMs(process.cpuUsage(shutdownCpu));
+  if (stopped !== loops || clock.pending !== 0) throw new Error(`bench: stopped ${stopped} of ${loops}, ${clock.pending} timers left`);
+
+  const perLoopUs = (ms: number): string => ((ms * 1000) / loops).toFixed(2);
+  print(`delegates: ${loops} handler loops, fake clock`);
+  print(`  spawn + first iteration: ${perLoopUs(spawnMs)} µs/loop wall, ${perLoopUs(spawnCpuMs)} µs/loop CPU (${spawnMs.toFixed(0)} ms total)`);
+  print(`  shutdownAll:             ${perLoopUs(shutdownMs)} µs/loop wall, ${perLoopUs(shutdownCpuMs)} µs/loop CPU (${shutdownMs.toFixed(0)} ms total)`);
+  print(`  heap per live loop:      ${((after - before) / loops / 1024).toFixed(2)} KiB${hasGc ? "" : " (no global.gc: run node with --expose-gc for a collected measurement; this includes garbage)"}`);
+}

@@ -1,0 +1,71 @@
+/**
+ * What the benchmark measures besides the toolchain's own functions: the floor (a plain line
+ * scanner that copies fenced code into files), timing helpers, and child-process runs.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * The floor: read each `literate/*.md`, copy the lines between a ```ts fence and its closing
+ * fence into `generated/<name>.ts` under `outRoot`. No parsing, no hashing, no atomic writes,
+ * no source maps. Returns the number of files written.
+ */
+export function floorTangle(root: string, outRoot: string): number {
+  const names = readdirSync(join(root, "literate"))
+    .filter((name) => name.endsWith(".md"))
+    .sort();
+  const outDir = join(outRoot, "generated");
+  mkdirSync(outDir, { recursive: true });
+  for (const name of names) {
+    const text = readFileSync(join(root, "literate", name), "utf8");
+    const code: string[] = [];
+    let fence: "none" | "ts" | "other" = "none";
+    for (const line of text.split("\n")) {
+      if (line.startsWith("```")) {
+        fence = fence !== "none" ? "none" : line.startsWith("```ts") ? "ts" : "other";
+        continue;
+      }
+      if (fence === "ts") code.push(line);
+    }
+    writeFileSync(join(outDir, `${name.slice(0, -3)}.ts`), `${code.join("\n")}\n`);
+  }
+  return names.length;
+}
+
+/** Median of a non-empty list. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const upper = sorted[mid] ?? Number.NaN;
+  return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? upper) + upper) / 2;
+}
+
+/** Times `fn` once with performance.now(), after running `before` untimed. */
+export function timeOnce(fn: () => void, before?: () => void): number {
+  before?.();
+  const started = performance.now();
+  fn();
+  return performance.now() - started;
+}
+
+/** Removes folders (untimed set-up for runs that must write everything new). */
+export function removeAll(...paths: string[]): void {
+  for (const path of paths) rmSync(path, { recursive: true, force: true });
+}
+
+/** The outcome of one child process. */
+export interface ChildRun {
+  readonly ms: number;
+  readonly status: number | null;
+  readonly output: string;
+}
+
+/** Runs a child process to completion, timing it from spawn to exit (process start included). */
+export function runChild(command: string, args: readonly string[], cwd: string): ChildRun {
+  const started = performance.now();
+  const run = spawnSync(command, args, { cwd, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+  const ms = performance.now() - started;
+  if (run.error !== undefined) throw run.error;
+  return { ms, status: run.status, output: `${run.stdout}${run.stderr}` };
+}

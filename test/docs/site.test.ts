@@ -1,0 +1,182 @@
+// The rendered docs site, in a real browser: the site is built from this project's chapters into
+// a temporary folder, served on 127.0.0.1, and crawled with Debian's chromium (never a
+// downloaded browser). Nothing here is skipped: without chromium the suite fails and says how
+// to install it.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import type { Server } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildDocs, type DocsResult } from "../../tools/lib/docs/build.ts";
+import { serveStatic } from "../../tools/lib/docs/serve.ts";
+
+const chromiumPath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
+const artifacts = join(process.cwd(), "site-artifacts");
+const scratch = mkdtempSync(join(tmpdir(), "docs-site-"));
+let result: DocsResult;
+let server: Server;
+let base: string;
+let context: BrowserContext;
+
+beforeAll(async () => {
+  if (!existsSync(chromiumPath)) {
+    throw new Error(`no chromium at \`${chromiumPath}\`: install it with \`apt-get update && apt-get install -y --no-install-recommends chromium\` (.ci/run does this as root), or set CHROMIUM_PATH`);
+  }
+  result = await buildDocs({ root: process.cwd(), out: join(scratch, "site") });
+  ({ server, url: base } = await serveStatic(result.out, 0));
+  context = await chromium.launchPersistentContext(join(scratch, "profile"), {
+    executablePath: chromiumPath,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    viewport: { width: 1280, height: 900 },
+  });
+});
+
+afterAll(async () => {
+  await context?.close();
+  server?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** Opens a page (in `reuse`, when given) and collects its console errors and uncaught exceptions. */
+async function open(path: string, reuse?: Page): Promise<{ page: Page; errors: string[] }> {
+  const page = reuse ?? (await context.newPage());
+  page.removeAllListeners("console");
+  page.removeAllListeners("pageerror");
+  page.removeAllListeners("requestfailed");
+  const errors: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(`${path}: console: ${message.text()}`);
+  });
+  page.on("pageerror", (caught) => errors.push(`${path}: ${caught.message}`));
+  page.on("requestfailed", (request) => errors.push(`${path}: request failed: ${request.url()}`));
+  const response = await page.goto(new URL(path, base).href, { waitUntil: "load" });
+  if (response === null || !response.ok()) errors.push(`${path}: HTTP ${response?.status() ?? "no response"}`);
+  return { page, errors };
+}
+
+// Runs in the page (this project's type-check has no DOM library, so it is a string): the ids a
+// link can land on, every link, and any script, style sheet or image from outside the site.
+const inventory = `({
+  ids: [...document.querySelectorAll("[id], a[name]")].map((e) => e.id || e.getAttribute("name") || ""),
+  links: [...document.querySelectorAll("a[href]")].map((a) => a.href),
+  foreign: [...document.querySelectorAll("script[src], link[href], img[src]")].map((e) => e.src || e.href).filter((u) => !u.startsWith(location.origin)),
+})`;
+
+/** A chapter page that holds a mermaid diagram and a cross-reference, the conventions chapter. */
+const chapter = "chapters/conventions.html";
+
+describe("the docs site", () => {
+  it("builds a page per chapter, with the index and the API reference", () => {
+    const pages = result.model.chapters.map((c) => c.path);
+    expect(pages).toContain(chapter);
+    for (const p of ["index.html", "api/index.html", ...pages]) expect(existsSync(join(result.out, p)), p).toBe(true);
+  });
+
+  it("loads every page without a console error, a failed request, or a broken internal link or anchor", async () => {
+    const seen = new Map<string, Set<string>>();
+    const wanted: { from: string; path: string; hash: string }[] = [];
+    const queue = ["index.html"];
+    const errors: string[] = [];
+    const origin = new URL(base).origin;
+    const tab = await context.newPage();
+    while (queue.length > 0) {
+      const path = queue.shift() ?? "";
+      if (seen.has(path)) continue;
+      const { page, errors: pageErrors } = await open(path, tab);
+      const found = (await page.evaluate(inventory)) as { ids: string[]; links: string[]; foreign: string[] };
+      errors.push(...pageErrors, ...found.foreign.map((u) => `${path}: loads \`${u}\` from outside the site`));
+      seen.set(path, new Set(found.ids));
+      for (const link of found.links) {
+        const url = new URL(link);
+        if (url.origin !== origin) continue;
+        const target = url.pathname.replace(/^\//, "") || "index.html";
+        if (url.hash.length > 1) wanted.push({ from: path, path: target, hash: decodeURIComponent(url.hash.slice(1)) });
+        if (!seen.has(target) && !queue.includes(target)) queue.push(target);
+      }
+    }
+    await tab.close();
+    for (const w of wanted) {
+      if (!seen.get(w.path)?.has(w.hash)) errors.push(`${w.from}: broken anchor ${w.path}#${w.hash}`);
+    }
+    expect(errors).toEqual([]);
+    expect(seen.size).toBeGreaterThan(result.model.chapters.length);
+  }, 600_000);
+
+  it("shows an identifier's type when the pointer rests on it", async () => {
+    const { page } = await open(chapter);
+    const ref = page.locator("figure.block a.ref", { hasText: "RecentEntries" }).first();
+    await ref.hover();
+    const tip = page.locator("#hover-tip");
+    await tip.waitFor({ state: "visible" });
+    expect(await tip.textContent()).toContain("interface RecentEntries<T>");
+    await page.close();
+  });
+
+  it("brings the defining block into view when a cross-reference is clicked", async () => {
+    const { page } = await open(chapter);
+    const ref = page.locator("figure.block a.ref", { hasText: "RecentEntries" }).first();
+    const href = (await ref.getAttribute("href")) ?? "";
+    expect(href).toMatch(/#block-\d+$/);
+    await ref.click();
+    const id = href.split("#")[1] ?? "";
+    await page.waitForURL(`**#${id}`);
+    const target = page.locator(`[id="${id}"]`);
+    expect(await target.textContent()).toContain("export interface RecentEntries");
+    const box = await target.boundingBox();
+    const viewport = page.viewportSize();
+    expect(box !== null && viewport !== null && box.y < viewport.height && box.y + box.height > 0).toBe(true);
+    await page.close();
+  });
+
+  it("draws a mermaid block as an SVG", async () => {
+    const { page, errors } = await open(chapter);
+    await page.locator("figure.diagram svg").first().waitFor({ state: "attached", timeout: 30_000 });
+    expect(await page.locator("figure.diagram svg").count()).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("finds a definition by its name as the first search hit", async () => {
+    const { page } = await open("index.html");
+    await page.locator("#search-input").fill("RingBuffer");
+    const first = page.locator("#search-results li a").first();
+    await first.waitFor({ state: "visible" });
+    expect(await first.locator(".title").textContent()).toBe("RingBuffer");
+    expect(await first.locator(".kind").textContent()).toBe("def");
+    await first.click();
+    await page.waitForURL(/conventions\.html#block-\d+$/);
+    await page.close();
+  });
+
+  it("shows a verify badge on every definition block and never a raw stamp or front matter", async () => {
+    const { page } = await open(chapter);
+    const text = (await page.locator("main").textContent()) ?? "";
+    expect(text).not.toMatch(/tested=[0-9a-f]{12}/);
+    expect(text).not.toContain("description: How the literate chapters");
+    const blocks = result.model.blocks.filter((b) => b.block.doc === "literate/conventions.md" && b.report?.kind === "definition");
+    for (const b of blocks) expect(await page.locator(`#block-${b.block.index} .badge`).count(), `block ${b.block.index}`).toBeGreaterThan(0);
+    await page.close();
+  });
+
+  it("saves screenshots of the index and of a chapter", async () => {
+    mkdirSync(artifacts, { recursive: true });
+    for (const [path, file] of [["index.html", "index.png"], [chapter, "chapter.png"]] as const) {
+      const { page } = await open(path);
+      if (path === chapter) {
+        // The chapter at its class block: badges, cross-references and the methods spliced into it.
+        await page.locator("figure.diagram svg").first().waitFor({ state: "attached", timeout: 30_000 });
+        await page.locator("figure.block", { hasText: "export class RingBuffer" }).first().scrollIntoViewIfNeeded();
+        await page.evaluate("window.scrollBy(0, -80)");
+      }
+      await page.screenshot({ path: join(artifacts, file), fullPage: false });
+      await page.close();
+      expect(existsSync(join(artifacts, file))).toBe(true);
+    }
+  });
+
+  it("documents every export of the public entry (typedoc's validation)", () => {
+    expect(result.problems.map((p) => `${p.file}:${p.line} ${p.message}`)).toEqual([]);
+  });
+});
