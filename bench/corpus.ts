@@ -11,8 +11,8 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-/** mulberry32: a tiny seeded PRNG, so every run generates the same corpus. */
-function mulberry32(seed: number): () => number {
+/** mulberry32: a tiny seeded PRNG, so every run generates the same corpus (and the same test documents). */
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -23,7 +23,8 @@ function mulberry32(seed: number): () => number {
   };
 }
 
-class Dice {
+/** Seeded dice over `mulberry32`, shared by the corpus and the scanners' differential test. */
+export class Dice {
   readonly #next: () => number;
   constructor(seed: number) {
     this.#next = mulberry32(seed);

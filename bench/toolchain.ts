@@ -3,8 +3,8 @@
  * scanner that copies fenced code into files), timing helpers, and child-process runs.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 
 /**
  * The floor: read each `literate/*.md`, copy the lines between a ```ts fence and its closing
@@ -31,6 +31,38 @@ export function floorTangle(root: string, outRoot: string): number {
     writeFileSync(join(outDir, `${name.slice(0, -3)}.ts`), `${code.join("\n")}\n`);
   }
   return names.length;
+}
+
+/**
+ * The same-output floor: writes exactly the files (and bytes) a tangle writes, precomputed, under
+ * `outRoot`, each with one plain `writeFileSync` and each folder made once. No reading, parsing,
+ * hashing, temporary files or stat cache: what creating tangle's output alone costs on this disk.
+ */
+export function writeOutputs(outRoot: string, files: ReadonlyMap<string, string>): number {
+  const made = new Set<string>();
+  for (const [path, content] of files) {
+    const full = join(outRoot, path);
+    const dir = dirname(full);
+    if (!made.has(dir)) {
+      mkdirSync(dir, { recursive: true });
+      made.add(dir);
+    }
+    writeFileSync(full, content);
+  }
+  return files.size;
+}
+
+/** How many files, and how many bytes, lie under `dir` (recursively). */
+export function filesUnder(dir: string): { readonly files: number; readonly bytes: number } {
+  let files = 0;
+  let bytes = 0;
+  for (const entry of readdirSync(dir, { recursive: true, encoding: "utf8" })) {
+    const stat = statSync(join(dir, entry));
+    if (!stat.isFile()) continue;
+    files++;
+    bytes += stat.size;
+  }
+  return { files, bytes };
 }
 
 /** Median of a non-empty list. */

@@ -10,13 +10,14 @@ import { formatDiagnostic } from "./lib/diagnostics.ts";
 import { buildDocs, type DocsOptions } from "./lib/docs/build.ts";
 import { serveDocs } from "./lib/docs/serve.ts";
 
-const usage = `usage: docs [--out DIR] [--root DIR] [--verify-json FILE] [--api-entry PATH]... [--no-api] [--serve] [--port N]
+const usage = `usage: docs [--out DIR] [--root DIR] [--verify-json FILE] [--api-entry PATH]... [--no-api] [--no-cache] [--serve] [--port N]
 
   --out          the site folder (default: site)
   --root         the project root (default: the current folder)
   --verify-json  read verify's report from FILE (\`npm run verify -- --json > FILE\`) instead of verifying in-process
   --api-entry    an API entry point (repeatable; default: generated/index.ts, else every tangled generated/*.ts)
   --no-api       skip the API reference
+  --no-cache     neither read nor write the content-hash caches under .cache/docs (a cold build)
   --serve        serve the site on 127.0.0.1 and rebuild on change
   --port         the port to serve on (default: 4173)`;
 
@@ -28,6 +29,7 @@ await runCli("docs", async () => {
       "verify-json": { type: "string" },
       "api-entry": { type: "string", multiple: true },
       "no-api": { type: "boolean", default: false },
+      "no-cache": { type: "boolean", default: false },
       serve: { type: "boolean", default: false },
       port: { type: "string", default: "4173" },
       help: { type: "boolean", short: "h", default: false },
@@ -46,6 +48,7 @@ await runCli("docs", async () => {
     ...(values["verify-json"] === undefined ? {} : { verifyJson: resolve(values["verify-json"]) }),
     ...(values["api-entry"] === undefined ? {} : { apiEntryPoints: values["api-entry"] }),
     ...(values["no-api"] ? { api: false } : {}),
+    ...(values["no-cache"] ? { cache: false } : {}),
   };
   if (values.serve) {
     const port = Number(values.port);
@@ -60,7 +63,7 @@ await runCli("docs", async () => {
   for (const p of result.problems) process.stderr.write(`${formatDiagnostic(p)}\n`);
   const t = result.timings;
   process.stdout.write(
-    `docs: ${result.ok ? "OK" : `FAIL: ${result.problems.length} problem(s)`}: ${result.pages} pages in ${Math.round(t.total)} ms (verify ${Math.round(t.verify)}, cross-references ${Math.round(t.xref)}, API ${Math.round(t.api)}, render ${Math.round(t.render)}, write ${Math.round(t.write)})\n`,
+    `docs: ${result.ok ? "OK" : `FAIL: ${result.problems.length} problem(s)`}: ${result.pages} pages in ${Math.round(t.total)} ms (verify ${Math.round(t.verify)}, cross-references ${Math.round(t.xref)}, API ${Math.round(t.api)}, render ${Math.round(t.render)}, write ${Math.round(t.write)}; from cache: ${[...result.cached.steps, `${result.cached.pages} pages`, `${result.cached.highlightedFromCache}/${result.cached.highlighted} highlighted`].join(", ")})\n`,
   );
   return result.ok ? 0 : 1;
 });

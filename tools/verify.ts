@@ -8,13 +8,24 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { runCli } from "./lib/cli.ts";
-import { formatDiagnostic } from "./lib/diagnostics.ts";
+import { LiterateError, formatDiagnostic, sortDiagnostics, type Diagnostic } from "./lib/diagnostics.ts";
+import { environmentProblem } from "./lib/io.ts";
 import { verifyProject, type VerifyReport } from "./lib/verify.ts";
+
+/** What `--json` prints when verify stopped before checking any block (`stopped: true`). */
+interface StoppedReport {
+  readonly ok: false;
+  readonly stopped: true;
+  readonly blocks: readonly never[];
+  readonly documents: readonly never[];
+  readonly problems: readonly Diagnostic[];
+}
 
 const usage = `usage: verify [--stamp] [--json] [--root DIR] [--compiler native|javascript]
 
   --stamp     run the tests with coverage, then write \`tested=\` stamps from the evidence
-  --json      print the report as JSON on stdout (problems still decide the exit code)
+  --json      print the report as JSON on stdout (problems still decide the exit code); when
+              verify stops early, the report has \`stopped: true\` and the problems that stopped it
   --root      the project root (default: the current folder)
   --compiler  type-check with the native compiler (default) or the JavaScript API`;
 
@@ -59,7 +70,18 @@ await runCli("verify", async () => {
     process.stderr.write(`verify: --compiler must be \`native\` or \`javascript\`, not \`${compiler}\`\n`);
     return 1;
   }
-  const report = verifyProject({ root: values.root, stamp: values.stamp, runTests, ...(compiler === undefined ? {} : { compiler }) });
+  let report: VerifyReport;
+  try {
+    report = verifyProject({ root: values.root, stamp: values.stamp, runTests, ...(compiler === undefined ? {} : { compiler }) });
+  } catch (caught) {
+    // A machine reading --json gets a report even when verify stopped before checking blocks.
+    const problems = caught instanceof LiterateError ? caught.diagnostics : [environmentProblem((caught as NodeJS.ErrnoException).path ?? "(unknown file)", caught)];
+    if (!values.json || problems.some((p) => p === undefined)) throw caught;
+    const stopped: StoppedReport = { ok: false, stopped: true, blocks: [], documents: [], problems: sortDiagnostics(problems.flatMap((p) => (p === undefined ? [] : [p]))) };
+    process.stdout.write(`${JSON.stringify(stopped, null, 2)}\n`);
+    for (const p of stopped.problems) process.stderr.write(`${formatDiagnostic(p)}\n`);
+    return 1;
+  }
   if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else printText(report);
   return report.ok ? 0 : 1;

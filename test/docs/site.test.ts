@@ -53,6 +53,10 @@ async function open(path: string, reuse?: Page): Promise<{ page: Page; errors: s
   page.on("requestfailed", (request) => errors.push(`${path}: request failed: ${request.url()}`));
   const response = await page.goto(new URL(path, base).href, { waitUntil: "load" });
   if (response === null || !response.ok()) errors.push(`${path}: HTTP ${response?.status() ?? "no response"}`);
+  // Diagrams render after load: the page is final once site.js marks them settled.
+  if (path.endsWith(".html") && !path.startsWith("api/")) {
+    await page.waitForSelector("html[data-diagrams]", { state: "attached", timeout: 60_000 }).catch(() => errors.push(`${path}: diagrams never settled`));
+  }
   return { page, errors };
 }
 
@@ -62,6 +66,9 @@ const inventory = `({
   ids: [...document.querySelectorAll("[id], a[name]")].map((e) => e.id || e.getAttribute("name") || ""),
   links: [...document.querySelectorAll("a[href]")].map((a) => a.href),
   foreign: [...document.querySelectorAll("script[src], link[href], img[src]")].map((e) => e.src || e.href).filter((u) => !u.startsWith(location.origin)),
+  diagrams: document.querySelectorAll("figure.diagram").length,
+  drawn: document.querySelectorAll("figure.diagram svg").length,
+  diagramErrors: [...document.querySelectorAll(".diagram-error")].map((e) => e.textContent),
 })`;
 
 /** A chapter page that holds a mermaid diagram and a cross-reference, the conventions chapter. */
@@ -80,13 +87,17 @@ describe("the docs site", () => {
     const queue = ["index.html"];
     const errors: string[] = [];
     const origin = new URL(base).origin;
+    let diagramCount = 0;
     const tab = await context.newPage();
     while (queue.length > 0) {
       const path = queue.shift() ?? "";
       if (seen.has(path)) continue;
       const { page, errors: pageErrors } = await open(path, tab);
-      const found = (await page.evaluate(inventory)) as { ids: string[]; links: string[]; foreign: string[] };
+      const found = (await page.evaluate(inventory)) as { ids: string[]; links: string[]; foreign: string[]; diagrams: number; drawn: number; diagramErrors: string[] };
       errors.push(...pageErrors, ...found.foreign.map((u) => `${path}: loads \`${u}\` from outside the site`));
+      // Every mermaid block on every page becomes an SVG.
+      if (found.drawn < found.diagrams) errors.push(`${path}: ${found.diagrams - found.drawn} of ${found.diagrams} diagrams are not SVGs: ${found.diagramErrors.join("; ")}`);
+      diagramCount += found.diagrams;
       seen.set(path, new Set(found.ids));
       for (const link of found.links) {
         const url = new URL(link);
@@ -102,6 +113,7 @@ describe("the docs site", () => {
     }
     expect(errors).toEqual([]);
     expect(seen.size).toBeGreaterThan(result.model.chapters.length);
+    expect(diagramCount).toBeGreaterThan(0);
   }, 600_000);
 
   it("shows an identifier's type when the pointer rests on it", async () => {
@@ -145,6 +157,7 @@ describe("the docs site", () => {
     await first.waitFor({ state: "visible" });
     expect(await first.locator(".title").textContent()).toBe("RingBuffer");
     expect(await first.locator(".kind").textContent()).toBe("def");
+    expect(((await first.locator(".snippet").textContent()) ?? "").length).toBeGreaterThan(0);
     await first.click();
     await page.waitForURL(/conventions\.html#block-\d+$/);
     await page.close();
@@ -157,6 +170,22 @@ describe("the docs site", () => {
     expect(text).not.toContain("description: How the literate chapters");
     const blocks = result.model.blocks.filter((b) => b.block.doc === "literate/conventions.md" && b.report?.kind === "definition");
     for (const b of blocks) expect(await page.locator(`#block-${b.block.index} .badge`).count(), `block ${b.block.index}`).toBeGreaterThan(0);
+    await page.close();
+  });
+
+  it("fits a 420-pixel-wide screen: nothing scrolls sideways but code and tables inside themselves", async () => {
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 420, height: 800 });
+    for (const path of ["index.html", chapter]) {
+      await page.goto(new URL(path, base).href, { waitUntil: "load" });
+      expect(await page.evaluate("document.documentElement.scrollWidth"), path).toBeLessThanOrEqual(420);
+    }
+    await page.close();
+  });
+
+  it("links every API page back to the chapters", async () => {
+    const { page } = await open("api/index.html");
+    expect(await page.locator('a[href="../index.html"]').count()).toBeGreaterThan(0);
     await page.close();
   });
 

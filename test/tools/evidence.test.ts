@@ -44,6 +44,15 @@ describe("loadEvidence", () => {
     expect(loadEvidence(project(files))).toEqual({ missing });
   });
 
+  it.each([
+    ["test results cut short", { "coverage/vitest-results.json": () => results.slice(0, 20) }, "`coverage/vitest-results.json` is not a test results file (not a JSON object)"],
+    ["test results that are not an object", { "coverage/vitest-results.json": () => "42" }, "`coverage/vitest-results.json` is not a test results file (not a JSON object)"],
+    ["coverage cut short", { "coverage/vitest-results.json": () => results, "coverage/coverage-final.json": (root: string) => coverageOf(root, 1).slice(0, 30) }, "`coverage/coverage-final.json` is not an istanbul coverage file"],
+    ["coverage of another shape", { "coverage/vitest-results.json": () => results, "coverage/coverage-final.json": () => '{"x": 1}' }, "`coverage/coverage-final.json` is not an istanbul coverage file"],
+  ])("names the file, as missing evidence, for %s", (_, files, missing) => {
+    expect(loadEvidence(project(files))).toEqual({ missing });
+  });
+
   it("reads the counts, the start time and each document's statements and functions by project path", () => {
     const root = project({ "coverage/coverage-final.json": (r) => coverageOf(r, 2), "coverage/vitest-results.json": () => results });
     const loaded = loadEvidence(root);

@@ -1,8 +1,8 @@
 /** The disk: listing documents, atomic writes, symlink checks and the stat cache, on real temp folders. */
-import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { HashingReader, escapesThroughSymlink, listDocuments, loadStatCache, readIfExists, statCachePath, writeAtomically } from "../../tools/lib/io.ts";
+import { BatchWriteError, HashingReader, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, readIfExists, statCachePath, writeAllAtomically, writeAtomically } from "../../tools/lib/io.ts";
 import { sha256 } from "../../tools/lib/plan.ts";
 import { listFiles, project, read, removeTempDirs, tempDir, writeFiles } from "./support.ts";
 
@@ -62,6 +62,12 @@ describe("escapesThroughSymlink", () => {
     expect(escapesThroughSymlink(root, "generated/a.ts")).toBe("`generated/a.ts` is a symbolic link; tangle writes only regular files");
   });
 
+  it("refuses a target that is a dangling symbolic link, instead of writing through it", () => {
+    const root = project({ "generated/keep.ts": "" });
+    symlinkSync(join(root, "nowhere", "x.ts"), join(root, "generated", "a.ts"));
+    expect(escapesThroughSymlink(root, "generated/a.ts")).toBe("`generated/a.ts` is a symbolic link; tangle writes only regular files");
+  });
+
   it("accepts a root that is itself reached through a symbolic link", () => {
     const real = project({ "generated/a.ts": "" });
     const link = join(tempDir(), "link");
@@ -116,5 +122,96 @@ describe("the stat cache", () => {
     expect(loadStatCache(root)).toEqual(empty);
     writeFileSync(join(root, statCachePath), JSON.stringify({ version: 2, writtenAtMs: 1, files: {} }));
     expect(loadStatCache(root)).toEqual(empty);
+  });
+});
+
+describe("writeAllAtomically", () => {
+  const caught = (fn: () => unknown): unknown => {
+    try {
+      fn();
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+
+  it("writes every file, creating folders, and returns each file's size and mtime as a stat sees them", () => {
+    const root = tempDir();
+    const stamps = writeAllAtomically(root, [
+      { path: "generated/a.ts", content: "é\n" },
+      { path: "generated/deep/b.ts", content: "b" },
+    ]);
+    expect(read(root, "generated/a.ts")).toBe("é\n");
+    expect(listFiles(root)).toEqual(["generated/a.ts", "generated/deep/b.ts"]);
+    const onDisk = statSync(join(root, "generated/a.ts"));
+    expect(stamps.get("generated/a.ts")).toEqual({ size: onDisk.size, mtimeMs: onDisk.mtimeMs });
+    expect(stamps.get("generated/a.ts")?.size).toBe(3);
+  });
+
+  it("changes nothing when a write fails, removing every temporary file", () => {
+    const root = project({ "generated/a.ts": "old", blocked: "a file where a folder should be" });
+    const error = caught(() => writeAllAtomically(root, [{ path: "generated/a.ts", content: "new" }, { path: "blocked/b.ts", content: "b" }]));
+    expect(error).toBeInstanceOf(BatchWriteError);
+    expect((error as BatchWriteError).path).toBe("blocked/b.ts");
+    expect((error as BatchWriteError).renamed.size).toBe(0);
+    expect(read(root, "generated/a.ts")).toBe("old");
+    expect(listFiles(root)).toEqual(["blocked", "generated/a.ts"]);
+  });
+
+  it("says which files are already in place when a rename fails, leaving no temporary file", () => {
+    const root = project({ "generated/taken/keep.txt": "a folder stands at the second target" });
+    const error = caught(() => writeAllAtomically(root, [{ path: "generated/a.ts", content: "a" }, { path: "generated/taken", content: "b" }]));
+    expect(error).toBeInstanceOf(BatchWriteError);
+    expect((error as BatchWriteError).path).toBe("generated/taken");
+    expect([...(error as BatchWriteError).renamed.keys()]).toEqual(["generated/a.ts"]);
+    expect(listFiles(root)).toEqual(["generated/a.ts", "generated/taken/keep.txt"]);
+  });
+});
+
+describe("writeAllAtomically with fresh files", () => {
+  it("creates a fresh file in place, with no temporary file, and replaces the others through one", () => {
+    const root = project({ "generated/old.ts": "old" });
+    const stamps = writeAllAtomically(root, [{ path: "generated/old.ts", content: "new" }, { path: "generated/fresh.ts", content: "fresh" }], new Set(["generated/fresh.ts"]));
+    expect(read(root, "generated/old.ts")).toBe("new");
+    expect(read(root, "generated/fresh.ts")).toBe("fresh");
+    expect([...stamps.keys()].sort()).toEqual(["generated/fresh.ts", "generated/old.ts"]);
+    expect(listFiles(root)).toEqual(["generated/fresh.ts", "generated/old.ts"]);
+  });
+
+  it("removes the fresh files it created when a later write fails, but never a file that was already there", () => {
+    const root = project({ "generated/taken.ts": "somebody's", blocked: "" });
+    const error = (() => {
+      try {
+        writeAllAtomically(root, [{ path: "generated/fresh.ts", content: "x" }, { path: "generated/taken.ts", content: "y" }], new Set(["generated/fresh.ts", "generated/taken.ts"]));
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(BatchWriteError);
+    expect((error as BatchWriteError).path).toBe("generated/taken.ts");
+    expect(read(root, "generated/taken.ts")).toBe("somebody's");
+    expect(listFiles(root)).toEqual(["blocked", "generated/taken.ts"]);
+  });
+});
+
+describe("environmentProblem", () => {
+  const errno = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`${code}: oops`), { code });
+
+  it.each([
+    ["EACCES", "permission denied"],
+    ["EPERM", "operation not permitted"],
+    ["ENAMETOOLONG", "the name is too long for the file system"],
+    ["EROFS", "the file system is read-only"],
+    ["EEXIST", "the file appeared while it was being created (another run at the same time?)"],
+  ])("turns %s into a user error naming the file", (code, meaning) => {
+    const problem = environmentProblem("generated/a.ts", errno(code));
+    expect(problem).toMatchObject({ file: "generated/a.ts", severity: "error", rule: "file-system", message: `cannot write or read \`generated/a.ts\`: ${meaning} (${code})` });
+    expect(problem?.hint).toBeTruthy();
+  });
+
+  it("leaves other errors to be reported as bugs", () => {
+    expect(environmentProblem("x", new Error("boom"))).toBeUndefined();
+    expect(environmentProblem("x", errno("ENOENT"))).toBeUndefined();
   });
 });

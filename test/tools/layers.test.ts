@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 /** Lower layers first. */
 const layers: readonly (readonly string[])[] = [
   ["diagnostics", "paths", "sourcemap"],
-  ["markdown", "plan", "cli"],
-  ["document", "io"],
+  ["markdown", "plan"],
+  ["document", "io", "cli"],
   ["tangle"],
   ["tangle-run", "definitions", "typecheck", "evidence", "stamps"],
   ["verify"],
@@ -48,7 +48,7 @@ const docsLayers: readonly (readonly string[])[] = [
   ["code-html", "layout"],
   ["highlight", "xref"],
   ["model"],
-  ["pages", "attribution", "api", "assets"],
+  ["pages", "attribution", "api", "assets", "cache"],
   ["build"],
   ["serve"],
 ];

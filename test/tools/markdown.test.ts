@@ -41,12 +41,20 @@ describe("scanFast", () => {
     ["a fence in a footnote definition", md(`[^1]: ${fence}ts`)],
     ["a lone carriage return", `${fence}ts\rx\r${fence}\r`],
     ["a NUL", md(`${fence}ts`, "\0", fence)],
-    ["a byte-order mark", `\uFEFF${md(`${fence}ts`, fence)}`],
     ["an escape in the info string", md(`${fence}ts \\#x`, fence)],
     ["an entity in the info string", md(`${fence}ts&#x20;x`, fence)],
   ])("refuses a document holding %s", (_case, text) => {
     expect(scanFast(text)).toBeUndefined();
     expect(scanBlocks(text).by).toBe("remark");
+  });
+
+  it("skips a leading byte-order mark, as remark does, keeping lines and columns", () => {
+    const text = `\uFEFF${md("---", "tangle: generated/a.ts", "---", "", `${fence}ts`, "export const a = 1;", fence)}`;
+    const fast = scanFast(text);
+    expect(fast?.frontMatter).toEqual({ value: "tangle: generated/a.ts", line: 2 });
+    expect(fast?.blocks).toEqual([{ lang: "ts", meta: "", value: "export const a = 1;", line: 5, column: 1, closed: true }]);
+    const { proseBefore: _prose, ...byRemark } = scanWithRemark(text).blocks[0] ?? { proseBefore: false };
+    expect(byRemark).toEqual(fast?.blocks[0]);
   });
 
   it("answers for a typical chapter, so tangle rarely needs remark", () => {

@@ -31,6 +31,8 @@ describe("checkTargetPath", () => {
     ["generated/../literate/x.md", "target `generated/../literate/x.md` is inside `literate/`, which tangle never writes"],
     ["node_modules/x/index.js", "target `node_modules/x/index.js` is inside `node_modules/`, which tangle never writes"],
     [".git/config", "target `.git/config` is inside `.git/`, which tangle never writes"],
+    [".cache/tangle-stat.json", "target `.cache/tangle-stat.json` is inside `.cache/`, which tangle never writes"],
+    ["generated/../.cache/x.ts", "target `generated/../.cache/x.ts` is inside `.cache/`, which tangle never writes"],
     ["generated/.tangle-manifest.json", "target `generated/.tangle-manifest.json` is tangle's own manifest"],
   ])("refuses %j: %s", (raw, reason) => {
     expect(checkTargetPath(raw)).toEqual({ ok: false, reason });

@@ -5,13 +5,13 @@
  * only the effect on the disk is.
  */
 import { spawn } from "node:child_process";
-import { appendFileSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LiterateError } from "../../tools/lib/diagnostics.ts";
 import { manifestPath } from "../../tools/lib/paths.ts";
 import { formatManifest, sha256 } from "../../tools/lib/plan.ts";
-import { runTangle } from "../../tools/lib/tangle-run.ts";
+import { pendingPath, runTangle } from "../../tools/lib/tangle-run.ts";
 import { tangle } from "../../tools/lib/tangle.ts";
 import { fence, listFiles, md, read, removeTempDirs, snapshot, tempDir, writeFiles } from "./support.ts";
 
@@ -384,6 +384,19 @@ describe.concurrent("the command line", { timeout: cliTimeout }, () => {
     expect(run.stderr).toMatch(/^tangle: internal error \(this is a bug, please report it\):\nError: boom\n/);
   });
 
+  it("exits 1, naming the file, when the environment refuses a file operation", async ({ expect }) => {
+    const dir = scratch();
+    const script = join(dir, "denied.mts");
+    const denied = "Object.assign(new Error(\"EACCES: permission denied, open '/x/generated/a.ts'\"), { code: \"EACCES\", path: \"/x/generated/a.ts\" })";
+    writeFileSync(script, `import { runCli } from ${JSON.stringify(join(process.cwd(), "tools", "lib", "cli.ts"))};\nawait runCli("verify", async () => {\n  throw ${denied};\n});\n`);
+    const run = await runTs(script, []);
+    expect(run).toEqual({
+      status: 1,
+      stdout: "",
+      stderr: "/x/generated/a.ts file-system: cannot write or read `/x/generated/a.ts`: permission denied (EACCES)\n  hint: check the permissions of the file and its folder\n",
+    });
+  });
+
   it("exits 1 on an unknown option, with a hint", async ({ expect }) => {
     const run = await cli(scratch(), "--chek");
     expect(run.status).toBe(1);
@@ -394,5 +407,109 @@ describe.concurrent("the command line", { timeout: cliTimeout }, () => {
     const run = await cli(scratch(), "--help");
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/^usage: tangle \[--check\] \[--force\] \[--root DIR\] \[--quiet\]\n/);
+  });
+});
+
+describe.concurrent("tangle in a folder that is not a project", { timeout: cliTimeout }, () => {
+  it("refuses a folder without literate/, creating nothing", async ({ expect }) => {
+    const root = scratch();
+    const run = await cli(root);
+    expect(run).toEqual({
+      status: 1,
+      stdout: "",
+      stderr: `${root} bad-root: \`${root}\` has no \`literate/\` folder, so it is not a literate project root\n  hint: run tangle in the project root (the folder holding \`literate/\`), or name it with \`--root DIR\`\n`,
+    });
+    expect(listFiles(root)).toEqual([]);
+  });
+
+  it("keeps every generated file when literate/ vanished", ({ expect }) => {
+    const root = tangled();
+    rmSync(join(root, "literate"), { recursive: true });
+    const before = snapshot(root);
+    expect(() => runTangle({ root })).toThrow("has no `literate/` folder");
+    expect(snapshot(root)).toEqual(before);
+  });
+});
+
+describe("tangle's warnings", () => {
+  const unclosed = md("---", "tangle: generated/a.ts", "---", "", "# A", "", `${fence}ts`, "export const a = 1;");
+  const rules = (list: readonly { rule: string }[]): string[] => list.map((d) => d.rule);
+
+  it("come back on every run, the no-change fast path and --check included", ({ expect }) => {
+    const root = newProject(unclosed);
+    expect(rules(runTangle({ root }).warnings)).toEqual(["unclosed-fence"]);
+    const again = runTangle({ root });
+    expect(again.fastPath).toBe(true);
+    expect(rules(again.warnings)).toEqual(["unclosed-fence"]);
+    const checked = runTangle({ root, check: true });
+    expect(checked.fastPath).toBe(true);
+    expect(rules(checked.warnings)).toEqual(["unclosed-fence"]);
+  });
+
+  it("are reported with a hand-edit conflict", ({ expect }) => {
+    const root = tangled(unclosed);
+    appendFileSync(join(root, "generated/a.ts"), "// a hand edit\n");
+    writeDoc(root, unclosed.replace("a = 1", "a = 2"), "literate/a.md", 60);
+    const refused = (() => {
+      try {
+        runTangle({ root });
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(refused).toBeInstanceOf(LiterateError);
+    expect(rules((refused as LiterateError).diagnostics)).toEqual(["hand-edited", "unclosed-fence"]);
+  });
+});
+
+describe.concurrent("tangle and the file system", { timeout: cliTimeout }, () => {
+  it("takes the files a run killed halfway created in place as its own, and finishes the job", ({ expect }) => {
+    const root = tangled(chapter("1", false));
+    // As a run killed while creating generated/b.ts leaves it: the journal, and a file cut short.
+    writeFiles(root, { [pendingPath]: `${JSON.stringify({ version: 1, files: ["generated/b.ts", "generated/b.ts.map"] })}\n`, "generated/b.ts": "// Generated by tools/tan" });
+    writeDoc(root, chapter(), "literate/a.md", 60);
+    const report = runTangle({ root });
+    expect(report.actions.map((a) => `${a.kind} ${a.path}`)).toEqual(["write generated/b.ts", "write generated/b.ts.map", `write ${manifestPath}`]);
+    expect(read(root, "generated/b.ts")).toBe(tangle([{ path: "literate/a.md", text: chapter() }]).files.get("generated/b.ts"));
+    expect(existsSync(join(root, pendingPath))).toBe(false);
+  });
+
+  it("still refuses a file it never wrote when no journal names it", ({ expect }) => {
+    const root = tangled(chapter("1", false));
+    writeFiles(root, { "generated/b.ts": "// Generated by tools/tan" });
+    writeDoc(root, chapter(), "literate/a.md", 60);
+    expect(() => runTangle({ root })).toThrow("`generated/b.ts` exists and was not written by tangle");
+  });
+
+  it("reports a target name too long for the file system as a user error naming it, writing nothing", async ({ expect }) => {
+    const long = `generated/${"x".repeat(300)}.ts`;
+    const root = newProject(md("---", "tangle: generated/a.ts", "---", "", "# A", "", `${fence}ts file=${long}`, "export const a = 1;", fence));
+    const run = await cli(root);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain(`${long} file-system: cannot write or read \`${long}\`: the name is too long for the file system (ENAMETOOLONG)\n  hint: choose a shorter target path\n`);
+    expect(listFiles(root)).toEqual(["literate/a.md"]);
+  });
+
+  it("replaces a target whose name is near the file system's limit", ({ expect }) => {
+    const long = `generated/${"y".repeat(240)}.ts`;
+    const text = (value: string): string => md("---", "tangle: generated/a.ts", "---", "", "# A", "", `${fence}ts file=${long}`, `export const a = ${value};`, fence);
+    const root = tangled(text("1"));
+    writeDoc(root, text("2"), "literate/a.md", 60);
+    runTangle({ root });
+    expect(read(root, long)).toContain("export const a = 2;");
+    expect(noTemporaries(root)).toEqual([]);
+  });
+
+  it("removes the folders an orphan leaves empty, but never a top-level folder", ({ expect }) => {
+    const deep = md("---", "tangle: generated/a.ts", "---", "", "# A", "", `${fence}ts`, "export const a = 1;", fence, "", "Deep.", "", `${fence}ts file=generated/sub/deeper/b.ts`, "export const b = 2;", fence, "", "A script.", "", `${fence}sh file=scripts/x.sh`, "echo hi", fence);
+    const root = tangled(deep);
+    expect(listFiles(root)).toContain("generated/sub/deeper/b.ts");
+    writeDoc(root, chapter("1", false), "literate/a.md", 60);
+    runTangle({ root });
+    expect(existsSync(join(root, "generated/sub"))).toBe(false);
+    expect(existsSync(join(root, "scripts"))).toBe(true);
+    expect(listFiles(root).filter((p) => !p.startsWith(".cache/"))).toEqual([manifestPath, "generated/a.ts", "generated/a.ts.map", "literate/a.md"]);
   });
 });

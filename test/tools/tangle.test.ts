@@ -80,6 +80,46 @@ describe("targets", () => {
     expect(fileOf(result, "generated/a.ts")).toContain("export const a = 1;");
   });
 
+  it.each(["TS", "Typescript", "TypeScript"])("reads the language case-insensitively: %s is `ts`", (lang) => {
+    const result = tangleOne(md(...frontMatter(), "", `${fence}${lang}`, "export const a = 1;", fence));
+    expect(result.diagnostics).toEqual([]);
+    expect(result.blocks[0]?.lang).toBe(lang.toLowerCase());
+    expect(fileOf(result, "generated/a.ts")).toContain("export const a = 1;");
+  });
+
+  it("takes an info string that starts with an attribute for attributes with no language, and writes the block verbatim", () => {
+    const text = md("# Scripts", "", `${fence} file=scripts/x.sh`, "#!/bin/sh", "echo x", fence, "", "The config.", "", `${fence}file=config/a.txt  `, "plain", fence);
+    for (const scan of ["auto", "remark"] as const) {
+      const result = tangle([{ path: "literate/a.md", text }], { scan });
+      expect(result.diagnostics).toEqual([]);
+      expect(result.blocks.map((b) => [b.lang, b.attrs.file])).toEqual([
+        ["", "scripts/x.sh"],
+        ["", "config/a.txt"],
+      ]);
+      expect(fileOf(result, "config/a.txt")).toBe("plain\n");
+      expect(fileOf(result, "scripts/x.sh")).toContain("echo x");
+    }
+  });
+
+  it("reports an attribute-first info string's errors at their columns", () => {
+    const result = tangleOne(md("# A", "", `${fence}file=a.txt bogus`, "x", fence));
+    expect(result.diagnostics).toEqual([at(3, 15, "unknown-attribute", "unknown block attribute `bogus`", attributeHint)]);
+  });
+
+  it("reads a chapter that starts with a byte-order mark like one without, lines and all", () => {
+    const result = tangle([{ path: "literate/a.md", text: `\uFEFF${chapter}` }]);
+    expect(result.diagnostics).toEqual([]);
+    expect(result.files).toEqual(tangleOne(chapter).files);
+    expect(tangle([{ path: "literate/a.md", text: `\uFEFF${chapter}` }], { scan: "remark" }).files).toEqual(tangleOne(chapter).files);
+  });
+
+  it("reads `order`, a positive integer, from the front matter", () => {
+    const result = tangleOne(md("---", "title: a", "order: 3", "---"));
+    expect(result.diagnostics).toEqual([]);
+    expect(result.documents[0]?.frontMatter.order).toBe(3);
+    expect(result.documents[0]?.frontMatter.keyLines["order"]).toBe(3);
+  });
+
   it("ignores blocks of other languages unless they say `file=`", () => {
     const result = tangleOne(
       md(...frontMatter(), "", `${fence}js`, "var js;", fence, `${fence}sh`, "echo sh", fence, `${fence}json`, "{}", fence, fence, "plain", fence, `${fence}ts`, "export const a = 1;", fence),
@@ -418,6 +458,7 @@ const targetHint = "targets are project-relative paths such as `generated/loop.t
 const attributeHint = "known attributes: `file=PATH`, `#name`, `test`, `no-tangle`, `tested=HASH`";
 const yamlHint = "front matter is YAML between two `---` lines";
 const cycleHint = "a block cannot include itself, directly or through others";
+const unusedHint = (name: string): string => `splice it with a line \`<<${name}>>\` in another block, or delete it; to keep it only as an illustration, replace \`#${name}\` with \`no-tangle\``;
 
 describe("errors", () => {
   it.each<[string, string, readonly Diagnostic[]]>([
@@ -482,7 +523,7 @@ describe("errors", () => {
       md("---", "title: a", "tangle: [unclosed", "---", "", `${fence}ts no-tangle`, "x;", fence),
       [at(3, 18, "front-matter", "malformed front matter: Flow sequence in block collection must be sufficiently indented and end with a ]", yamlHint)],
     ],
-    ["an unknown front matter key", md("---", "title: a", "tangel: generated/a.ts", "---"), [at(3, 1, "front-matter", "unknown front matter key `tangel`", "known keys: `tangle`, `test`, `title`, `description`")]],
+    ["an unknown front matter key", md("---", "title: a", "tangel: generated/a.ts", "---"), [at(3, 1, "front-matter", "unknown front matter key `tangel`", "known keys: `tangle`, `test`, `title`, `description`, `order`")]],
     ["front matter that is not a mapping", md("---", "- a", "- b", "---"), [at(2, 1, "front-matter", "front matter must be a mapping of keys to values", "write `tangle: generated/x.ts`")]],
     ["a front matter target that is not a string", md("---", "test: 3", "---"), [at(2, 1, "front-matter", "front matter key `test` must be a non-empty string", "write `test: test/x.test.ts`")]],
     [
@@ -498,8 +539,35 @@ describe("errors", () => {
     [
       "a named block nobody references",
       md(...fm, "", `${fence}ts #lonely`, "x;", fence),
-      [at(5, 1, "unused-block", "named block `#lonely` is never referenced", "splice it with a line `<<lonely>>` in another block, or mark it `no-tangle`")],
+      [at(5, 1, "unused-block", "named block `#lonely` is never referenced", unusedHint("lonely"))],
     ],
+    [
+      "an unknown reference inside a named block nobody references",
+      md(...fm, "", `${fence}ts #lonely`, "  <<nope>>", fence),
+      [
+        at(6, 3, "unknown-reference", "`<<nope>>` refers to no block", "name a block with `#nope` in its fence, or fix the spelling"),
+        at(5, 1, "unused-block", "named block `#lonely` is never referenced", unusedHint("lonely")),
+      ],
+    ],
+    [
+      "a cycle among named blocks nobody references",
+      md(...fm, "", `${fence}ts #a`, "<<b>>", fence, "", `${fence}ts #b`, "  <<a>>", fence),
+      [
+        at(10, 3, "reference-cycle", "references form a cycle: <<a>> -> <<b>> -> <<a>>", cycleHint),
+        at(5, 1, "unused-block", "named block `#a` is never referenced", unusedHint("a")),
+        at(9, 1, "unused-block", "named block `#b` is never referenced", unusedHint("b")),
+      ],
+    ],
+    [
+      "front matter that is never closed (not a missing target)",
+      md("---", "tangle: generated/a.ts", "", "# A", "", `${fence}ts`, "x;", fence, "", "Its test.", "", `${fence}ts test`, "y;", fence),
+      [at(1, 1, "front-matter", "malformed front matter: the `---` on line 1 is never closed", "end the front matter with a line holding only `---`")],
+    ],
+    ...["0", "-2", "1.5", "first", '"3"'].map((value): [string, string, readonly Diagnostic[]] => [
+      `an \`order\` of ${value}`,
+      md("---", "title: a", `order: ${value}`, "---"),
+      [at(3, 1, "front-matter", `front matter key \`order\` must be a positive integer, not \`${value}\``, "write `order: 3` for the third chapter of the book")],
+    ]),
   ])("reports %s", (_case, text, want) => {
     const result = tangleOne(text);
     expect(result.diagnostics).toEqual(want);

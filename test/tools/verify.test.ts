@@ -123,6 +123,18 @@ const hashesOf = (text: string): string[] => blockHashes(tangle([{ path: doc, te
 /** The opening fence lines of a document. */
 const fenceLines = (text: string): string[] => text.split("\n").filter((line) => line.startsWith("```ts"));
 
+/** The problem verify reports at each runtime block of the good document when no test results exist. */
+const untestedForLackOfResults = (text: string): string =>
+  runtimeBlocks
+    .map((first, i) => {
+      const names = ["add", "Counter", "increment", "value", "clamp", undefined][i];
+      return (
+        `${doc}:${fenceOf(text, first)}:1 tested: no test results exist, so this block${names === undefined ? "" : ` (\`${names}\`)`} is not known to be tested\n` +
+        "  hint: run `npm test`, then `npm run verify -- --stamp`\n"
+      );
+    })
+    .join("");
+
 const summary = (definitions: number, typeOnly: number, tested: number, problems: number): string =>
   `${doc}: ${definitions} definition blocks (${typeOnly} type-only), ${tested}/${definitions - typeOnly} tested, ${problems} problem(s)\n`;
 
@@ -135,15 +147,16 @@ describe("verify over the life of a good document", { concurrent: true }, () => 
   afterAll(() => project.remove());
 
   it.sequential(
-    "fails before any test has run, saying there are no test results",
+    "fails before any test has run, naming each untested block at its location under one line saying there are no test results",
     async () => {
       expect((await project.tangle("--quiet")).code).toBe(0);
       const verified = await project.verify();
       expect(verified.stdout).toBe(
-        "test run tested: no test results found at `coverage/vitest-results.json`, so no block counts as tested\n" +
+        untestedForLackOfResults(good) +
+          "test run tested: no test results found at `coverage/vitest-results.json`, so no block counts as tested\n" +
           "  hint: run `npm test`, or `npm run verify -- --stamp`\n\n" +
-          summary(7, 1, 0, 0) +
-          "FAIL: 1 problems\n",
+          summary(7, 1, 0, 6) +
+          "FAIL: 7 problems\n",
       );
       expect(verified.code).toBe(1);
     },
@@ -429,6 +442,26 @@ describe("verify stops before checking anything", { concurrent: true }, () => {
   );
 
   it(
+    "and still prints a JSON report with --json, holding the problems that stopped it",
+    async ({ expect }) => {
+      const project = fresh(good);
+      project.tangleNow();
+      project.write(doc, edit(good, "  return a + b;", "  return b + a;"));
+      const verified = await project.verify("--json");
+      expect(verified.code).toBe(1);
+      expect(JSON.parse(verified.stdout)).toEqual({
+        ok: false,
+        stopped: true,
+        blocks: [],
+        documents: [],
+        problems: [{ file: "generated/x.ts", line: 0, column: 0, severity: "error", rule: "out-of-date", message: "`generated/x.ts` is not what the documents tangle to", hint: "run `npm run tangle` first" }],
+      });
+      expect(verified.stderr).toBe("generated/x.ts out-of-date: `generated/x.ts` is not what the documents tangle to\n  hint: run `npm run tangle` first\n");
+    },
+    slow,
+  );
+
+  it(
     "when a document does not tangle, at the offending attribute",
     async ({ expect }) => {
       const text = edit(good, "```ts #clamp-body", "```ts #clamp-body no-tangel");
@@ -506,11 +539,12 @@ describe("verify --stamp and its evidence", { concurrent: true }, () => {
       );
       const verified = await project.verify("--stamp");
       expect(verified.stdout).toBe(
-        "test run tested: no test results found at `coverage/vitest-results.json`, so no block counts as tested\n" +
+        untestedForLackOfResults(text) +
+          "test run tested: no test results found at `coverage/vitest-results.json`, so no block counts as tested\n" +
           "  hint: run `npm test`, or `npm run verify -- --stamp`\n\n" +
-          summary(7, 1, 0, 0) +
+          summary(7, 1, 0, 6) +
           "stamps: 0 written, 0 removed\n" +
-          "FAIL: 1 problems\n",
+          "FAIL: 7 problems\n",
       );
       expect(verified.code).toBe(1);
       expect(project.read(doc)).toBe(text);

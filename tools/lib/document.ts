@@ -7,7 +7,7 @@
  */
 import { parseDocument as parseYaml, isMap, isScalar, LineCounter } from "yaml";
 import { error, warning, type Diagnostic } from "./diagnostics.ts";
-import { scanBlocks, scanWithRemark, type RawBlock, type RawFrontMatter, type ScanResult } from "./markdown.ts";
+import { scanBlocks, scanWithRemark, withoutBom, type RawBlock, type RawFrontMatter, type ScanResult } from "./markdown.ts";
 
 /** The attributes a fence info string can carry. */
 export interface BlockAttributes {
@@ -29,6 +29,7 @@ export interface LiterateBlock {
   readonly doc: string;
   /** 0-based position among the document's blocks. */
   readonly index: number;
+  /** The info string's first word, lowercased; `""` when there is none or it is an attribute. */
   readonly lang: string;
   readonly attrs: BlockAttributes;
   /** The code lines, without fences. */
@@ -55,6 +56,8 @@ export interface FrontMatter {
   readonly test?: string;
   readonly title?: string;
   readonly description?: string;
+  /** The chapter's place in the book's reading order (a positive integer); the docs site sorts by it, then by path. */
+  readonly order?: number;
   /** 1-based line of each key, for error messages. */
   readonly keyLines: Readonly<Record<string, number>>;
 }
@@ -78,21 +81,40 @@ export function isTypeScript(block: { readonly lang: string }): boolean {
 
 const nameSyntax = /^[A-Za-z_][\w.-]*$/;
 const stampSyntax = /^[0-9a-f]{12}$/;
-const frontMatterKeys: ReadonlySet<string> = new Set(["tangle", "test", "title", "description"]);
+const frontMatterKeys: ReadonlySet<string> = new Set(["tangle", "test", "title", "description", "order"]);
+
+/** A document whose first line opens front matter (`---`); when no front matter was found, it was never closed. */
+const unclosedFrontMatter = /^---[ \t]*(?:\r\n|\r|\n|$)/;
 
 /** How a document is scanned: `auto` takes the fast scanner when it is sure; `remark` always asks remark. */
 export type ScanMode = "auto" | "remark";
 
 /** Parses one document. Never throws on bad input: problems come back as diagnostics. */
-export function parseLiterateDocument(path: string, text: string, mode: ScanMode = "auto"): LiterateDocument {
+export function parseLiterateDocument(path: string, source: string, mode: ScanMode = "auto"): LiterateDocument {
+  // Lines and columns count from after a byte-order mark, as both scanners do.
+  const text = withoutBom(source);
   const { result: scanned, by }: { result: ScanResult; by: "fast" | "remark" } = mode === "remark" ? { result: scanWithRemark(text), by: "remark" } : scanBlocks(text);
   const diagnostics: Diagnostic[] = [];
   const frontMatter = readFrontMatter(path, scanned.frontMatter, diagnostics);
+  if (scanned.frontMatter === undefined && unclosedFrontMatter.test(text)) {
+    diagnostics.push(error({ file: path, line: 1, column: 1 }, "front-matter", "malformed front matter: the `---` on line 1 is never closed", "end the front matter with a line holding only `---`"));
+  }
   const sourceLines = new SourceLines(text);
   // The fast scanner finds fences at column 1 only, and its values are verbatim slices of the text from the line after the fence.
   const verbatim = by === "fast";
-  const blocks = scanned.blocks.map((raw, index) => toBlock(path, index, raw, sourceLines, diagnostics, verbatim));
+  const blocks = scanned.blocks.map((raw, index) => toBlock(path, index, withLanguage(raw), sourceLines, diagnostics, verbatim));
   return { path, frontMatter, blocks, diagnostics };
+}
+
+/**
+ * The block's language as tangle reads it: lowercase (```` ```TS ```` is `ts`), and none when the
+ * info string starts with an attribute (```` ``` file=x.sh ````, ```` ``` #name ````), which
+ * CommonMark would take for the language.
+ */
+function withLanguage(raw: RawBlock): RawBlock {
+  if (raw.lang.includes("=") || raw.lang.startsWith("#")) return { ...raw, lang: "", meta: raw.meta === "" ? raw.lang : `${raw.lang} ${raw.meta}` };
+  const lang = raw.lang.toLowerCase();
+  return lang === raw.lang ? raw : { ...raw, lang };
 }
 
 /** `text.split(/\r\n|\r|\n/)`, without the regular expression when the text holds no `\r`. */
@@ -203,7 +225,7 @@ function readAttributes(doc: string, raw: RawBlock, fenceText: string, out: Diag
   let tested: string | undefined;
   let test = false;
   let noTangle = false;
-  const langAt = fenceText.indexOf(raw.lang, raw.column - 1);
+  const langAt = raw.lang === "" ? -1 : fenceText.toLowerCase().indexOf(raw.lang, raw.column - 1);
   let searchFrom = langAt >= 0 ? langAt + raw.lang.length : raw.column - 1;
   for (const token of raw.meta.split(/[ \t]+/).filter((t) => t !== "")) {
     const found = fenceText.indexOf(token, searchFrom);
@@ -261,6 +283,10 @@ interface FrontMatterEntry {
   readonly line: number;
   readonly column: number;
   readonly value: string | undefined;
+  /** The value when YAML reads it as a number. */
+  readonly number?: number;
+  /** The value as written, for messages. */
+  readonly source: string;
 }
 
 function readFrontMatter(doc: string, raw: RawFrontMatter | undefined, out: Diagnostic[]): FrontMatter {
@@ -269,11 +295,22 @@ function readFrontMatter(doc: string, raw: RawFrontMatter | undefined, out: Diag
   if (entries === undefined) return { keyLines: {} };
   const values: Record<string, string> = {};
   const keyLines: Record<string, number> = {};
+  let order: number | undefined;
   for (const entry of entries) {
     const { key } = entry;
     const at = { file: doc, line: entry.line, column: entry.column };
     if (!frontMatterKeys.has(key)) {
-      out.push(error(at, "front-matter", `unknown front matter key \`${key}\``, "known keys: `tangle`, `test`, `title`, `description`"));
+      out.push(error(at, "front-matter", `unknown front matter key \`${key}\``, "known keys: `tangle`, `test`, `title`, `description`, `order`"));
+      continue;
+    }
+    if (key === "order") {
+      const n = entry.number;
+      if (n === undefined || !Number.isSafeInteger(n) || n < 1) {
+        out.push(error(at, "front-matter", `front matter key \`order\` must be a positive integer, not \`${entry.source === "" ? "(nothing)" : entry.source}\``, "write `order: 3` for the third chapter of the book"));
+      } else {
+        order = n;
+        keyLines[key] = at.line;
+      }
       continue;
     }
     if (entry.value === undefined) {
@@ -289,6 +326,7 @@ function readFrontMatter(doc: string, raw: RawFrontMatter | undefined, out: Diag
     ...(values["test"] === undefined ? {} : { test: values["test"] }),
     ...(values["title"] === undefined ? {} : { title: values["title"] }),
     ...(values["description"] === undefined ? {} : { description: values["description"] }),
+    ...(order === undefined ? {} : { order }),
   };
 }
 
@@ -316,7 +354,7 @@ function simpleFrontMatter(raw: RawFrontMatter): FrontMatterEntry[] | undefined 
     const key = m?.[1];
     const value = m?.[2];
     if (key === undefined || value === undefined || yamlKeywords.has(value) || entries.some((e) => e.key === key)) return undefined;
-    entries.push({ key, line: raw.line + i, column: 1, value });
+    entries.push({ key, line: raw.line + i, column: 1, value, source: value });
   }
   return entries.length === 0 ? undefined : entries;
 }
@@ -342,7 +380,9 @@ function yamlFrontMatter(doc: string, raw: RawFrontMatter, out: Diagnostic[]): F
   return contents.items.map((pair) => {
     const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
     const offset = isScalar(pair.key) && pair.key.range !== undefined && pair.key.range !== null ? pair.key.range[0] : 0;
-    const value = isScalar(pair.value) && typeof pair.value.value === "string" && pair.value.value.trim() !== "" ? pair.value.value : undefined;
-    return { key, line: lineOf(offset), column: colOf(offset), value };
+    const scalar = isScalar(pair.value) ? pair.value.value : undefined;
+    const value = typeof scalar === "string" && scalar.trim() !== "" ? scalar : undefined;
+    const source = isScalar(pair.value) && pair.value.range !== undefined && pair.value.range !== null ? raw.value.slice(pair.value.range[0], pair.value.range[1]) : String(pair.value);
+    return { key, line: lineOf(offset), column: colOf(offset), value, source, ...(typeof scalar === "number" ? { number: scalar } : {}) };
   });
 }

@@ -40,7 +40,8 @@ interface IstanbulFile {
 export function loadEvidence(root: string): { evidence: TestEvidence } | { missing: string } {
   const resultsText = readIfExists(join(root, evidencePaths.results));
   if (resultsText === undefined) return { missing: `no test results found at \`${evidencePaths.results}\`` };
-  const results = JSON.parse(resultsText) as { numTotalTests?: number; numPassedTests?: number; numFailedTests?: number; startTime?: number };
+  const results = parseJson(resultsText) as { numTotalTests?: number; numPassedTests?: number; numFailedTests?: number; startTime?: number } | undefined;
+  if (typeof results !== "object" || results === null) return { missing: `\`${evidencePaths.results}\` is not a test results file (not a JSON object)` };
   const tests = { total: results.numTotalTests ?? 0, passed: results.numPassedTests ?? 0, failed: results.numFailedTests ?? 0 };
   const startTime = results.startTime ?? 0;
   // A failing run writes no coverage; its results are the evidence that nothing counts.
@@ -49,7 +50,10 @@ export function loadEvidence(root: string): { evidence: TestEvidence } | { missi
   if (coverageText === undefined) return { missing: `no coverage found at \`${evidencePaths.coverage}\`` };
   const coverageWritten = statSync(join(root, evidencePaths.coverage)).mtimeMs;
   if (coverageWritten < startTime) return { missing: `\`${evidencePaths.coverage}\` is older than the latest test run, which collected no coverage` };
-  const coverage = JSON.parse(coverageText) as Record<string, IstanbulFile>;
+  const coverage = parseJson(coverageText) as Record<string, IstanbulFile> | undefined;
+  if (typeof coverage !== "object" || coverage === null || !Object.values(coverage).every(isIstanbulFile)) {
+    return { missing: `\`${evidencePaths.coverage}\` is not an istanbul coverage file` };
+  }
   const documents = new Map<string, { statements: Counted[]; functions: Counted[] }>();
   // Vitest names files by their real path (its working folder is resolved); `root` may be a link.
   const base = realpathSync(root);
@@ -60,6 +64,22 @@ export function loadEvidence(root: string): { evidence: TestEvidence } | { missi
     documents.set(path, { statements, functions });
   }
   return { evidence: { tests, startTime, documents } };
+}
+
+/** A file's JSON, or `undefined` when it is not JSON (a run cut short, a hand edit). */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True for one file's entry of an istanbul coverage report, in the parts verify reads. */
+function isIstanbulFile(value: unknown): value is IstanbulFile {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Partial<Record<keyof IstanbulFile, unknown>>;
+  return [v.statementMap, v.s, v.fnMap, v.f].every((part) => typeof part === "object" && part !== null);
 }
 
 /** Whether the lines `lines` (a set of Markdown lines of one document) ran. */

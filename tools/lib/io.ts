@@ -2,8 +2,10 @@
  * The disk, for the CLIs: finding documents, atomic writes, symlink-safe paths, and the stat
  * cache that lets a no-change re-tangle finish without reading or hashing anything.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
+import { type Stats, closeSync, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { Buffer } from "node:buffer";
+import { dirname, join, posix, relative, sep } from "node:path";
+import { error, type Diagnostic } from "./diagnostics.ts";
 import { sha256 } from "./plan.ts";
 
 /** Lists `literate/**\/*.md` under `root`, as sorted project-relative POSIX paths. */
@@ -44,19 +46,40 @@ export function escapesThroughSymlink(root: string, path: string, realpaths?: Ma
   };
   const realRoot = realpath(root);
   let probe = join(root, path);
-  while (!existsSync(probe)) {
+  // The nearest part of the path that exists (a dangling symbolic link counts: it exists as a link).
+  let found = lstatIfExists(probe);
+  while (found === undefined) {
     const parent = dirname(probe);
     if (parent === probe) break;
     probe = parent;
+    found = lstatIfExists(probe);
   }
-  const stat = lstatSync(probe);
-  const resolved = stat.isSymbolicLink() || probe !== join(root, path) ? realpath(probe) : realpath(dirname(probe));
+  const stat = found ?? lstatSync(probe);
+  const linkRefusal = `\`${path}\` is a symbolic link; tangle writes only regular files`;
+  let resolved: string;
+  try {
+    resolved = stat.isSymbolicLink() || probe !== join(root, path) ? realpath(probe) : realpath(dirname(probe));
+  } catch (caught) {
+    // A dangling link resolves nowhere: refuse it as the link it is.
+    if (stat.isSymbolicLink() && isMissing(caught)) return linkRefusal;
+    throw caught;
+  }
   const rel = relative(realRoot, resolved);
   if (rel.startsWith("..") || rel.startsWith(sep)) return `\`${path}\` leads outside the project through a symbolic link`;
-  if (stat.isSymbolicLink()) return `\`${path}\` is a symbolic link; tangle writes only regular files`;
+  if (stat.isSymbolicLink()) return linkRefusal;
   if (probe === join(root, path) && stat.isDirectory()) return `\`${path}\` is a folder; tangle writes only regular files`;
   if (probe !== join(root, path) && !stat.isDirectory()) return `\`${relative(root, probe).split(sep).join("/")}\` is a file, so \`${path}\` cannot be created inside it`;
   return undefined;
+}
+
+/** `lstat`, or `undefined` when nothing is there (no entry, or a file where a folder should be). */
+function lstatIfExists(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch (caught) {
+    if (isMissing(caught)) return undefined;
+    throw caught;
+  }
 }
 
 /** Writes a file atomically: a temporary file beside it, then a rename. Creates folders. */
@@ -73,6 +96,115 @@ export function writeAtomically(path: string, content: string): void {
       // the temporary file was never created
     }
     throw caught;
+  }
+}
+
+/** One file of a batch write: its path (relative to the batch's root) and content. */
+export interface BatchFile {
+  readonly path: string;
+  readonly content: string;
+}
+
+/**
+ * Thrown by `writeAllAtomically` when a batch failed: `cause` is the file-system error,
+ * `path` the file it concerns, and `renamed` the files already in place (empty unless the
+ * failure came while renaming, after every temporary file had been written).
+ */
+export class BatchWriteError extends Error {
+  readonly path: string;
+  readonly renamed: ReadonlyMap<string, StatStamp>;
+  constructor(path: string, cause: unknown, renamed: ReadonlyMap<string, StatStamp>) {
+    super(`cannot write \`${path}\`: ${(cause as Error).message}`, { cause });
+    this.name = "BatchWriteError";
+    this.path = path;
+    this.renamed = renamed;
+  }
+}
+
+/**
+ * Writes a batch of files all-or-nothing as far as a file system allows. A file that replaces
+ * another goes to a temporary file beside it (created exclusively); a file in `fresh` (one that
+ * did not exist when the batch was planned) is created at its own path, exclusively (`wx`), since
+ * there is no old content a reader could see half replaced, and a rename per file is saved.
+ * Only when every file is written are the temporary files renamed into place. A failure while
+ * writing removes every temporary file and every fresh file the batch created, so the disk is
+ * as it was. Folders are created once each. Returns each file's size and mtime, read from the
+ * open file (a rename keeps both), so callers need no second `stat`.
+ */
+export function writeAllAtomically(root: string, files: readonly BatchFile[], fresh: ReadonlySet<string> = new Set()): Map<string, StatStamp> {
+  const made = new Set<string>();
+  /** Written so far: `temporary` is the file to rename, or `undefined` for a fresh file already in place. */
+  const staged: { path: string; full: string; temporary: string | undefined; stamp: StatStamp }[] = [];
+  // Temporary names are short and beside their targets (a rename stays within one folder), so a
+  // target whose name is near the file system's limit can still be replaced.
+  const prefix = `.tmp-${process.pid}-${Math.random().toString(36).slice(2, 10)}-`;
+  const discard = (alsoFresh: boolean): void => {
+    for (const s of staged) {
+      if (s.temporary === undefined && !alsoFresh) continue;
+      try {
+        unlinkSync(s.temporary ?? s.full);
+      } catch {
+        // already renamed, or never created
+      }
+    }
+  };
+  let current = "";
+  try {
+    for (const file of files) {
+      current = file.path;
+      const full = join(root, file.path);
+      const dir = dirname(full);
+      if (!made.has(dir)) {
+        mkdirSync(dir, { recursive: true });
+        made.add(dir);
+      }
+      const temporary = fresh.has(file.path) ? undefined : join(dir, `${prefix}${staged.length}`);
+      const fd = openSync(temporary ?? full, "wx");
+      const entry = { path: file.path, full, temporary, stamp: { size: 0, mtimeMs: 0 } };
+      staged.push(entry);
+      try {
+        const bytes = Buffer.from(file.content, "utf8");
+        for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+        const s = fstatSync(fd);
+        entry.stamp = { size: s.size, mtimeMs: s.mtimeMs };
+      } finally {
+        closeSync(fd);
+      }
+    }
+  } catch (caught) {
+    // A file is staged only once it was opened, so one that `wx` refused (not ours) is never removed.
+    discard(true);
+    throw new BatchWriteError(current, caught, new Map());
+  }
+  const renamed = new Map<string, StatStamp>();
+  for (const s of staged) if (s.temporary === undefined) renamed.set(s.path, s.stamp);
+  for (const s of staged) {
+    if (s.temporary === undefined) continue;
+    try {
+      renameSync(s.temporary, s.full);
+    } catch (caught) {
+      discard(false);
+      throw new BatchWriteError(s.path, caught, renamed);
+    }
+    renamed.set(s.path, s.stamp);
+  }
+  return renamed;
+}
+
+/**
+ * After deleting the file at project-relative `path`, removes the folders it leaves empty,
+ * innermost first: folders tangle created for targets. A top-level folder (`generated/`,
+ * `scripts/`) is never removed, nor the project root.
+ */
+export function removeEmptyFolders(root: string, path: string): void {
+  let dir = posix.dirname(path);
+  while (dir.includes("/")) {
+    try {
+      rmdirSync(join(root, dir));
+    } catch {
+      return; // not empty (or already gone): stop climbing
+    }
+    dir = posix.dirname(dir);
   }
 }
 
@@ -93,8 +225,11 @@ export interface StatCache {
   /** When the cache was written (ms); files modified at or after it are re-read ("racily clean"). */
   readonly writtenAtMs: number;
   readonly files: Readonly<Record<string, CachedFile>>;
-  /** The last successful tangle: a digest of its sources and the hash of the manifest it left. */
-  readonly lastRun?: { readonly sourcesDigest: string; readonly manifestHash: string };
+  /**
+   * The last successful tangle: a digest of its sources, the hash of the manifest it left, and
+   * its warnings (so a run that tangles nothing still repeats them).
+   */
+  readonly lastRun?: { readonly sourcesDigest: string; readonly manifestHash: string; readonly warnings?: readonly Diagnostic[] };
 }
 
 /** Where the stat cache lives. */
@@ -153,9 +288,9 @@ export class HashingReader {
     return { hash, text };
   }
 
-  /** Records a file just written with known content hash. */
-  recordWritten(path: string, hash: string): void {
-    const stat = statIfExists(join(this.#root, path));
+  /** Records a file just written with known content hash (and, when known, its size and mtime). */
+  recordWritten(path: string, hash: string, written?: StatStamp): void {
+    const stat = written ?? statIfExists(join(this.#root, path));
     if (stat !== undefined) this.#seen[path] = { ...stat, hash };
   }
 
@@ -179,4 +314,30 @@ export class HashingReader {
 function isMissing(caught: unknown): boolean {
   const code = (caught as NodeJS.ErrnoException).code;
   return code === "ENOENT" || code === "ENOTDIR";
+}
+
+/** What each file-system error code means for a user, and what to do about it. */
+const environmentCodes: Readonly<Record<string, { readonly meaning: string; readonly hint: string }>> = {
+  ENAMETOOLONG: { meaning: "the name is too long for the file system", hint: "choose a shorter target path" },
+  EACCES: { meaning: "permission denied", hint: "check the permissions of the file and its folder" },
+  EPERM: { meaning: "operation not permitted", hint: "check the permissions of the file and its folder (and that it is not locked or immutable)" },
+  EROFS: { meaning: "the file system is read-only", hint: "run it in a writable checkout" },
+  ENOSPC: { meaning: "no space left on the device", hint: "free some disk space and run it again" },
+  EDQUOT: { meaning: "disk quota exceeded", hint: "free some disk space and run it again" },
+  EISDIR: { meaning: "a folder stands where a file is expected", hint: "move the folder away or choose another path" },
+  ENOTDIR: { meaning: "a file stands where a folder is expected", hint: "move the file away or choose another path" },
+  ELOOP: { meaning: "too many symbolic links", hint: "replace the symbolic link loop with a real folder" },
+  EEXIST: { meaning: "the file appeared while it was being created (another run at the same time?)", hint: "run it again" },
+  EMFILE: { meaning: "too many open files", hint: "raise the open-file limit (`ulimit -n`) and run it again" },
+};
+
+/**
+ * A file-system error that is the environment's doing, not a bug (a name too long, no
+ * permission, a read-only disk), as a diagnostic naming `path`; `undefined` for anything else.
+ */
+export function environmentProblem(path: string, caught: unknown): Diagnostic | undefined {
+  const code = (caught as NodeJS.ErrnoException | undefined)?.code;
+  const known = code === undefined ? undefined : environmentCodes[code];
+  if (known === undefined) return undefined;
+  return error({ file: path, line: 0, column: 0 }, "file-system", `cannot write or read \`${path}\`: ${known.meaning} (${code ?? ""})`, known.hint);
 }

@@ -67,7 +67,10 @@ function closesFence(line: string, fence: string): boolean {
  * prose preceded it. Closedness is read back from the source line the node ends on. Indented
  * code blocks are skipped: they have no fence and no info string, so nothing to tangle.
  */
-export function scanWithRemark(text: string, tree: Root = parseMarkdown(text)): ScanResult {
+export function scanWithRemark(source: string, tree?: Root): ScanResult {
+  // A byte-order mark is no character of the document: remark's offsets skip it, so scan without it.
+  const text = withoutBom(source);
+  tree ??= parseMarkdown(text);
   const lines = text.split(/\r\n|\r|\n/);
   const blocks: RawBlock[] = [];
   let frontMatter: RawFrontMatter | undefined;
@@ -96,6 +99,11 @@ export function scanWithRemark(text: string, tree: Root = parseMarkdown(text)): 
   };
   for (const child of tree.children) visit(child);
   return { frontMatter, blocks };
+}
+
+/** The text without a leading UTF-8 byte-order mark (U+FEFF), which editors show nowhere and count in no column. */
+export function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** True for a fenced code node; false for an indented code block (which starts with its indentation). */
@@ -149,16 +157,18 @@ function mayBeUnsure(code: number): boolean {
 /**
  * The fast scanner. Returns `undefined` ("not sure, ask remark") for any document holding a
  * block quote, an HTML block, a fence that is indented or stands behind container syntax
- * (list item, block quote, footnote definition), a lone `\r`, a NUL, a byte-order mark, or an
- * info string with escapes or entities. Values keep the document's line endings, as remark's do.
+ * (list item, block quote, footnote definition), a lone `\r`, a NUL, or an info string with
+ * escapes or entities. A leading byte-order mark is skipped, as remark skips it. Values keep
+ * the document's line endings, as remark's do.
  *
  * It walks line starts with `indexOf` and builds a line's string only when its first characters
  * could matter (a fence, a front matter fence, or a character `unsure` can start with); block
  * values are single slices of the text. Lines are the text split at `\n` (a final empty one
  * dropped) with one trailing `\r` removed.
  */
-export function scanFast(text: string): ScanResult | undefined {
-  if (text.charCodeAt(0) === 0xfeff || text.includes("\0")) return undefined;
+export function scanFast(source: string): ScanResult | undefined {
+  const text = withoutBom(source);
+  if (text.includes("\0")) return undefined;
   for (let cr = text.indexOf("\r"); cr !== -1; cr = text.indexOf("\r", cr + 2)) {
     if (text.charCodeAt(cr + 1) !== 10) return undefined;
   }

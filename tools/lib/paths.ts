@@ -2,13 +2,14 @@
  * Target paths: where tangle may write.
  *
  * A target is a project-relative POSIX path. It may not be absolute, escape the project with
- * `..`, or point into `literate/` (the sources), `node_modules/` or `.git/`. The check is pure;
+ * `..`, or point into `literate/` (the sources), `node_modules/`, `.git/` or `.cache/` (where
+ * tangle keeps its stat cache). The check is pure;
  * the CLI adds the one check that needs the disk (no symlinked folder leading outside the root).
  */
 import { posix } from "node:path";
 
 /** Folders no target may be written into. */
-export const forbiddenRoots: readonly string[] = ["literate", "node_modules", ".git"];
+export const forbiddenRoots: readonly string[] = ["literate", "node_modules", ".git", ".cache"];
 
 /** The manifest tangle keeps of every file it wrote, with its hash. */
 export const manifestPath = "generated/.tangle-manifest.json";

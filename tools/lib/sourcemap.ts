@@ -111,13 +111,25 @@ export class MappingsBuilder {
         c++;
         continue;
       }
-      const sourceColumn = Math.max(0, c + shift);
-      if (!first) bytes[at++] = 44; // ,
-      first = false;
-      at = writeVlq(bytes, at, c - previousGenerated);
-      at = writeVlq(bytes, at, toSource - source);
-      at = writeVlq(bytes, at, toLine - line);
-      at = writeVlq(bytes, at, sourceColumn - column);
+      const sourceColumn = c + shift > 0 ? c + shift : 0;
+      if (first) {
+        first = false;
+        at = writeVlq(bytes, at, c - previousGenerated);
+        at = writeVlq(bytes, at, toSource - source);
+        at = writeVlq(bytes, at, toLine - line);
+        at = writeVlq(bytes, at, sourceColumn - column);
+      } else {
+        // Later words of a line: same source and line ("AA"); column deltas are mostly one digit.
+        bytes[at++] = 44; // ,
+        const generatedDelta = c - previousGenerated;
+        if (generatedDelta < 16) bytes[at++] = base64Codes[generatedDelta << 1] ?? 65;
+        else at = writeVlq(bytes, at, generatedDelta);
+        bytes[at++] = 65; // A: same source
+        bytes[at++] = 65; // A: same line
+        const columnDelta = sourceColumn - column;
+        if (columnDelta >= 0 && columnDelta < 16) bytes[at++] = base64Codes[columnDelta << 1] ?? 65;
+        else at = writeVlq(bytes, at, columnDelta);
+      }
       previousGenerated = c;
       source = toSource;
       line = toLine;

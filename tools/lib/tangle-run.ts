@@ -1,17 +1,20 @@
 /**
  * One tangle run against a project folder: the CLI's whole job, as a function tests can call.
  *
- * Order of work: read documents (through the stat cache), tangle in memory, refuse on any
- * error, check every target path against symlinks, plan, refuse on conflicts, then write
- * atomically, delete orphans, and write the manifest last.
+ * Order of work: refuse a folder without `literate/`, read documents (through the stat cache),
+ * tangle in memory, refuse on any error, check every target path against symlinks, plan,
+ * refuse on conflicts, then write every file as one batch (new files in place after a journal
+ * naming them, replacements to temporary files; then all renames, the manifest last), delete
+ * orphans and the folders they leave empty. Warnings ride along with every outcome, and are
+ * kept in the stat cache for runs that tangle nothing.
  */
 import { join } from "node:path";
 import { LiterateError, error, type Diagnostic } from "./diagnostics.ts";
-import { HashingReader, escapesThroughSymlink, listDocuments, loadStatCache, readIfExists, writeAtomically } from "./io.ts";
+import { BatchWriteError, HashingReader, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, readIfExists, type StatStamp, removeEmptyFolders, writeAllAtomically, writeAtomically } from "./io.ts";
 import { checkTargetPath, manifestPath } from "./paths.ts";
-import { parseManifest, planWrites, sha256, type Action, type Manifest } from "./plan.ts";
+import { formatManifest, parseManifest, planWrites, sha256, type Action, type Manifest } from "./plan.ts";
 import { tangle, type TangleInput, type TangleResult } from "./tangle.ts";
-import { statSync, unlinkSync } from "node:fs";
+import { rmSync, statSync, unlinkSync } from "node:fs";
 
 /** Options of a run. */
 export interface TangleRunOptions {
@@ -70,6 +73,35 @@ function readManifest(root: string): Manifest | undefined {
   return manifest;
 }
 
+/** Lists the files a run is about to create in place; it exists only while such a run writes. */
+export const pendingPath = ".cache/tangle-pending.json";
+
+/**
+ * The manifest as this run must see it: when a previous run was killed while creating files in
+ * place, the files it listed in `pendingPath` are tangle's own (with whatever they hold now), so
+ * they are rewritten or deleted rather than refused as somebody else's.
+ */
+function withPending(root: string, manifest: Manifest | undefined, reader: HashingReader): Manifest | undefined {
+  const text = readIfExists(join(root, pendingPath));
+  if (text === undefined) return manifest;
+  let listed: unknown;
+  try {
+    listed = (JSON.parse(text) as { files?: unknown }).files;
+  } catch {
+    return manifest; // a journal cut short lists nothing that was created
+  }
+  if (!Array.isArray(listed)) return manifest;
+  const files: Record<string, string> = { ...(manifest?.files ?? {}) };
+  for (const path of listed) {
+    if (typeof path !== "string" || files[path] !== undefined) continue;
+    const checked = checkTargetPath(path);
+    if (!checked.ok || checked.path !== path) continue;
+    const onDisk = reader.hash(path);
+    if (onDisk !== undefined) files[path] = onDisk.hash;
+  }
+  return { version: 1, files };
+}
+
 /** Runs tangle on a project folder. Throws `LiterateError` on user errors, with nothing written. */
 export function runTangle(options: TangleRunOptions): TangleRunReport {
   const { root } = options;
@@ -77,17 +109,24 @@ export function runTangle(options: TangleRunOptions): TangleRunReport {
   if (statSync(root, { throwIfNoEntry: false })?.isDirectory() !== true) {
     throw new LiterateError([error({ file: root, line: 0, column: 0 }, "bad-root", `\`${root}\` is not a folder`, "run tangle in the project root, or name it with `--root DIR`")]);
   }
+  // Without `literate/` this is not a project root (or its sources vanished): tangling would
+  // create a stray `generated/`, or delete every file tangle ever wrote.
+  if (statSync(join(root, "literate"), { throwIfNoEntry: false })?.isDirectory() !== true) {
+    throw new LiterateError([
+      error({ file: root, line: 0, column: 0 }, "bad-root", `\`${root}\` has no \`literate/\` folder, so it is not a literate project root`, "run tangle in the project root (the folder holding `literate/`), or name it with `--root DIR`"),
+    ]);
+  }
   const cache = loadStatCache(root);
   const reader = new HashingReader(root, cache);
   let documents = readDocuments(root, reader);
-  const manifest = readManifest(root);
+  const manifest = withPending(root, readManifest(root), reader);
 
   if (documents.allCached && cache.lastRun?.sourcesDigest === documents.digest && manifest !== undefined && !options.force) {
     const manifestEntry = reader.hash(manifestPath);
     const current = manifestEntry?.hash === cache.lastRun.manifestHash && Object.entries(manifest.files).every(([path, hash]) => reader.hash(path)?.hash === hash);
     if (current) {
       if (!options.check) reader.save(cache.lastRun);
-      return { documents: documents.count, actions: [], unchanged: Object.keys(manifest.files).length, warnings: [], fastPath: true };
+      return { documents: documents.count, actions: [], unchanged: Object.keys(manifest.files).length, warnings: cache.lastRun.warnings ?? [], fastPath: true };
     }
   }
   if (documents.allCached) {
@@ -105,42 +144,87 @@ export function runTangle(options: TangleRunOptions): TangleRunReport {
     const reason = escapesThroughSymlink(root, path, realpaths);
     if (reason !== undefined) unsafe.push(error({ file: path, line: 0, column: 0 }, "bad-target", reason, "targets must be regular files inside the project"));
   }
-  if (unsafe.length > 0) throw new LiterateError(unsafe);
+  if (unsafe.length > 0) throw new LiterateError([...unsafe, ...warnings]);
 
   const plan = planWrites(
     result.files,
     manifest,
     (path) => {
-      const entry = reader.hash(path);
+      let entry;
+      try {
+        entry = reader.hash(path);
+      } catch (caught) {
+        throw environmentFailure(path, caught, warnings);
+      }
       return entry === undefined ? { exists: false } : { exists: true, hash: entry.hash };
     },
     { force: options.force === true },
   );
-  if (plan.conflicts.length > 0) throw new LiterateError(plan.conflicts);
+  if (plan.conflicts.length > 0) throw new LiterateError([...plan.conflicts, ...warnings]);
   for (const action of plan.actions) {
     if (action.kind !== "delete") continue;
     const reason = escapesThroughSymlink(root, action.path, realpaths);
     if (reason !== undefined) unsafe.push(error({ file: action.path, line: 0, column: 0 }, "bad-target", reason, "tangle deletes only regular files inside the project"));
   }
-  if (unsafe.length > 0) throw new LiterateError(unsafe);
+  if (unsafe.length > 0) throw new LiterateError([...unsafe, ...warnings]);
 
   const report: TangleRunReport = { documents: documents.inputs.length, actions: plan.actions, unchanged: plan.unchanged.length, warnings, fastPath: false, result };
   if (options.check) return report;
 
+  // The manifest is the run's commit point: it is always written whole, through a temporary file.
+  const fresh = new Set(plan.actions.flatMap((a) => (a.kind === "write" && a.reason === "new" && a.path !== manifestPath ? [a.path] : [])));
+  // Fresh files are created in place: say so first, so a run killed halfway leaves files the next run knows as its own.
+  if (fresh.size > 0) writeAtomically(join(root, pendingPath), `${JSON.stringify({ version: 1, files: [...fresh].sort() })}\n`);
+  writeAll(root, plan.actions, plan.manifest, manifest, reader, warnings, fresh);
   for (const action of plan.actions) {
-    if (action.kind === "write") {
-      writeAtomically(join(root, action.path), action.content);
-      reader.recordWritten(action.path, plan.manifest.files[action.path] ?? sha256(action.content));
-    }
-  }
-  for (const action of plan.actions) {
-    if (action.kind === "delete") {
+    if (action.kind !== "delete") continue;
+    try {
       unlinkSync(join(root, action.path));
-      reader.forget(action.path);
+    } catch (caught) {
+      throw environmentFailure(action.path, caught, warnings);
     }
+    reader.forget(action.path);
+    removeEmptyFolders(root, action.path);
   }
-  const manifestHash = sha256(plan.manifestText);
-  reader.recordWritten(manifestPath, manifestHash);
-  reader.save({ sourcesDigest: documents.digest, manifestHash });
+  reader.save({ sourcesDigest: documents.digest, manifestHash: sha256(plan.manifestText), warnings });
+  if (fresh.size > 0) rmSync(join(root, pendingPath), { force: true });
   return report;
+}
+
+/** A file-system failure as the user error it is (exit 1, the file named), or the error itself when it is a bug. */
+function environmentFailure(path: string, caught: unknown, warnings: readonly Diagnostic[]): unknown {
+  const problem = environmentProblem(path, caught);
+  return problem === undefined ? caught : new LiterateError([problem, ...warnings]);
+}
+
+/**
+ * Writes every planned file as one batch (the manifest, planned last, is renamed last). When
+ * renaming fails midway, the files already renamed are recorded in a manifest written at once,
+ * so the next run sees them as tangle's own and not as hand edits.
+ */
+function writeAll(root: string, actions: readonly Action[], planned: Manifest, previous: Manifest | undefined, reader: HashingReader, warnings: readonly Diagnostic[], fresh: ReadonlySet<string>): void {
+  const writes = actions.flatMap((a) => (a.kind === "write" ? [{ path: a.path, content: a.content }] : []));
+  let stamps: Map<string, StatStamp>;
+  try {
+    stamps = writeAllAtomically(root, writes, fresh);
+  } catch (caught) {
+    if (!(caught instanceof BatchWriteError)) throw caught;
+    // Nothing in place (a failure while writing), or what is in place recorded: the journal of fresh files has done its job.
+    let recorded = caught.renamed.size === 0;
+    if (caught.renamed.size > 0 && !caught.renamed.has(manifestPath)) {
+      const files: Record<string, string> = { ...(previous?.files ?? {}) };
+      for (const path of caught.renamed.keys()) files[path] = planned.files[path] ?? "";
+      try {
+        writeAtomically(join(root, manifestPath), formatManifest({ version: 1, files }));
+        recorded = true;
+      } catch {
+        // the original failure is the one to report; the journal stays for the next run
+      }
+    }
+    if (recorded && fresh.size > 0) rmSync(join(root, pendingPath), { force: true });
+    throw environmentFailure(caught.path, caught.cause, warnings);
+  }
+  for (const file of writes) {
+    reader.recordWritten(file.path, planned.files[file.path] ?? sha256(file.content), stamps.get(file.path));
+  }
 }

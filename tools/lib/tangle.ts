@@ -124,14 +124,38 @@ export function tangle(inputs: readonly TangleInput[], options: TangleOptions = 
     }
   }
 
+  // Named blocks nothing written references are checked too: a wrong `<<ref>>` or a cycle is
+  // an error wherever it stands. Each group is expanded once, into nothing, from its name.
+  const live = new Set(referenced);
+  const expanded = new Set<string>();
   for (const [name, indexes] of named) {
-    if (referenced.has(name)) continue;
+    if (live.has(name) || expanded.has(name)) continue;
+    expanded.add(name);
+    const nowhere = new TargetEmitter(`#${name}`, "none", []);
+    const ctx: EmitContext = { blocks, named, placements: new Map(), referenced: expanded, diagnostics, stack: [name] };
+    for (const i of indexes) nowhere.emitBlock(i, "", ctx);
+  }
+
+  for (const [name, indexes] of named) {
+    if (live.has(name)) continue;
     const first = blocks[indexes[0] ?? 0];
     if (first === undefined) continue;
-    diagnostics.push(error({ file: first.doc, line: first.line, column: first.column }, "unused-block", `named block \`#${name}\` is never referenced`, `splice it with a line \`<<${name}>>\` in another block, or mark it \`no-tangle\``));
+    diagnostics.push(
+      error(
+        { file: first.doc, line: first.line, column: first.column },
+        "unused-block",
+        `named block \`#${name}\` is never referenced`,
+        `splice it with a line \`<<${name}>>\` in another block, or delete it; to keep it only as an illustration, replace \`#${name}\` with \`no-tangle\``,
+      ),
+    );
   }
 
   return { documents, blocks, targets, files, placements, diagnostics, ok: !hasErrors(diagnostics) };
+}
+
+/** True when a document's front matter could not be read: its error explains any missing target, so none is reported per block. */
+function frontMatterBroken(doc: LiterateDocument | undefined): boolean {
+  return doc?.diagnostics.some((d) => d.rule === "front-matter" && d.severity === "error") === true;
 }
 
 /** Decides each written block's target, reporting blocks with no target and contested targets. */
@@ -162,12 +186,14 @@ function collectRoots(documents: readonly LiterateDocument[], blocks: readonly L
     } else if (attrs.test) {
       raw = doc?.frontMatter.test;
       if (raw === undefined) {
+        if (frontMatterBroken(doc)) return;
         out.push(error(at, "no-target", "test block has no target", "add `test: test/NAME.test.ts` to the front matter, or `file=PATH` to the fence"));
         return;
       }
     } else {
       raw = doc?.frontMatter.tangle;
       if (raw === undefined) {
+        if (frontMatterBroken(doc)) return;
         out.push(error(at, "no-target", "TypeScript block has no target", "add `tangle: generated/NAME.ts` to the front matter, `file=PATH` to the fence, or mark it `no-tangle`"));
         return;
       }

@@ -102,7 +102,7 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
   const checked = typeCheck(root, options.compiler === undefined ? {} : { compiler: options.compiler });
   const compileProblems = mapCompilerDiagnostics(result, checked, global);
   requireInProgram(root, result, global);
-  const evidence = usableEvidence(root, result, global);
+  const { evidence, missing } = usableEvidence(root, result, global);
   const hashes = blockHashes(result.blocks);
   const children = childrenOf(result);
 
@@ -138,7 +138,9 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
       const stamp = options.stamp === true ? desired : block.attrs.tested;
       if (!executed) {
         tested = "untested";
-        if (evidence !== undefined) problems.push(error(at, "tested", `no passing test executed this block${analysis.names.length > 0 ? ` (\`${analysis.names.join("`, `")}\`)` : ""}`, "write a test that runs it, then `npm run verify -- --stamp`"));
+        const named = analysis.names.length > 0 ? ` (\`${analysis.names.join("`, `")}\`)` : "";
+        if (evidence !== undefined) problems.push(error(at, "tested", `no passing test executed this block${named}`, "write a test that runs it, then `npm run verify -- --stamp`"));
+        else if (missing) problems.push(error(at, "tested", `no test results exist, so this block${named} is not known to be tested`, "run `npm test`, then `npm run verify -- --stamp`"));
       } else if (stamp === undefined) {
         tested = "unstamped";
         problems.push(error(at, "tested", "the tests execute this block but it carries no `tested=` stamp", "run `npm run verify -- --stamp` to stamp it from the evidence"));
@@ -258,27 +260,31 @@ function mapCompilerDiagnostics(result: TangleResult, checked: TypeCheckResult, 
   return byBlock;
 }
 
-/** Loads the evidence and checks it may be used: it exists, every test passed, and it is newer than the code. */
-function usableEvidence(root: string, result: TangleResult, out: Diagnostic[]): TestEvidence | undefined {
+/**
+ * Loads the evidence and checks it may be used: it exists, every test passed, and it is newer
+ * than the code. `missing` says there are no (readable) test results at all: then each runtime
+ * block is reported at its own location, under the one summary line pushed to `out`.
+ */
+function usableEvidence(root: string, result: TangleResult, out: Diagnostic[]): { evidence: TestEvidence | undefined; missing: boolean } {
   const loaded = loadEvidence(root);
   const at = { file: "test run", line: 0, column: 0 };
   if ("missing" in loaded) {
     out.push(error(at, "tested", `${loaded.missing}, so no block counts as tested`, "run `npm test`, or `npm run verify -- --stamp`"));
-    return undefined;
+    return { evidence: undefined, missing: true };
   }
   const { evidence } = loaded;
   if (evidence.tests.failed > 0) {
     out.push(error(at, "tested", `the latest test run had ${evidence.tests.failed} failing test(s), so no block counts as tested`, "fix the failing tests and run them again"));
-    return undefined;
+    return { evidence: undefined, missing: false };
   }
   for (const target of result.targets) {
     const mtime = statSync(join(root, target.path)).mtimeMs;
     if (mtime > evidence.startTime) {
       out.push(error(at, "tested", `the latest test run is older than \`${target.path}\``, "run the tests again: `npm test`, or `npm run verify -- --stamp`"));
-      return undefined;
+      return { evidence: undefined, missing: false };
     }
   }
-  return evidence;
+  return { evidence, missing: false };
 }
 
 /** Blocks spliced into each block (first placements). */

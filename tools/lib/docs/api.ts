@@ -107,6 +107,8 @@ export async function buildApi(options: ApiOptions, tangle: TangleResult, progra
     treatValidationWarningsAsErrors: strict,
     githubPages: false,
     hideGenerator: true,
+    // Back to the chapters from every API page (rewritten relative to each page, like source links).
+    navigationLinks: { "← Chapters": `${linkScheme}index.html`, "Index of definitions": `${linkScheme}index.html#definitions` },
     favicon: fileURLToPath(new URL("assets/favicon.svg", import.meta.url)),
     logLevel: "Warn",
   });
@@ -158,8 +160,10 @@ export async function buildApi(options: ApiOptions, tangle: TangleResult, progra
     if (block !== undefined && !byName.has(reflection.getFullName())) byName.set(reflection.getFullName(), block);
   }
   const problems = logger.messages.map((message): ApiProblem => {
-    const name = /^(\S+) \(/.exec(message)?.[1] ?? /^(\S+), defined in/.exec(message)?.[1];
-    const block = name === undefined ? undefined : byName.get(name);
+    const name = /^(\S+) \(/.exec(message)?.[1] ?? /^(\S+), defined in/.exec(message)?.[1] ?? /^The comment for (\S+) /.exec(message)?.[1];
+    // A name typedoc did not document has no reflection: find its declaration in the file it names.
+    const file = /, defined in (?:[^/\s]+\/)?(\S+?\.ts)\b/.exec(message)?.[1];
+    const block = name === undefined ? undefined : (byName.get(name) ?? declaringBlock(targets.get(file ?? ""), name.split(".").pop() ?? name));
     return block === undefined ? { message } : { message, block };
   });
   return { entryPoints, strict, problems, pages, milliseconds: performance.now() - started };
@@ -188,9 +192,23 @@ function rewriteChapterLinks(out: string): void {
       else if (entry.name.endsWith(".html")) {
         const text = readFileSync(path, "utf8");
         if (!text.includes(linkScheme)) continue;
-        writeFileSync(path, text.split(linkScheme).join("../".repeat(depth + 1)));
+        // "Defined in" names the chapter and block, not the generated line it was tangled to.
+        const named = text.replace(/(<a href="literate-block:chapters\/([^"#]+)\.html#block-(\d+)"[^>]*>)[^<]*(<\/a>)/g, (_m, open: string, chapter: string, block: string, close: string) => `${open}literate/${chapter}.md, block ${Number(block) + 1}${close}`);
+        writeFileSync(path, named.split(linkScheme).join("../".repeat(depth + 1)));
       }
     }
   };
   walk(out, 0);
+}
+
+/** The block of `target` whose line declares `name` (`interface name`, `function name`, …). */
+function declaringBlock(target: TangleResult["targets"][number] | undefined, name: string): number | undefined {
+  if (target === undefined) return undefined;
+  const declaration = new RegExp(`\\b(?:interface|type|class|function|const|let|var|enum)\\s+${name.replace(/[^\w$]/g, "")}\\b`);
+  const lines = target.content.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const block = target.lineBlock[i] ?? -1;
+    if (block >= 0 && declaration.test(lines[i] ?? "")) return block;
+  }
+  return undefined;
 }

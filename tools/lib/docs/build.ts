@@ -8,23 +8,30 @@
  * The site is written into a fresh folder beside `out` and swapped in at the end, so a server
  * never shows half a site.
  */
-import { mkdirSync, readdirSync, rmSync, renameSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, rm, rmSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { LiterateError, error, type Diagnostic } from "../diagnostics.ts";
 import { listDocuments, readIfExists } from "../io.ts";
 import { tangle, type TangleResult } from "../tangle.ts";
 import { verifyProject, type VerifyReport } from "../verify.ts";
-import { buildApi, type ApiResult } from "./api.ts";
+import { apiFolder, buildApi, type ApiResult } from "./api.ts";
 import { writeAssets } from "./assets.ts";
 import { attributeTests, loadAttribution } from "./attribution.ts";
 import { findErrorSites, type ErrorSite } from "./errors-index.ts";
 import type { CodeToken } from "./code-html.ts";
-import { createTokenizer } from "./highlight.ts";
+import { codeTheme, createTokenizer } from "./highlight.ts";
 import { lineAnchor, sourcePath } from "./html.ts";
 import { buildModel, type DocsModel } from "./model.ts";
-import { renderChapterPage, renderIndexPage, renderSourcePage, type IndexedError, type PageContext, type RenderedPage } from "./pages.ts";
+import { chapterLinks, renderChapterPage, renderIndexPage, renderSourcePage, type IndexedError, type PageContext, type RenderedPage } from "./pages.ts";
 import { buildSearchIndex, type SearchEntry } from "./search.ts";
-import { crossReference, readCompilerOptions } from "./xref.ts";
+import { crossReference, readCompilerOptions, type XrefResult } from "./xref.ts";
+import { cachedPath, docsCacheFolder, hashParts, pruneCache, writeCachedText, readCachedJson, restoreCachedFolder, storeCachedFolder, treeFingerprint, writeCachedJson } from "./cache.ts";
+import { plainTokens } from "./code-html.ts";
+import type { ChapterOptions } from "./chapter.ts";
+import type { Root as MdastRoot } from "mdast";
+import ts from "typescript";
+import { createRequire } from "node:module";
 
 /** Options of a build. */
 export interface DocsOptions {
@@ -42,6 +49,8 @@ export interface DocsOptions {
   /** One line per step and per document. */
   readonly progress?: (line: string) => void;
   readonly siteTitle?: string;
+  /** Use and fill the content-hash caches under `.cache/docs/` (default true; false for a cold build). */
+  readonly cache?: boolean;
 }
 
 /** What a build did, with the time each step took. */
@@ -52,6 +61,8 @@ export interface DocsResult {
   readonly problems: readonly Diagnostic[];
   readonly api?: Pick<ApiResult, "entryPoints" | "strict" | "problems">;
   readonly timings: Readonly<Record<"tangle" | "verify" | "xref" | "api" | "render" | "write" | "total", number>>;
+  /** The steps whose result came from the cache (`verify`, `xref`, `api`) and the share of highlighted blocks that did. */
+  readonly cached: { readonly steps: readonly string[]; readonly highlighted: number; readonly highlightedFromCache: number; readonly pages: number };
   readonly model: DocsModel;
 }
 
@@ -82,14 +93,30 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   const tTangle = lap();
   progress(`docs: ${paths.length} documents, ${tangled.blocks.length} blocks, ${tangled.targets.length} tangled files`);
 
-  const report = options.verifyJson === undefined ? verifyProject({ root }) : readReport(options.verifyJson);
+  const useCache = options.cache !== false;
+  const cachedSteps: string[] = [];
+  const report = options.verifyJson === undefined ? cachedVerify(root, useCache, cachedSteps) : readReport(options.verifyJson);
   const tVerify = lap();
-  progress(`docs: verify ${report.ok ? "PASS" : `FAIL (${report.problems.length} problems)`} in ${Math.round(tVerify)} ms`);
+  progress(`docs: verify ${report.ok ? "PASS" : `FAIL (${report.problems.length} problems)`} in ${Math.round(tVerify)} ms${cachedSteps.includes("verify") ? " (cached report of this tree)" : ""}`);
 
   const tsFiles = new Map(tangled.targets.filter((t) => /\.(c|m)?tsx?$/.test(t.path)).map((t) => [t.path, t.content]));
-  const xref = crossReference(root, tsFiles, readCompilerOptions(root));
+  const compilerOptions = readCompilerOptions(root);
+  const sourcesKey = hashParts([ts.version, docsCodeVersion(), JSON.stringify(compilerOptions), lockStamp(root), ...[...tsFiles].flat()]);
+  const xrefName = `xref-${sourcesKey}.json`;
+  const cachedXref = useCache ? readCachedJson<Pick<XrefResult, "symbols" | "occurrences">>(root, xrefName) : undefined;
+  let xref: XrefResult;
+  if (cachedXref !== undefined) {
+    xref = { symbols: cachedXref.symbols, occurrences: cachedXref.occurrences, milliseconds: 0 };
+    cachedSteps.push("xref");
+  } else {
+    xref = crossReference(root, tsFiles, compilerOptions);
+    if (useCache) {
+      writeCachedJson(root, xrefName, { symbols: xref.symbols, occurrences: xref.occurrences });
+      pruneCache(root, "xref-", xrefName);
+    }
+  }
   const tXref = lap();
-  progress(`docs: cross-references: ${xref.occurrences.length} identifiers, ${xref.symbols.length} symbols, one program, ${Math.round(tXref)} ms`);
+  progress(`docs: cross-references: ${xref.occurrences.length} identifiers, ${xref.symbols.length} symbols, one program, ${Math.round(tXref)} ms${cachedXref === undefined ? "" : " (cached for these sources)"}`);
 
   const tests = attributeTests(root, tangled, loadAttribution(root));
 
@@ -99,7 +126,17 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   const problems: Diagnostic[] = [];
   let api: ApiResult | undefined;
   if (options.api !== false) {
-    api = await buildApi({ root, site: staging, ...(options.apiEntryPoints === undefined ? {} : { entryPoints: options.apiEntryPoints }), ...(options.apiStrict === undefined ? {} : { strict: options.apiStrict }) }, tangled, xref.program);
+    const apiOptions = { root, site: staging, ...(options.apiEntryPoints === undefined ? {} : { entryPoints: options.apiEntryPoints }), ...(options.apiStrict === undefined ? {} : { strict: options.apiStrict }) };
+    // The API pages depend on the sources, the entry and where each line's block is.
+    const apiKey = hashParts([sourcesKey, typedocVersion, JSON.stringify(apiOptions.entryPoints ?? null), String(apiOptions.strict ?? ""), JSON.stringify(tangled.blocks.map((b) => [b.doc, b.index])), ...tangled.targets.map((t) => t.lineBlock.join(","))]);
+    const restored = useCache ? restoreApi(root, apiKey, staging, out) : undefined;
+    if (restored !== undefined) {
+      api = restored;
+      cachedSteps.push("api");
+    } else {
+      api = await buildApi(apiOptions, tangled, xref.program);
+      if (useCache) storeApi(root, apiKey, staging, api);
+    }
     progress(`docs: API reference: ${api.entryPoints.length} entry point(s), ${api.pages.size} blocks linked, ${api.problems.length} warning(s)${api.strict ? "" : " (not fatal without generated/index.ts)"}, ${Math.round(api.milliseconds)} ms`);
     if (api.strict) {
       for (const p of api.problems) {
@@ -120,46 +157,168 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   for (const p of api?.problems ?? []) if (p.block !== undefined) apiProblems.set(p.block, [...(apiProblems.get(p.block) ?? []), p.message]);
   const model = buildModel({ tangle: tangled, report, xref, tests, ...(api === undefined ? {} : { api: api.pages }), apiProblems, headings });
   const toolFiles = listTools(root);
-  const errorSites = [...tangled.targets.filter((t) => tsFiles.has(t.path)).flatMap((t) => findErrorSites(t.path, t.content)), ...toolFiles.flatMap((f) => findErrorSites(f, readIfExists(join(root, f)) ?? ""))];
-  const sourceFiles = new Set([...tangled.targets.map((t) => t.path), ...new Set(errorSites.filter((s) => !tsFiles.has(s.file)).map((s) => s.file))]);
-  const highlight = await createTokenizer();
-  const tokenCache = new Map<string, CodeToken[][]>();
-  const tokenize = (code: string, lang: string): CodeToken[][] => {
-    const key = `${lang}\0${code}`;
-    let tokens = tokenCache.get(key);
-    if (tokens === undefined) {
-      tokens = highlight(code, lang);
-      tokenCache.set(key, tokens);
+  // The harness's and the tools' own sources; tests raise errors on purpose and are left out.
+  const errorInputs = [...tangled.targets.filter((t) => tsFiles.has(t.path) && !isTestFile(t.path)).map((t) => ({ file: t.path, text: t.content })), ...toolFiles.map((f) => ({ file: f, text: readIfExists(join(root, f)) ?? "" }))];
+  const errorsName = `errors-${hashParts([docsCodeVersion(), ...errorInputs.flatMap((f) => [f.file, f.text])])}.json`;
+  let errorSites = useCache ? readCachedJson<ErrorSite[]>(root, errorsName) : undefined;
+  if (errorSites === undefined) {
+    errorSites = findErrorSites(errorInputs);
+    if (useCache) {
+      writeCachedJson(root, errorsName, errorSites);
+      pruneCache(root, "errors-", errorsName);
     }
+  }
+  const sourceFiles = new Set([...tangled.targets.map((t) => t.path), ...new Set(errorSites.filter((s) => !tsFiles.has(s.file)).map((s) => s.file))]);
+  // Highlighted code is cached per (language, code); the highlighter is loaded only on a miss:
+  // a first pass records the code it lacks, which is highlighted, and the pages are rendered again.
+  // Both caches are read on first use only: when every page comes from the page cache, never.
+  let stored: Record<string, CodeToken[][]> | undefined;
+  let tokenCacheLoaded: Map<string, CodeToken[][]> | undefined;
+  const tokenCacheOf = (): Map<string, CodeToken[][]> => {
+    if (tokenCacheLoaded === undefined) {
+      stored = useCache ? readCachedJson<Record<string, CodeToken[][]>>(root, highlightCacheName) : undefined;
+      tokenCacheLoaded = new Map(Object.entries(stored ?? {}));
+    }
+    return tokenCacheLoaded;
+  };
+  const used = new Map<string, CodeToken[][]>();
+  const missing = new Map<string, { code: string; lang: string }>();
+  const highlighterVersion = docsCodeVersion();
+  const tokenKey = (code: string, lang: string): string => hashParts([highlighterVersion, codeTheme, lang, code]);
+  const tokenize = (code: string, lang: string): CodeToken[][] => {
+    const key = tokenKey(code, lang);
+    const tokens = tokenCacheOf().get(key);
+    if (tokens === undefined) {
+      missing.set(key, { code, lang });
+      return plainTokens(code);
+    }
+    used.set(key, tokens);
     return tokens;
   };
-  const ctx: PageContext = { model, tokenize, siteTitle, sourcePages: sourceFiles, documents: new Set(paths) };
+  let storedTrees: Record<string, MdastRoot> | undefined;
+  let treesLoaded = false;
+  const trees = new Map<string, MdastRoot>();
+  let treesMissed = false;
+  const parsed: NonNullable<ChapterOptions["parsed"]> = {
+    get: (markdown) => {
+      const key = hashParts([markdown]);
+      if (!treesLoaded) {
+        storedTrees = useCache ? readCachedJson<Record<string, MdastRoot>>(root, markdownCacheName) : undefined;
+        treesLoaded = true;
+      }
+      const tree = trees.get(key) ?? storedTrees?.[key];
+      if (tree !== undefined) trees.set(key, tree);
+      return tree;
+    },
+    set: (markdown, tree) => {
+      trees.set(hashParts([markdown]), tree);
+      treesMissed = true;
+    },
+  };
+  const ctx: PageContext = { model, tokenize, siteTitle, sourcePages: sourceFiles, documents: new Set(paths), parsed };
 
-  const pages: RenderedPage[] = [];
-  model.chapters.forEach((chapter, i) => {
-    const t0 = performance.now();
-    const page = renderChapterPage(ctx, chapter, texts.get(chapter.doc) ?? "", i);
-    pages.push(page);
-    const s = chapter.summary;
-    progress(`docs: [${i + 1}/${model.chapters.length}] ${chapter.doc} → ${page.path} (${chapter.blocks.length} blocks${s === undefined ? "" : `, ${s.tested}/${s.definitions - s.typeOnly} tested, ${s.problems} problem(s)`}) ${Math.round(performance.now() - t0)} ms`);
-  });
-  for (const file of sourceFiles) {
-    const content = tangled.files.get(file) ?? readIfExists(join(root, file)) ?? "";
-    pages.push(renderSourcePage(ctx, file, content));
+  // Rendered pages are cached by a key over everything the page shows (see `pageKeys`).
+  const keys = useCache ? pageKeys(model, { siteTitle, sourceFiles, paths, texts, api: api !== undefined }) : undefined;
+  const pageCache = new Map<string, RenderedPage>();
+  const freshPages = new Set<string>();
+  let pagesFromCache = 0;
+  // A cached page is its HTML file (copied into the site unread) and its headings and sections (for search).
+  const copied = new Map<string, string>();
+  const cachedPage = (key: string | undefined, render: () => RenderedPage): RenderedPage => {
+    if (key === undefined) return render();
+    let page = pageCache.get(key);
+    if (page === undefined) {
+      const meta = readCachedJson<Omit<RenderedPage, "html">>(root, `${pagesFolder}/${key}.json`);
+      const html = cachedPath(root, `${pagesFolder}/${key}.html`);
+      if (meta !== undefined && statSync(html, { throwIfNoEntry: false }) !== undefined) {
+        page = { ...meta, html: "" };
+        copied.set(meta.path, html);
+        pagesFromCache++;
+      }
+    }
+    if (page !== undefined) {
+      pageCache.set(key, page);
+      return page;
+    }
+    page = render();
+    // A page rendered with a highlighting miss is provisional: the second pass renders it again.
+    if (missing.size === 0) {
+      pageCache.set(key, page);
+      freshPages.add(key);
+    }
+    return page;
+  };
+  let lines: string[] = [];
+  const renderAll = (): RenderedPage[] => {
+    const pages: RenderedPage[] = [];
+    lines = [];
+    model.chapters.forEach((chapter, i) => {
+      const t0 = performance.now();
+      const page = cachedPage(keys?.chapters[i], () => renderChapterPage(ctx, chapter, texts.get(chapter.doc) ?? "", i));
+      pages.push(page);
+      const s = chapter.summary;
+      lines.push(`docs: [${i + 1}/${model.chapters.length}] ${chapter.doc} → ${page.path} (${chapter.blocks.length} blocks${s === undefined ? "" : `, ${s.tested}/${s.definitions - s.typeOnly} tested, ${s.problems} problem(s)`}) ${Math.round(performance.now() - t0)} ms`);
+    });
+    for (const file of sourceFiles) {
+      const content = tangled.files.get(file) ?? readIfExists(join(root, file)) ?? "";
+      pages.push(cachedPage(keys?.source(file, content), () => renderSourcePage(ctx, file, content)));
+    }
+    const indexed = indexErrors(model, tangled, errorSites);
+    pages.push(renderIndexPage(ctx, { errors: indexed, globalProblems: report.problems.filter((p) => !report.blocks.some((b) => b.problems.includes(p)) && p.line === 0), apiProblems: (api?.problems ?? []).map((p) => p.message), apiStrict: api?.strict ?? false, generatedFiles: [...sourceFiles].sort(), description }));
+    return pages;
+  };
+  let pages = renderAll();
+  const misses = missing.size;
+  if (misses > 0) {
+    const highlight = await createTokenizer();
+    for (const [key, { code, lang }] of missing) tokenCacheOf().set(key, highlight(code, lang));
+    missing.clear();
+    pages = renderAll();
   }
-  const indexed = indexErrors(model, tangled, errorSites);
-  pages.push(renderIndexPage(ctx, { errors: indexed, globalProblems: report.problems.filter((p) => !report.blocks.some((b) => b.problems.includes(p)) && p.line === 0), apiProblems: (api?.problems ?? []).map((p) => p.message), apiStrict: api?.strict ?? false, generatedFiles: [...sourceFiles].sort(), description }));
+  for (const line of lines) progress(line);
+  // Cached pages do not ask for their tokens or trees: keep the stored ones beside the new.
+  if (useCache && misses > 0) writeCachedJson(root, highlightCacheName, { ...stored, ...Object.fromEntries(used) });
+  if (useCache && treesMissed) writeCachedJson(root, markdownCacheName, { ...storedTrees, ...Object.fromEntries(trees) });
+  if (useCache) {
+    for (const key of freshPages) {
+      const page = pageCache.get(key);
+      if (page === undefined) continue;
+      writeCachedText(root, `${pagesFolder}/${key}.html`, page.html);
+      writeCachedJson(root, `${pagesFolder}/${key}.json`, { path: page.path, headings: page.headings, sections: page.sections });
+    }
+    pruneFolder(root, pagesFolder, new Set([...pageCache.keys()].flatMap((k) => [`${k}.json`, `${k}.html`])));
+  }
+  cachedSteps.push(`highlight ${used.size - misses}/${used.size}`);
   const tRender = lap();
-  progress(`docs: rendered ${pages.length} pages (${model.chapters.length} chapters, ${sourceFiles.size} source files, index) in ${Math.round(tRender)} ms`);
+  progress(`docs: rendered ${pages.length} pages (${model.chapters.length} chapters, ${sourceFiles.size} source files, index) in ${Math.round(tRender)} ms; ${pagesFromCache} pages and ${used.size - misses} of ${used.size} highlighted code texts from the cache`);
 
   for (const page of pages) {
     const path = join(staging, page.path);
     mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, page.html);
+    const from = copied.get(page.path);
+    if (from === undefined) writeFileSync(path, page.html);
+    else copyFileSync(from, path);
   }
-  writeAssets(staging, buildSearchIndex(searchEntries(model, pages)));
-  rmSync(out, { recursive: true, force: true });
+  const entries = searchEntries(model, pages);
+  const searchName = `search-${hashParts([JSON.stringify(entries)])}.json`;
+  let searchIndex = useCache ? readCachedJson<string>(root, searchName) : undefined;
+  if (searchIndex === undefined) {
+    searchIndex = buildSearchIndex(entries);
+    if (useCache) {
+      writeCachedJson(root, searchName, searchIndex);
+      pruneCache(root, "search-", searchName);
+    }
+  }
+  writeAssets(staging, searchIndex);
+  // The old site is renamed aside and removed in the background: the swap itself is two renames.
+  const old = `${out}.tmp-old-${process.pid}-${Date.now()}`;
+  try {
+    renameSync(out, old);
+  } catch {
+    // No previous site.
+  }
   renameSync(staging, out);
+  rm(old, { recursive: true, force: true }, () => {});
   const tWrite = lap();
 
   const total = performance.now() - started;
@@ -171,6 +330,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     problems,
     ...(api === undefined ? {} : { api: { entryPoints: api.entryPoints, strict: api.strict, problems: api.problems } }),
     timings: { tangle: tTangle, verify: tVerify, xref: tXref, api: tApi, render: tRender, write: tWrite, total },
+    cached: { steps: cachedSteps.filter((s) => !s.startsWith("highlight")), highlighted: used.size, highlightedFromCache: used.size - misses, pages: pagesFromCache },
     model,
   };
 }
@@ -221,7 +381,7 @@ function indexErrors(model: DocsModel, tangled: TangleResult, sites: readonly Er
     }
     return { ...site, href: `${sourcePath(site.file)}#${lineAnchor(site.line)}`, where: `${site.file}:${site.line}` };
   });
-  return indexed.sort((a, b) => a.message.localeCompare(b.message, "en", { sensitivity: "base" }) || a.where.localeCompare(b.where));
+  return indexed.sort((a, b) => a.label.localeCompare(b.label, "en", { sensitivity: "base" }) || a.message.localeCompare(b.message, "en", { sensitivity: "base" }) || a.where.localeCompare(b.where));
 }
 
 /** Search entries: definitions, headings and the prose under each heading. */
@@ -231,13 +391,144 @@ function searchEntries(model: DocsModel, pages: readonly RenderedPage[]): Search
     const b = model.blocks[d.block];
     const chapter = model.chapters.find((c) => c.doc === b?.block.doc);
     if (b === undefined || chapter === undefined) continue;
-    entries.push({ id: entries.length, kind: "definition", title: d.name, text: b.block.attrs.name ?? "", href: b.href, chapter: chapter.title });
+    const first = b.block.lines.find((l) => l.trim() !== "" && !/^\s*(\/\/|\/\*|\*)/.test(l))?.trim() ?? "";
+    entries.push({ id: entries.length, kind: "definition", title: d.name, text: b.block.attrs.name ?? "", href: b.href, chapter: chapter.title, snippet: snippetOf(first) });
   }
   for (const page of pages) {
     const chapter = model.chapters.find((c) => c.path === page.path);
     if (chapter === undefined) continue;
     for (const h of page.headings) entries.push({ id: entries.length, kind: "heading", title: h.text, text: "", href: `${page.path}#${h.id}`, chapter: chapter.title });
-    for (const s of page.sections) entries.push({ id: entries.length, kind: "prose", title: s.heading === "" ? chapter.title : s.heading, text: s.text, href: s.id === "" ? page.path : `${page.path}#${s.id}`, chapter: chapter.title });
+    for (const s of page.sections) entries.push({ id: entries.length, kind: "prose", title: s.heading === "" ? chapter.title : s.heading, text: s.text, href: s.id === "" ? page.path : `${page.path}#${s.id}`, chapter: chapter.title, snippet: snippetOf(s.text) });
   }
   return entries;
+}
+
+const highlightCacheName = "highlight.json";
+const pagesFolder = "pages";
+
+/**
+ * The cache key of every chapter and source page: a hash of everything the page shows. Shared by
+ * all pages: the sidebar (chapter titles, order and status), the site title, which files have
+ * source pages, whether there is an API, and this library's code. Per page: its Markdown or
+ * source text, its blocks (code, verify's report, tests, identifiers with their symbol numbers and
+ * hover text, API links) and what it says about the blocks it links to (label, chapter, line).
+ * Conservative by design: a change that might show on a page changes its key.
+ */
+function pageKeys(model: DocsModel, input: { siteTitle: string; sourceFiles: ReadonlySet<string>; paths: readonly string[]; texts: ReadonlyMap<string, string>; api: boolean }): { chapters: string[]; source: (file: string, content: string) => string } {
+  const shared = hashParts([docsCodeVersion(), input.siteTitle, String(input.api), JSON.stringify(chapterLinks(model)), JSON.stringify(model.chapters.map((c) => [c.doc, c.title, c.description ?? "", c.summary ?? null])), JSON.stringify([...input.sourceFiles]), JSON.stringify(input.paths)]);
+  const symbols = model.xref.symbols;
+  const about = (g: number): string => {
+    const r = model.blocks[g];
+    return r === undefined ? "" : JSON.stringify([r.href, r.block.doc, r.block.line, r.block.attrs, r.block.lang, r.report?.names ?? [], r.report?.kind ?? "", r.tests]);
+  };
+  const blockFacts = (g: number): string => {
+    const b = model.blocks[g];
+    if (b === undefined) return "";
+    const linked = new Set<number>([...b.usedBy, ...b.splicedInto, ...b.chunkRefs.flatMap((c) => c.blocks), ...b.identifiers.flatMap((i) => (i.definedIn === undefined ? [] : [i.definedIn]))]);
+    const hovers = [...new Set(b.identifiers.map((i) => i.symbol))].map((i) => symbols[i]?.hover ?? "");
+    return JSON.stringify([b, [...linked].map(about), hovers]);
+  };
+  const chapters = model.chapters.map((c, i) => hashParts([shared, "chapter", String(i), input.texts.get(c.doc) ?? "", ...c.blocks.map(blockFacts)]));
+  const occurrencesByFile = new Map<string, XrefResult["occurrences"][number][]>();
+  for (const o of model.xref.occurrences) occurrencesByFile.set(o.file, [...(occurrencesByFile.get(o.file) ?? []), o]);
+  const targets = new Map(model.targets.map((t) => [t.path, t]));
+  const source = (file: string, content: string): string => {
+    const target = targets.get(file);
+    if (target === undefined) return hashParts([shared, "source", file, content]);
+    const occurrences = occurrencesByFile.get(file) ?? [];
+    const used = [...new Set(occurrences.map((o) => o.symbol))].map((i) => JSON.stringify([i, symbols[i] ?? null]));
+    const blocks = [...new Set(target.lineBlock)].map(about);
+    return hashParts([shared, "source", file, content, JSON.stringify(occurrences), JSON.stringify([target.lineBlock, target.lineSource, target.sources]), ...used, ...blocks]);
+  };
+  return { chapters, source };
+}
+
+/** Removes the files of a cache folder that are not in `keep`. */
+function pruneFolder(root: string, folder: string, keep: ReadonlySet<string>): void {
+  let names: string[];
+  try {
+    names = readdirSync(join(root, docsCacheFolder, folder));
+  } catch {
+    return;
+  }
+  for (const name of names) if (!keep.has(name)) rmSync(join(root, docsCacheFolder, folder, name), { force: true });
+}
+const markdownCacheName = "markdown.json";
+const typedocVersion = (createRequire(import.meta.url)("typedoc/package.json") as { version: string }).version;
+
+/** A hash of the docs library's own code: a change to how a step computes invalidates its cache. */
+function docsCodeVersion(): string {
+  const dir = dirname(fileURLToPath(import.meta.url));
+  const files = readdirSync(dir).filter((f) => f.endsWith(".ts")).sort();
+  return hashParts(files.flatMap((f) => [f, readIfExists(join(dir, f)) ?? ""]));
+}
+
+/** The stat of the lock file: a dependency upgrade changes library types, hence hovers and API pages. */
+function lockStamp(root: string): string {
+  const stat = statSync(join(root, "package-lock.json"), { throwIfNoEntry: false });
+  return stat === undefined ? "" : `${stat.size}:${stat.mtimeMs}`;
+}
+
+/**
+ * Verify's report of the tree as it is: from the cache when the tree's fingerprint (every source,
+ * document and evidence file's size and time) matches one verify already judged, else by running
+ * verify in-process, whose report is then cached. `npm run verify` is the same function, so the
+ * cached report is exactly what it would print.
+ */
+function cachedVerify(root: string, useCache: boolean, cachedSteps: string[]): VerifyReport {
+  const name = `verify-${treeFingerprint(root)}.json`;
+  const cached = useCache ? readCachedJson<VerifyReport>(root, name) : undefined;
+  if (cached !== undefined) {
+    cachedSteps.push("verify");
+    return cached;
+  }
+  const report = verifyProject({ root });
+  if (useCache) {
+    writeCachedJson(root, name, report);
+    pruneCache(root, "verify-", name);
+  }
+  return report;
+}
+
+interface CachedApi {
+  readonly entryPoints: readonly string[];
+  readonly strict: boolean;
+  readonly problems: ApiResult["problems"];
+  readonly pages: readonly (readonly [number, string])[];
+}
+
+/** The API pages and result cached under `key`, copied into the staging site. */
+function restoreApi(root: string, key: string, staging: string, out: string): ApiResult | undefined {
+  const meta = readCachedJson<CachedApi>(root, `api-${key}.json`);
+  if (meta === undefined) return undefined;
+  const started = performance.now();
+  // The previous site's API pages, when built from the same key, move over in one rename.
+  const previous = join(out, apiFolder);
+  if (readIfExists(join(previous, apiKeyFile)) === key) renameSync(previous, join(staging, apiFolder));
+  else if (meta.pages.length > 0 && !restoreCachedFolder(root, `api-${key}`, join(staging, apiFolder))) return undefined;
+  return { entryPoints: meta.entryPoints, strict: meta.strict, problems: meta.problems, pages: new Map(meta.pages), milliseconds: performance.now() - started };
+}
+
+const apiKeyFile = ".cache-key";
+
+function storeApi(root: string, key: string, staging: string, api: ApiResult): void {
+  try {
+    writeFileSync(join(staging, apiFolder, apiKeyFile), key);
+  } catch {
+    // No API folder: nothing to mark.
+  }
+  pruneCache(root, "api-", `api-${key}`);
+  storeCachedFolder(root, `api-${key}`, join(staging, apiFolder));
+  writeCachedJson(root, `api-${key}.json`, { entryPoints: api.entryPoints, strict: api.strict, problems: api.problems, pages: [...api.pages] } satisfies CachedApi);
+}
+
+/** Test files: tangled test blocks and anything under `test/`. */
+export function isTestFile(path: string): boolean {
+  return path.startsWith("test/") || /\.(test|spec)\.(c|m)?tsx?$/.test(path);
+}
+
+/** The first words of a text, for a search hit. */
+function snippetOf(text: string, max = 140): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1).replace(/\s\S*$/, "")}…`;
 }

@@ -5,7 +5,7 @@
  */
 import type { Element, ElementContent, Root as HastRoot } from "hast";
 import { toString as hastToString } from "hast-util-to-string";
-import type { Code } from "mdast";
+import type { Code, Root as MdastRoot } from "mdast";
 import rehypeAutolinkHeadings from "rehype-autolink-headings";
 import rehypeSlug from "rehype-slug";
 import rehypeStringify from "rehype-stringify";
@@ -43,6 +43,11 @@ export interface ChapterOptions {
   readonly renderCode: (node: Code, fenceLine: number) => string | undefined;
   /** Rewrites a link's `href` (e.g. `loop.md` → `loop.html`); returns it unchanged when it has nothing to say. */
   readonly rewriteHref: (href: string) => string;
+  /**
+   * Parsed Markdown by text: parsing is most of a chapter's rendering, and the syntax tree of an
+   * unchanged document is the same, so the build keeps them in its cache. Trees are not mutated.
+   */
+  readonly parsed?: { get(markdown: string): MdastRoot | undefined; set(markdown: string, tree: MdastRoot): void };
 }
 
 /** Renders one chapter. */
@@ -90,6 +95,13 @@ export function renderChapter(markdown: string, options: ChapterOptions): Render
     .use(rehypeAutolinkHeadings, { behavior: "append", properties: { className: ["anchor"], ariaHidden: "true", tabIndex: -1 }, content: { type: "text", value: "#" } })
     .use(collect)
     .use(rehypeStringify, { allowDangerousHtml: true });
-  const html = String(processor.processSync(markdown));
+  let tree = options.parsed?.get(markdown);
+  if (tree === undefined) {
+    tree = processor.parse(markdown);
+    options.parsed?.set(markdown, tree);
+  }
+  // remark-rehype builds a new tree and reads the syntax tree only, so a cached tree is shared as is.
+  const hast = processor.runSync(tree);
+  const html = String(processor.stringify(hast));
   return { html, headings, sections };
 }

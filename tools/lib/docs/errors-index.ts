@@ -1,62 +1,169 @@
 /**
  * TeX's index of errors: every error message the harness and the tools can raise, found
- * statically. Two shapes count: `throw new SomethingError(message, …)` and a diagnostic built
- * with `error(at, "rule", message, …)` or `warning(…)`. Pure: file texts in, sites out.
+ * statically from the syntax trees of the sources (test files excluded by the caller). Pure:
+ * file texts in, sites out.
+ *
+ * Five shapes count:
+ * - an error constructed anywhere (`throw new X(…)`, `Promise.reject(new X(…))`, `return new X(…)`),
+ *   its message found by the class's constructor signature: the parameter named like `message`
+ *   (a `code` parameter labels the entry), classes declared in any of the files, `Error` built in;
+ * - a diagnostic built with `error(at, "rule", message, …)` or `warning(…)`;
+ * - a problem pushed onto a list of problems (`problems.push(\`…\`)`, `issues.push(…)`): the
+ *   configuration and schema validation messages;
+ * - an HTTP error reply, a call with a 4xx/5xx status and `{ error: … }`;
+ * - a command's `fail(message, hint)`.
+ * Template literals are rendered with `…` for each interpolation; a message with no literal
+ * text at all (a variable passed along) says nothing a reader can look up and is left out.
  */
 import ts from "typescript";
 
 /** One place an error can be raised. */
 export interface ErrorSite {
   readonly file: string;
-  /** 1-based line of the call or `throw`. */
+  /** 1-based line of the construction or call. */
   readonly line: number;
-  /** `throw` for a thrown error, `diagnostic` for a reported one. */
-  readonly kind: "throw" | "diagnostic";
-  /** The error class (`RangeError`) or the diagnostic's rule (`unknown-reference`). */
+  readonly kind: "throw" | "diagnostic" | "problem" | "http" | "fail";
+  /** What raises it: the error class with its code (`DelegateError invalid-config`), the rule, `HTTP 404`, `loadConfig problem`. */
   readonly label: string;
-  /** The message, with each interpolation shown as `⟨expression⟩`. */
+  /** The message, each run-time value shown as `…`. */
   readonly message: string;
 }
 
-/** The text of a message argument: literal text, with interpolations shown as `⟨expression⟩`. */
-export function messageText(node: ts.Expression, source: ts.SourceFile): string {
+/** The placeholder for a value filled in at run time. */
+export const placeholder = "…";
+
+/** The text of a message argument, `…` for each interpolation; `undefined` when it has no literal text. */
+export function messageText(node: ts.Expression): string | undefined {
+  const text = render(node);
+  return text === undefined || text.replaceAll(placeholder, "").trim() === "" ? undefined : text;
+}
+
+function render(node: ts.Expression): string | undefined {
   if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
   if (ts.isTemplateExpression(node)) {
     let text = node.head.text;
-    for (const span of node.templateSpans) text += `⟨${span.expression.getText(source)}⟩${span.literal.text}`;
+    for (const span of node.templateSpans) text += `${placeholder}${span.literal.text}`;
     return text;
   }
-  if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken) return messageText(node.left, source) + messageText(node.right, source);
-  if (ts.isParenthesizedExpression(node)) return messageText(node.expression, source);
-  return `⟨${node.getText(source)}⟩`;
+  if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken) return `${render(node.left) ?? placeholder}${render(node.right) ?? placeholder}`;
+  if (ts.isParenthesizedExpression(node) || ts.isAsExpression(node)) return render(node.expression);
+  if (ts.isConditionalExpression(node)) {
+    const a = render(node.whenTrue);
+    const b = render(node.whenFalse);
+    return a !== undefined && b !== undefined ? `${a} | ${b}` : (a ?? b);
+  }
+  return undefined;
 }
 
-const diagnosticBuilders: ReadonlySet<string> = new Set(["error", "warning"]);
+/** An error class's constructor: parameter names, or its base's when it declares none. */
+interface ErrorClass {
+  readonly params?: readonly string[];
+  readonly base?: string;
+}
 
-/** Finds the error sites of one TypeScript file. */
-export function findErrorSites(file: string, text: string): ErrorSite[] {
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
-  const sites: ErrorSite[] = [];
-  const lineOf = (node: ts.Node): number => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+const builtinErrors = ["Error", "TypeError", "RangeError", "SyntaxError", "ReferenceError", "URIError", "EvalError", "AggregateError"];
+
+/** Collects the error classes declared in the sources: those extending a known error class. */
+function errorClasses(sources: readonly ts.SourceFile[]): Map<string, ErrorClass> {
+  const classes = new Map<string, ErrorClass>(builtinErrors.map((name) => [name, { params: name === "AggregateError" ? ["errors", "message"] : ["message", "options"] }]));
+  const declared: { name: string; base: string; params?: string[] }[] = [];
   const visit = (node: ts.Node): void => {
-    if (ts.isThrowStatement(node) && ts.isNewExpression(node.expression)) {
-      const callee = node.expression.expression;
-      const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : "";
-      const first = node.expression.arguments?.[0];
-      // `throw new LiterateError([error(…)])` is indexed through its diagnostics.
-      if (/Error$/.test(name) && first !== undefined && !ts.isArrayLiteralExpression(first)) {
-        sites.push({ file, line: lineOf(node), kind: "throw", label: name, message: messageText(first, source) });
-      }
-    }
-    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && diagnosticBuilders.has(node.expression.text) && node.arguments.length >= 3) {
-      const rule = node.arguments[1];
-      const message = node.arguments[2];
-      if (rule !== undefined && message !== undefined && ts.isStringLiteral(rule)) {
-        sites.push({ file, line: lineOf(node), kind: "diagnostic", label: rule.text, message: messageText(message, source) });
+    if (ts.isClassDeclaration(node) && node.name !== undefined) {
+      const base = node.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword)?.types[0]?.expression;
+      if (base !== undefined && ts.isIdentifier(base)) {
+        const ctor = node.members.find(ts.isConstructorDeclaration);
+        declared.push({ name: node.name.text, base: base.text, ...(ctor === undefined ? {} : { params: ctor.parameters.map((p) => (ts.isIdentifier(p.name) ? p.name.text : "")) }) });
       }
     }
     ts.forEachChild(node, visit);
   };
-  visit(source);
+  for (const source of sources) visit(source);
+  // Classes extend classes declared in any order: settle until nothing new is known.
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const d of declared) {
+      if (classes.has(d.name) || !classes.has(d.base)) continue;
+      classes.set(d.name, d.params === undefined ? { base: d.base } : { params: d.params, base: d.base });
+      changed = true;
+    }
+  }
+  return classes;
+}
+
+function paramsOf(classes: ReadonlyMap<string, ErrorClass>, name: string): readonly string[] {
+  for (let c = classes.get(name), hops = 0; c !== undefined && hops < 20; c = c.base === undefined ? undefined : classes.get(c.base), hops++) {
+    if (c.params !== undefined) return c.params;
+  }
+  return ["message"];
+}
+
+const messageParam = /^(message|msg|reason|detail|text|description)$/i;
+const problemLists = /(problems|issues|errors|complaints)$/i;
+
+/** The name of the function, method or class member a node is in, for labels. */
+function enclosingName(node: ts.Node): string | undefined {
+  for (let n: ts.Node | undefined = node.parent; n !== undefined; n = n.parent) {
+    if ((ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n)) && n.name !== undefined && ts.isIdentifier(n.name)) return n.name.text;
+    if ((ts.isArrowFunction(n) || ts.isFunctionExpression(n)) && ts.isVariableDeclaration(n.parent) && ts.isIdentifier(n.parent.name)) return n.parent.name.text;
+  }
+  return undefined;
+}
+
+/** Finds the error sites of a set of TypeScript files (error classes may be declared in any of them). */
+export function findErrorSites(files: readonly { readonly file: string; readonly text: string }[]): ErrorSite[] {
+  const sources = files.map((f) => ts.createSourceFile(f.file, f.text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS));
+  const classes = errorClasses(sources);
+  const sites: ErrorSite[] = [];
+  for (const source of sources) {
+    const file = source.fileName;
+    const lineOf = (node: ts.Node): number => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+    const add = (node: ts.Node, kind: ErrorSite["kind"], label: string, message: ts.Expression | undefined): void => {
+      const text = message === undefined ? undefined : messageText(message);
+      if (text !== undefined) sites.push({ file, line: lineOf(node), kind, label, message: text });
+    };
+    const visit = (node: ts.Node): void => {
+      if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && classes.has(node.expression.text)) {
+        const name = node.expression.text;
+        const params = paramsOf(classes, name);
+        const args = node.arguments ?? [];
+        let index = params.findIndex((p) => messageParam.test(p));
+        if (index < 0) index = args.findIndex((a) => messageText(a) !== undefined);
+        const code = params.findIndex((p) => /^code$/i.test(p));
+        const codeArg = code < 0 ? undefined : args[code];
+        const label = codeArg !== undefined && ts.isStringLiteralLike(codeArg) ? `${name} ${codeArg.text}` : name;
+        const arg = args[index];
+        // An object argument carries its message as a property (`new X({ message: … })`).
+        const message = arg !== undefined && ts.isObjectLiteralExpression(arg) ? propertyValue(arg, "message") : arg;
+        add(node, "throw", label, message);
+      } else if (ts.isCallExpression(node)) {
+        const callee = node.expression;
+        const args = node.arguments;
+        if (ts.isIdentifier(callee) && (callee.text === "error" || callee.text === "warning") && args.length >= 3) {
+          const rule = args[1];
+          if (rule !== undefined && ts.isStringLiteral(rule)) add(node, "diagnostic", rule.text, args[2]);
+        } else if (ts.isPropertyAccessExpression(callee) && callee.name.text === "push" && ts.isIdentifier(callee.expression) && problemLists.test(callee.expression.text) && args.length === 1) {
+          const where = enclosingName(node);
+          add(node, "problem", `${where === undefined ? "" : `${where} `}${callee.expression.text.replace(/s$/, "")}`, args[0]);
+        } else if (ts.isIdentifier(callee) && callee.text === "fail" && args.length >= 1) {
+          const where = enclosingName(node);
+          add(node, "fail", where === undefined ? "failure" : `${where} failure`, args[0]);
+        } else {
+          const status = args.find((a): a is ts.NumericLiteral => ts.isNumericLiteral(a) && Number(a.text) >= 400 && Number(a.text) < 600);
+          const body = args.find(ts.isObjectLiteralExpression);
+          const message = body === undefined ? undefined : (propertyValue(body, "error") ?? propertyValue(body, "message"));
+          if (status !== undefined && message !== undefined) add(node, "http", `HTTP ${status.text}`, message);
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
   return sites;
+}
+
+function propertyValue(object: ts.ObjectLiteralExpression, name: string): ts.Expression | undefined {
+  for (const p of object.properties) {
+    if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === name) return p.initializer;
+  }
+  return undefined;
 }

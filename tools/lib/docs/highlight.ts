@@ -25,7 +25,9 @@ export async function createTokenizer(): Promise<Tokenize> {
     if (!loaded.has(name)) return plainTokens(code);
     const lineStarts: number[] = [0];
     for (let i = 0; i < code.length; i++) if (code[i] === "\n") lineStarts.push(i + 1);
-    const { tokens } = highlighter.codeToTokens(code, { lang: name as BundledLanguage, theme: codeTheme });
+    // No time limit per line: shiki's default (500 ms) cuts a line short on a loaded machine and
+    // colours the rest of it as whatever scope was open, and the build cache would keep that.
+    const { tokens } = highlighter.codeToTokens(code, { lang: name as BundledLanguage, theme: codeTheme, tokenizeTimeLimit: 0 });
     return tokens.map((line, i) =>
       line.map((t) => ({
         content: t.content,

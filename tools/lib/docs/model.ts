@@ -39,6 +39,10 @@ export interface BlockModel {
   readonly apiHref?: string;
   /** Typedoc's complaints about what this block exports (undocumented, not exported). */
   readonly apiProblems: readonly string[];
+  /** Global indexes of the blocks whose `<<name>>` lines splice this (named) block in. */
+  readonly splicedInto: readonly number[];
+  /** For each `<<name>>` line of the block (0-based line in the block), the blocks named so. */
+  readonly chunkRefs: readonly { readonly line: number; readonly name: string; readonly blocks: readonly number[] }[];
 }
 
 /** One chapter. */
@@ -55,6 +59,7 @@ export interface ChapterModel {
 
 /** An entry of the definition index. */
 export interface DefinitionEntry {
+  /** The name, qualified by its class when the block is spliced into one (`Agent.constructor`). */
   readonly name: string;
   readonly block: number;
 }
@@ -131,6 +136,7 @@ export function buildModel(input: ModelInput): DocsModel {
     }
   }
 
+  const chunks = chunkLinks(tangle.blocks);
   const blocks: BlockModel[] = tangle.blocks.map((block, global) => {
     const blockReport = reports.get(`${block.doc}\0${block.index}`);
     const ids = [...(identifiers.get(global)?.values() ?? [])].sort((a, b) => a.line - b.line || a.column - b.column);
@@ -145,10 +151,12 @@ export function buildModel(input: ModelInput): DocsModel {
       tests: input.tests?.get(global) ?? [],
       apiProblems: input.apiProblems?.get(global) ?? [],
       ...(apiHref === undefined ? {} : { apiHref }),
+      splicedInto: chunks.splicedInto[global] ?? [],
+      chunkRefs: chunks.refs[global] ?? [],
     };
   });
 
-  const chapters: ChapterModel[] = tangle.documents.map((doc) => {
+  const chapters: ChapterModel[] = [...tangle.documents].sort(byChapterOrder).map((doc) => {
     const summary = report.documents.find((d) => d.path === doc.path);
     const title = doc.frontMatter.title ?? input.headings?.get(doc.path) ?? doc.path.replace(/^literate\//, "").replace(/\.md$/, "");
     return {
@@ -161,9 +169,83 @@ export function buildModel(input: ModelInput): DocsModel {
     };
   });
 
+  // Members are spliced into their class's body (an indented `<<name>>` line): qualify them with
+  // the nearest definition above. A block spliced at the top level defines top-level names.
+  const owner = (global: number, seen = new Set<number>()): string | undefined => {
+    const name = blocks[global]?.block.attrs.name;
+    for (const parent of blocks[global]?.splicedInto ?? []) {
+      if (seen.has(parent)) continue;
+      seen.add(parent);
+      const p = blocks[parent];
+      const ref = p?.chunkRefs.find((r) => r.name === name);
+      if (p === undefined || ref === undefined || !/^[ \t]+</.test(p.block.lines[ref.line] ?? "")) continue;
+      if (p.report?.kind === "definition" && p.report.names.length > 0) return p.report.names[0];
+      const above = owner(parent, seen);
+      if (above !== undefined) return above;
+    }
+    return undefined;
+  };
   const definitions: DefinitionEntry[] = blocks
-    .flatMap((b) => (b.report !== undefined && (b.report.kind === "definition" || b.report.kind === "fragment") ? b.report.names.map((name) => ({ name, block: b.global })) : []))
-    .sort((a, b) => a.name.localeCompare(b.name, "en", { sensitivity: "base" }) || a.block - b.block);
+    .flatMap((b) => {
+      if (b.report === undefined || (b.report.kind !== "definition" && b.report.kind !== "fragment")) return [];
+      const cls = b.block.attrs.name === undefined ? undefined : owner(b.global);
+      return b.report.names.map((name) => ({ name: cls === undefined || cls === name ? name : `${cls}.${name}`, block: b.global }));
+    })
+    .sort((a, b) => compareDefinitionNames(a.name, b.name) || a.block - b.block);
 
   return { chapters, blocks, definitions, xref, report, targets: tangle.targets };
+}
+
+/**
+ * A document's `order` front matter key (a positive integer), read defensively: the key is new
+ * in the document library, and a document without it (or a library that does not parse it yet)
+ * sorts after every ordered one.
+ */
+export function chapterOrder(doc: { readonly frontMatter: object }): number {
+  const order: unknown = (doc.frontMatter as { order?: unknown }).order;
+  const n = typeof order === "string" ? Number(order) : order;
+  return typeof n === "number" && Number.isInteger(n) && n > 0 ? n : Number.POSITIVE_INFINITY;
+}
+
+/** Chapters in reading order: by `order`, then by path. */
+export function byChapterOrder(a: { readonly path: string; readonly frontMatter: object }, b: { readonly path: string; readonly frontMatter: object }): number {
+  const oa = chapterOrder(a);
+  const ob = chapterOrder(b);
+  return oa === ob ? (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : oa < ob ? -1 : 1;
+}
+
+/** The key a definition sorts and groups by: its name without a private `#`. */
+export function definitionSortKey(name: string): string {
+  return name.replace(/(^|\.)#/g, "$1");
+}
+
+/** Alphabetical, ignoring case and `#`; the letter groups then come out in order. */
+export function compareDefinitionNames(a: string, b: string): number {
+  const ka = definitionSortKey(a);
+  const kb = definitionSortKey(b);
+  return collator.compare(ka, kb) || (ka < kb ? -1 : ka > kb ? 1 : 0);
+}
+
+/** One collator for every comparison: `localeCompare` builds one per call. */
+const collator = new Intl.Collator("en", { sensitivity: "base" });
+
+const chunkLine = /^[ \t]*<<([A-Za-z_][\w.-]*)>>[ \t]*$/;
+
+/** The `<<name>>` lines of each block, and for each named block where it is spliced in. */
+export function chunkLinks(blocks: readonly LiterateBlock[]): { refs: BlockModel["chunkRefs"][]; splicedInto: number[][] } {
+  const byName = new Map<string, number[]>();
+  blocks.forEach((b, i) => {
+    if (b.attrs.name !== undefined) byName.set(b.attrs.name, [...(byName.get(b.attrs.name) ?? []), i]);
+  });
+  const splicedInto: number[][] = blocks.map(() => []);
+  const refs = blocks.map((b, i) =>
+    b.lines.flatMap((text, line) => {
+      const name = text.includes("<<") ? chunkLine.exec(text)?.[1] : undefined;
+      if (name === undefined) return [];
+      const named = byName.get(name) ?? [];
+      for (const n of named) if (!splicedInto[n]?.includes(i)) splicedInto[n]?.push(i);
+      return [{ line, name, blocks: named }];
+    }),
+  );
+  return { refs, splicedInto };
 }

@@ -4,13 +4,13 @@
  */
 import type { Code } from "mdast";
 import { formatLocation, type Diagnostic } from "../diagnostics.ts";
-import { renderChapter, type ChapterHeading, type ChapterSection } from "./chapter.ts";
+import { renderChapter, type ChapterHeading, type ChapterOptions, type ChapterSection } from "./chapter.ts";
 import { renderCode, type CodeOverlay, type CodeToken, type LineMark } from "./code-html.ts";
 import type { ErrorSite } from "./errors-index.ts";
 import type { Tokenize } from "./highlight.ts";
 import { blockAnchor, chapterPath, escapeHtml, lineAnchor, relativeHref, sourcePath } from "./html.ts";
 import { renderPage, type NavLink, type PageShell } from "./layout.ts";
-import type { BlockModel, ChapterModel, DocsModel } from "./model.ts";
+import { definitionSortKey, type BlockModel, type ChapterModel, type DocsModel } from "./model.ts";
 
 /** A rendered page: its site path, its HTML, and what search should know of it. */
 export interface RenderedPage {
@@ -29,6 +29,8 @@ export interface PageContext {
   readonly sourcePages: ReadonlySet<string>;
   /** Documents' paths, to rewrite `.md` links between chapters. */
   readonly documents: ReadonlySet<string>;
+  /** Parsed Markdown by text, kept across builds by the caller (see `ChapterOptions.parsed`). */
+  readonly parsed?: ChapterOptions["parsed"];
 }
 
 /** The sidebar's chapter links, each with its verify status. */
@@ -130,7 +132,15 @@ function overlaysOf(ctx: PageContext, page: string, b: BlockModel, hovers: Map<n
 export function renderBlock(ctx: PageContext, page: string, b: BlockModel, hovers: Map<number, string>): string {
   const anchor = blockAnchor(b.block.index);
   const code = b.block.lines.join("\n");
-  const view = { id: anchor, lang: b.block.lang, lines: ctx.tokenize(code, b.block.lang), overlays: overlaysOf(ctx, page, b, hovers), marks: marksOf(b) };
+  const overlays = overlaysOf(ctx, page, b, hovers);
+  // Each `<<name>>` line links to the block it splices in (the first, when several share the name).
+  for (const ref of b.chunkRefs) {
+    const target = ctx.model.blocks[ref.blocks[0] ?? -1];
+    const column = b.block.lines[ref.line]?.indexOf("<<") ?? -1;
+    if (target === undefined || column < 0) continue;
+    overlays.set(ref.line, [{ column, length: ref.name.length + 4, isDefinition: false, href: relativeHref(page, target.href) }]);
+  }
+  const view = { id: anchor, lang: b.block.lang, lines: ctx.tokenize(code, b.block.lang), overlays, marks: marksOf(b) };
   const generated = b.report?.generated;
   const links: string[] = [];
   if (generated !== undefined && ctx.sourcePages.has(generated.target)) {
@@ -141,22 +151,43 @@ export function renderBlock(ctx: PageContext, page: string, b: BlockModel, hover
   links.push(`<a class="md" href="#${anchor}" title="${escapeHtml(b.block.doc)}:${b.block.line}">¶</a>`);
   // Per-test names only beside verify's own verdict that the tests ran it, never against it.
   const executed = b.report?.checks.tested === "tested" || b.report?.checks.tested === "stale" || b.report?.checks.tested === "unstamped";
-  const tests =
-    b.tests.length === 0 || !executed
-      ? ""
+  // Attribution is by function: a block with no function of its own (a constant, a table of
+  // values) is executed by the run but names no test; say so rather than list nothing.
+  const tests = !executed
+    ? ""
+    : b.tests.length === 0
+      ? indirectTests(ctx, b)
       : `<details class="tests"><summary>Tested by ${b.tests.length} test${b.tests.length === 1 ? "" : "s"}</summary><ul>${b.tests.map((t) => `<li>${escapeHtml(t)}</li>`).join("")}</ul></details>`;
   const users = b.usedBy.map((i) => ctx.model.blocks[i]).filter((u): u is BlockModel => u !== undefined);
   const usedBy =
     users.length === 0
       ? ""
       : `<details class="used-by"><summary>Used in ${users.length} block${users.length === 1 ? "" : "s"}</summary><ul>${users
-          .map((u) => `<li><a href="${escapeHtml(relativeHref(page, u.href))}">${escapeHtml(blockLabel(u))}</a> <span class="where">${escapeHtml(chapterTitle(ctx.model, u.block.doc))}</span></li>`)
+          .map((u) => `<li><a href="${escapeHtml(relativeHref(page, u.href))}">${escapeHtml(blockLabel(u))}</a> <span class="where">${escapeHtml(chapterTitle(ctx.model, u.block.doc))}, line ${u.block.line}</span></li>`)
           .join("")}</ul></details>`;
+  const hosts = b.splicedInto.map((i) => ctx.model.blocks[i]).filter((u): u is BlockModel => u !== undefined);
+  const spliced =
+    hosts.length === 0
+      ? ""
+      : `<p class="spliced-into">Spliced into ${hosts.map((u) => `<a href="${escapeHtml(relativeHref(page, u.href))}">${escapeHtml(blockLabel(u))}</a> <span class="where">(${escapeHtml(chapterTitle(ctx.model, u.block.doc))}, line ${u.block.line})</span>`).join(", ")}</p>`;
   const kind = b.report?.kind ?? (b.block.attrs.noTangle ? "illustration" : "other");
   return `<figure class="block kind-${escapeHtml(kind)}${(b.report?.problems.length ?? 0) > 0 ? " has-problems" : ""}" id="${anchor}">
 <figcaption class="block-head"><span class="label">${escapeHtml(blockLabel(b))}</span>${blockBadges(b)}<span class="links">${links.join(" ")}</span></figcaption>
 ${renderCode(view)}
-${problemList(b, anchor)}${tests}${usedBy}</figure>`;
+${problemList(b, anchor)}${spliced}${tests}${usedBy}</figure>`;
+}
+
+/**
+ * A block without functions (a constant, a table) runs when its module is imported, before any
+ * test: per-test evidence cannot name a test for it. Name instead the tests of the blocks that
+ * use it, saying so, or that the run as a whole covered it.
+ */
+function indirectTests(ctx: PageContext, b: BlockModel): string {
+  const through = new Set<string>();
+  for (const u of b.usedBy) for (const t of ctx.model.blocks[u]?.tests ?? []) through.add(t);
+  if (through.size === 0) return `<p class="tests none">Covered by the test run (no per-test attribution for blocks without functions).</p>`;
+  const names = [...through].sort();
+  return `<details class="tests indirect"><summary>Covered by the test run; used by blocks tested by ${names.length} test${names.length === 1 ? "" : "s"}</summary><ul>${names.map((t) => `<li>${escapeHtml(t)}</li>`).join("")}</ul></details>`;
 }
 
 function chapterTitle(model: DocsModel, doc: string): string {
@@ -195,7 +226,7 @@ export function renderChapterPage(ctx: PageContext, chapter: ChapterModel, markd
     }
     return b === undefined ? undefined : renderBlock(ctx, page, b, hovers);
   };
-  const rendered = renderChapter(markdown, { renderCode: renderCodeNode, rewriteHref: hrefRewriter(ctx, chapter.doc, page) });
+  const rendered = renderChapter(markdown, { renderCode: renderCodeNode, rewriteHref: hrefRewriter(ctx, chapter.doc, page), ...(ctx.parsed === undefined ? {} : { parsed: ctx.parsed }) });
   const previous = ctx.model.chapters[position - 1];
   const next = ctx.model.chapters[position + 1];
   const summary = chapter.summary === undefined ? "" : `<p class="chapter-summary">${summaryText(chapter)}</p>`;
@@ -325,15 +356,17 @@ export function renderIndexPage(ctx: PageContext, options: { readonly errors: re
   for (const d of model.definitions) {
     const b = model.blocks[d.block];
     if (b === undefined) continue;
-    const letter = (d.name.replace(/^#/, "")[0] ?? "?").toUpperCase();
+    const letter = (definitionSortKey(d.name)[0] ?? "?").toUpperCase();
     const list = letters.get(letter) ?? [];
     list.push(`<li><a href="${escapeHtml(b.href)}"><code>${escapeHtml(d.name)}</code></a> <span class="where">${escapeHtml(chapterTitle(model, b.block.doc))}</span></li>`);
     letters.set(letter, list);
   }
   const definitions = [...letters].map(([letter, items]) => `<h3 id="defs-${escapeHtml(letter)}">${escapeHtml(letter)}</h3><ul class="index-list">${items.join("")}</ul>`).join("\n");
 
-  const errorRows = options.errors
-    .map((e) => `<tr><td class="msg">${escapeHtml(e.message)}</td><td><code>${escapeHtml(e.label)}</code></td><td>${e.href === undefined ? escapeHtml(e.where) : `<a href="${escapeHtml(e.href)}">${escapeHtml(e.where)}</a>`}</td></tr>`)
+  const groups = new Map<string, IndexedError[]>();
+  for (const e of options.errors) groups.set(e.label, [...(groups.get(e.label) ?? []), e]);
+  const errorRows = [...groups]
+    .map(([label, errors]) => `<tbody><tr class="group"><th colspan="2" scope="rowgroup"><code>${escapeHtml(label)}</code></th></tr>${errors.map((e) => `<tr><td class="msg">${escapeHtml(e.message)}</td><td>${e.href === undefined ? escapeHtml(e.where) : `<a href="${escapeHtml(e.href)}">${escapeHtml(e.where)}</a>`}</td></tr>`).join("")}</tbody>`)
     .join("\n");
   const api = options.apiProblems.length === 0 ? "" : `<details class="api-problems"><summary>${options.apiProblems.length} API documentation warning${options.apiProblems.length === 1 ? "" : "s"}${options.apiStrict ? "" : " (not fatal: no public entry `generated/index.ts` yet)"}</summary><ul>${options.apiProblems.map((p) => `<li>${escapeHtml(p)}</li>`).join("")}</ul></details>`;
   const generated = options.generatedFiles.map((f) => `<li><a href="${escapeHtml(sourcePath(f))}"><code>${escapeHtml(f)}</code></a></li>`).join("");
@@ -350,10 +383,10 @@ ${rows}
 <p class="meta">${model.definitions.length} names, each linked to the block that defines it.</p>
 ${definitions}</section>
 <section id="errors" aria-labelledby="errors-h"><h2 id="errors-h">Index of errors</h2>
-<p class="meta">Every message the harness and the tools can raise: <code>throw new …Error(…)</code> and <code>error(at, "rule", …)</code> sites, found in the source. ⟨…⟩ stands for a value filled in at run time.</p>
-<table class="errors-table"><thead><tr><th>Message</th><th>Class or rule</th><th>Raised at</th></tr></thead><tbody>
+<p class="meta">Every message the harness and the tools can raise, found in their sources (tests left out): errors constructed (<code>new …Error(…)</code>, the message found by the class's constructor), diagnostics (<code>error(at, "rule", …)</code>), configuration and schema problems, HTTP error replies and command failures, grouped by error class, code or rule. … stands for a value filled in at run time.</p>
+<table class="errors-table"><thead><tr><th>Message</th><th>Raised at</th></tr></thead>
 ${errorRows}
-</tbody></table></section>
+</table></section>
 <section id="files" aria-labelledby="files-h"><h2 id="files-h">Generated files and API</h2>
 <ul class="index-list">${generated}</ul><p><a href="api/index.html">API reference</a></p>${api}</section>
 </article>`;

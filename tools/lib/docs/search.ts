@@ -16,12 +16,14 @@ export interface SearchEntry {
   readonly href: string;
   /** The chapter it is in. */
   readonly chapter: string;
+  /** What a hit shows under its title: the start of the prose, or a definition's block. */
+  readonly snippet?: string;
 }
 
 /** The options the index is built with; the browser must load it with the same ones. */
 export const searchOptions = {
   fields: ["title", "text"],
-  storeFields: ["kind", "title", "href", "chapter"],
+  storeFields: ["kind", "title", "href", "chapter", "snippet"],
 } as const;
 
 /** Builds the index and returns it as JSON text for `MiniSearch.loadJSON`. */

@@ -1,15 +1,19 @@
 /**
  * `npm run docs:serve`: a static server for the site on 127.0.0.1 that rebuilds when a
  * document, a tangled file or the docs' own assets change. Rebuilds are serialized and
- * coalesced: changes during a build cause exactly one more build. A failed rebuild keeps the
- * previous site and prints why.
+ * coalesced: changes during a build cause exactly one more build. A change under `literate/` is
+ * tangled in-process first, so the build sees the edited Markdown. When tangle or the build
+ * fails, every page request answers with the error (a page that reloads itself until the
+ * problem is fixed) instead of silently showing the previous site.
  */
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
 import { watch } from "chokidar";
 import { formatDiagnostic, LiterateError } from "../diagnostics.ts";
+import { runTangle } from "../tangle-run.ts";
 import { buildDocs, type DocsOptions } from "./build.ts";
+import { escapeHtml } from "./html.ts";
 
 const types: Readonly<Record<string, string>> = {
   ".html": "text/html; charset=utf-8",
@@ -21,10 +25,32 @@ const types: Readonly<Record<string, string>> = {
   ".woff2": "font/woff2",
 };
 
-/** Serves the static files of `site` on 127.0.0.1:`port` (0 picks a free port). */
-export function serveStatic(site: string, port: number): Promise<{ server: Server; url: string }> {
+/** The page shown instead of the site while the last rebuild failed; it reloads every two seconds. */
+export function errorPage(lines: readonly string[]): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="2"><title>docs: build failed</title>
+<style>body{font:15px/1.5 system-ui,sans-serif;margin:2rem;color:#24292f}pre{background:#fff5f5;border:1px solid #cf222e;padding:1rem;white-space:pre-wrap;overflow-wrap:anywhere}</style></head>
+<body><h1>The docs did not rebuild</h1><p>Fix the problem below and save: this page reloads itself and shows the site once a build succeeds.</p>
+<pre class="build-error">${escapeHtml(lines.join("\n"))}</pre></body></html>`;
+}
+
+/**
+ * Serves the static files of `site` on 127.0.0.1:`port` (0 picks a free port). While `failure()`
+ * returns lines, pages (HTML and folders) are answered with `errorPage` of them, status 500.
+ */
+export function serveStatic(site: string, port: number, failure: () => readonly string[] | undefined = () => undefined): Promise<{ server: Server; url: string }> {
   const server = createServer((request, response) => {
-    const path = decodeURIComponent(new URL(request.url ?? "/", "http://127.0.0.1").pathname);
+    let path: string;
+    try {
+      path = decodeURIComponent(new URL(request.url ?? "/", "http://127.0.0.1").pathname);
+    } catch {
+      response.writeHead(400, { "content-type": "text/plain; charset=utf-8" }).end("bad request: the path is not a valid URL encoding");
+      return;
+    }
+    const failed = failure();
+    if (failed !== undefined && (path.endsWith("/") || path.endsWith(".html"))) {
+      response.writeHead(500, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(errorPage(failed));
+      return;
+    }
     let file = normalize(join(site, path));
     if (file !== site && !file.startsWith(site + sep)) {
       response.writeHead(403).end("forbidden");
@@ -48,13 +74,23 @@ export function serveStatic(site: string, port: number): Promise<{ server: Serve
   });
 }
 
-/** Builds, serves, and rebuilds on change until the process ends. */
-export async function serveDocs(options: DocsOptions & { readonly port: number }): Promise<void> {
+/** A running `docs:serve`. */
+export interface DocsServer {
+  readonly url: string;
+  /** Stops watching and serving. */
+  readonly close: () => Promise<void>;
+}
+
+/** Builds, serves, and rebuilds on change until `close` is called. */
+export async function serveDocs(options: DocsOptions & { readonly port: number }): Promise<DocsServer> {
   const out = options.out ?? join(options.root, "site");
   const log = options.progress ?? ((line: string) => process.stdout.write(`${line}\n`));
   let building = false;
   let again = false;
-  const rebuild = async (): Promise<void> => {
+  let retangle = false;
+  let failed: string[] | undefined;
+  const rebuild = async (tangleFirst = false): Promise<void> => {
+    retangle ||= tangleFirst;
     if (building) {
       again = true;
       return;
@@ -63,30 +99,53 @@ export async function serveDocs(options: DocsOptions & { readonly port: number }
     try {
       do {
         again = false;
+        const lines: string[] = [];
         try {
+          if (retangle) {
+            retangle = false;
+            const tangled = runTangle({ root: options.root });
+            log(`docs: tangled ${tangled.documents} documents (${tangled.actions.length} file(s) written)`);
+          }
           const result = await buildDocs({ ...options, out });
-          for (const p of result.problems) log(formatDiagnostic(p));
+          for (const p of result.problems) lines.push(formatDiagnostic(p));
+          failed = result.ok ? undefined : lines;
         } catch (caught) {
-          if (caught instanceof LiterateError) for (const d of caught.diagnostics) log(formatDiagnostic(d));
-          else log(`docs: rebuild failed: ${caught instanceof Error ? (caught.stack ?? caught.message) : String(caught)}`);
-          log("docs: keeping the previous site");
+          if (caught instanceof LiterateError) for (const d of caught.diagnostics) lines.push(formatDiagnostic(d));
+          else lines.push(`docs: rebuild failed: ${caught instanceof Error ? (caught.stack ?? caught.message) : String(caught)}`);
+          failed = lines;
         }
+        for (const line of lines) log(line);
+        if (failed !== undefined) log("docs: the rebuild failed; pages show the error until it is fixed");
       } while (again);
     } finally {
       building = false;
     }
   };
   await rebuild();
-  const { url } = await serveStatic(out, options.port);
+  const { url, server } = await serveStatic(out, options.port, () => failed);
   log(`docs: serving ${out} at ${url} (Ctrl-C stops)`);
   const watched = ["literate", "generated", "coverage/coverage-final.json", "tools/lib/docs/assets"].map((p) => join(options.root, p));
   let timer: NodeJS.Timeout | undefined;
-  watch(watched, { ignoreInitial: true }).on("all", (_event, path) => {
+  const literateFolder = join(options.root, "literate");
+  let literate = false;
+  const watcher = watch(watched, { ignoreInitial: true });
+  watcher.on("all", (_event, path) => {
     if (path.includes(".tmp-")) return;
+    literate ||= path.startsWith(literateFolder);
     clearTimeout(timer);
     timer = setTimeout(() => {
       log(`docs: ${path} changed; rebuilding`);
-      void rebuild();
+      void rebuild(literate);
+      literate = false;
     }, 150);
   });
+  await new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
+  return {
+    url,
+    close: async () => {
+      clearTimeout(timer);
+      await watcher.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }

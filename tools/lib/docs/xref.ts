@@ -40,8 +40,8 @@ export interface XrefResult {
   readonly symbols: readonly XrefSymbol[];
   readonly occurrences: readonly XrefOccurrence[];
   readonly milliseconds: number;
-  /** The one program, for typedoc to reuse. */
-  readonly program: ts.Program;
+  /** The one program, for typedoc to reuse (absent when the result came from the cache). */
+  readonly program?: ts.Program;
 }
 
 /** Reads the compiler options of `tsconfig.json` (or `project`) under `root`. */
@@ -91,8 +91,8 @@ export function crossReference(root: string, files: ReadonlyMap<string, string>,
     return undefined;
   };
 
-  const hoverOf = (symbol: ts.Symbol, node: ts.Node): string => {
-    const head = describeSymbol(checker, symbol, node);
+  const hoverOf = (symbol: ts.Symbol, node: ts.Node, name: string): string => {
+    const head = describeSymbol(checker, symbol, node, name);
     const doc = ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim();
     const shortDoc = doc.length > maxDocumentation ? `${doc.slice(0, maxDocumentation - 1)}…` : doc;
     return shortDoc === "" ? head : `${head}\n\n${shortDoc}`;
@@ -113,15 +113,20 @@ export function crossReference(root: string, files: ReadonlyMap<string, string>,
   }
 
   function record(node: ts.Identifier | ts.PrivateIdentifier, source: ts.SourceFile, file: string): void {
+    if (isKeywordLike(node)) return;
     const symbol = checker.getSymbolAtLocation(node);
     if (symbol === undefined) return;
-    const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+    const aliased = (symbol.flags & ts.SymbolFlags.Alias) !== 0;
+    const target = aliased ? checker.getAliasedSymbol(symbol) : symbol;
     let index = symbolIndex.get(target);
     const start = node.getStart(source);
     if (index === undefined) {
       const definition = definitionOf(target);
       index = symbols.length;
-      symbols.push({ name: target.getName(), hover: hoverOf(target, node), ...(definition === undefined ? {} : { definition }) });
+      // An import renamed on export (`expect` is vitest's `globalExpect`) shows by the name used here.
+      const local = ts.isImportSpecifier(node.parent) ? node.parent.name : node;
+      const name = aliased && ts.isIdentifier(local) ? local.text : target.getName();
+      symbols.push({ name, hover: hoverOf(target, node, name), ...(definition === undefined ? {} : { definition }) });
       symbolIndex.set(target, index);
     }
     const isDefinition = (target.declarations ?? []).some((d) => ts.getNameOfDeclaration(d) === node);
@@ -135,11 +140,15 @@ export function crossReference(root: string, files: ReadonlyMap<string, string>,
 const F = ts.SymbolFlags;
 
 /** The first line of quick info for a symbol, in the editor's words (`function f(x: number): string`). */
-export function describeSymbol(checker: ts.TypeChecker, symbol: ts.Symbol, node: ts.Node): string {
-  const name = symbol.getName();
+export function describeSymbol(checker: ts.TypeChecker, symbol: ts.Symbol, node: ts.Node, name = symbol.getName()): string {
   const f = symbol.flags;
   const declared = (): string => checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol));
-  if (f & F.TypeAlias) return `type ${name} = ${checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol), undefined, ts.TypeFormatFlags.InTypeAlias)}`;
+  if (f & F.TypeAlias) {
+    // The declared type of a generic alias is its body: say its type parameters too (`ReturnType<T extends …>`).
+    const alias = symbol.declarations?.find(ts.isTypeAliasDeclaration);
+    const parameters = alias?.typeParameters === undefined ? "" : `<${alias.typeParameters.map((p) => p.getText()).join(", ")}>`;
+    return `type ${name}${parameters} = ${checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol), undefined, ts.TypeFormatFlags.InTypeAlias | ts.TypeFormatFlags.NoTruncation)}`;
+  }
   if (f & F.Class) return `class ${declared()}`;
   if (f & F.Interface) return `interface ${declared()}`;
   if (f & F.Enum) return `enum ${name}`;
@@ -160,4 +169,14 @@ export function describeSymbol(checker: ts.TypeChecker, symbol: ts.Symbol, node:
   else if (f & F.FunctionScopedVariable) kind = "var ";
   else if (f & F.Accessor) kind = "(accessor) ";
   return `${kind}${name}: ${checker.typeToString(type)}`;
+}
+
+/**
+ * Identifiers that read as keywords and have nothing to say on hover: `undefined`, and the
+ * `const` of `as const` (parsed as a type named `const`).
+ */
+export function isKeywordLike(node: ts.Identifier | ts.PrivateIdentifier): boolean {
+  if (!ts.isIdentifier(node)) return false;
+  if (node.text === "undefined") return true;
+  return node.text === "const" && ts.isTypeReferenceNode(node.parent) && (ts.isAsExpression(node.parent.parent) || ts.isTypeAssertionExpression(node.parent.parent));
 }

@@ -51,9 +51,32 @@
   }
 
   // Diagrams: mermaid turns each `pre.mermaid` into an SVG.
-  if (typeof window.mermaid !== "undefined") {
+  // A diagram that fails is an error, shown where the diagram would be. When every diagram is
+  // settled, <html data-diagrams="done"> tells tests (and anyone waiting) that the page is final.
+  const diagrams = [...document.querySelectorAll("pre.mermaid")];
+  if (diagrams.length > 0 && typeof window.mermaid === "undefined") {
+    console.error("mermaid: the diagram library did not load");
+    document.documentElement.dataset.diagrams = "failed";
+  } else if (diagrams.length > 0) {
     window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "neutral" });
-    window.mermaid.run({ querySelector: "pre.mermaid" }).catch((err) => console.warn("mermaid:", err));
+    const drawOne = (node) =>
+      window.mermaid.run({ nodes: [node] }).catch((err) => {
+        const message = err instanceof Error ? err.message : String(err);
+        console.error(`mermaid: ${message}`);
+        const shown = document.createElement("pre");
+        shown.className = "diagram-error";
+        shown.setAttribute("role", "alert");
+        shown.textContent = `This diagram could not be drawn: ${message}`;
+        node.replaceWith(shown);
+      });
+    // One at a time: mermaid's renderer is not safe to run concurrently.
+    diagrams
+      .reduce((chain, node) => chain.then(() => drawOne(node)), Promise.resolve())
+      .finally(() => {
+        document.documentElement.dataset.diagrams = "done";
+      });
+  } else {
+    document.documentElement.dataset.diagrams = "done";
   }
 
   // Search: load MiniSearch and the index on first use.
@@ -111,6 +134,12 @@
         where.className = "where";
         where.textContent = hit.chapter;
         a.append(kind, title, where);
+        if (hit.snippet) {
+          const snippet = document.createElement("span");
+          snippet.className = "snippet";
+          snippet.textContent = hit.snippet;
+          a.append(snippet);
+        }
         li.appendChild(a);
         return li;
       }),

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { findErrorSites, messageText } from "../../tools/lib/docs/errors-index.ts";
+import ts from "typescript";
+
+const sites = (text: string, more: { file: string; text: string }[] = []) => findErrorSites([{ file: "generated/a.ts", text }, ...more]).map(({ label, message, kind }) => ({ label, message, kind }));
+
+describe("the index of errors", () => {
+  it("finds the message by the constructor's `message` parameter, not the first argument", () => {
+    const text = `export class DelegateError extends Error { constructor(code: string, message: string) { super(message); } }
+      export class HttpError extends Error { constructor(status: number, message: string) { super(message); } }
+      throw new DelegateError("invalid-config", \`no actuator for \\\`\${name}\\\`\`);
+      throw new HttpError(400, "bad body");`;
+    expect(sites(text)).toEqual([
+      { label: "DelegateError invalid-config", message: "no actuator for `…`", kind: "throw" },
+      { label: "HttpError", message: "bad body", kind: "throw" },
+    ]);
+  });
+
+  it("counts errors created without `throw` and classes declared in another file or inherited", () => {
+    const base = { file: "generated/b.ts", text: "export class ToolError extends Error { constructor(code: string, message: string) { super(message); } }\nexport class ShellError extends ToolError {}" };
+    const text = `function f() { return Promise.reject(new ToolError("unknown-tool", "no tool")); }
+      function g() { return new ShellError("invalid-result", \`exit \${code}\`); }
+      const e = new RangeError("too deep");`;
+    expect(sites(text, [base])).toEqual([
+      { label: "ToolError unknown-tool", message: "no tool", kind: "throw" },
+      { label: "ShellError invalid-result", message: "exit …", kind: "throw" },
+      { label: "RangeError", message: "too deep", kind: "throw" },
+    ]);
+  });
+
+  it("finds diagnostics, pushed problems, HTTP error replies and command failures", () => {
+    const text = `function loadConfig() { problems.push(\`\\\`\${name}\\\` must be a number\`); }
+      error(at, "unknown-reference", \`no block named \\\`\${n}\\\`\`, "hint");
+      function route() { return sendJson(res, 404, { error: \`no route \\\`\${path}\\\`\` }); }
+      function send() { return fail("the daemon refused the token", "hint"); }`;
+    expect(sites(text)).toEqual([
+      { label: "loadConfig problem", message: "`…` must be a number", kind: "problem" },
+      { label: "unknown-reference", message: "no block named `…`", kind: "diagnostic" },
+      { label: "HTTP 404", message: "no route `…`", kind: "http" },
+      { label: "send failure", message: "the daemon refused the token", kind: "fail" },
+    ]);
+  });
+
+  it("leaves out messages with no literal text and errors wrapping diagnostics", () => {
+    expect(sites("throw new Error(reason); throw new LiterateError([]); throw new Error(`${a}`);")).toEqual([]);
+  });
+
+  it("renders concatenations and conditionals with placeholders", () => {
+    const expr = (code: string): ts.Expression => {
+      const source = ts.createSourceFile("x.ts", `(${code});`, ts.ScriptTarget.Latest, true);
+      const statement = source.statements[0] as ts.ExpressionStatement;
+      return (statement.expression as ts.ParenthesizedExpression).expression;
+    };
+    expect(messageText(expr('"a " + x + " b"'))).toBe("a … b");
+    expect(messageText(expr('ok ? "yes" : "no"'))).toBe("yes | no");
+  });
+});

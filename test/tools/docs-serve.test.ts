@@ -1,0 +1,98 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { serveDocs, serveStatic } from "../../tools/lib/docs/serve.ts";
+import { runTangle } from "../../tools/lib/tangle-run.ts";
+
+/** A raw GET (fetch would normalise a malformed path before sending it). */
+const get = (url: string, path: string): Promise<{ status: number; body: string }> =>
+  new Promise((resolve, reject) => {
+    const req = request(new URL(url), { method: "GET", path }, (res) => {
+      let body = "";
+      res.setEncoding("utf8").on("data", (c: string) => (body += c)).on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject).end();
+  });
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+async function site(failure?: () => readonly string[] | undefined) {
+  const dir = mkdtempSync(join(tmpdir(), "docs-serve-"));
+  mkdirSync(join(dir, "site"));
+  writeFileSync(join(dir, "site", "index.html"), "<h1>previous build</h1>");
+  writeFileSync(join(dir, "site", "site.css"), "body{}");
+  const { server, url } = await serveStatic(join(dir, "site"), 0, failure);
+  cleanups.push(() => {
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return url;
+}
+
+describe("docs:serve's static server", () => {
+  it("answers a malformed percent-encoding with 400 instead of crashing", async () => {
+    const url = await site();
+    expect((await get(url, "/%E0%A4%A")).status).toBe(400);
+    expect((await get(url, "/")).body).toContain("previous build");
+  });
+
+  it("shows the failed rebuild's error on every page, not the previous site", async () => {
+    let failed: string[] | undefined = ["literate/loop.md:3:1: error unknown-reference: no block named `x`"];
+    const url = await site(() => failed);
+    const page = await get(url, "/index.html");
+    expect(page.status).toBe(500);
+    expect(page.body).toContain("no block named `x`");
+    expect(page.body).not.toContain("previous build");
+    expect((await get(url, "/site.css")).status).toBe(200);
+    failed = undefined;
+    expect((await get(url, "/")).body).toContain("previous build");
+  });
+});
+
+describe("docs:serve", () => {
+  const fence = "```";
+  const doc = (prose: string, code = "export const one = 1;") => `---\ntangle: generated/one.ts\n---\n# One\n\n${prose}\n\n${fence}ts\n/** One. */\n${code}\n${fence}\n`;
+
+  /** Fetches `path` until its body satisfies `ok` (a rebuild is asynchronous). */
+  let logged: string[] = [];
+  async function until(url: string, path: string, ok: (body: string) => boolean): Promise<string> {
+    const deadline = Date.now() + 90_000;
+    let last = "";
+    while (Date.now() < deadline) {
+      last = (await get(url, path)).body;
+      if (ok(last)) return last;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`\`${path}\` never became what was wanted; last body: ${last.slice(0, 300)}\nlog:\n${logged.join("\n")}`);
+  }
+
+  it("tangles an edited document before rebuilding, and shows a tangle error on the page", async () => {
+    const root = join(process.cwd(), "bench", ".corpus", `docs-serve-test-${process.pid}`);
+    rmSync(root, { recursive: true, force: true });
+    mkdirSync(join(root, "literate"), { recursive: true });
+    const project = JSON.parse(readFileSync("tsconfig.json", "utf8")) as { compilerOptions: Record<string, unknown> };
+    writeFileSync(join(root, "tsconfig.json"), JSON.stringify({ compilerOptions: { ...project.compilerOptions, types: [] }, include: ["generated"] }));
+    writeFileSync(join(root, "literate", "one.md"), doc("The first sentence."));
+    runTangle({ root });
+    const log: string[] = [];
+    logged = log;
+    const served = await serveDocs({ root, out: join(root, "site"), port: 0, api: false, progress: (line) => log.push(line) });
+    cleanups.push(() => {
+      void served.close().then(() => rmSync(root, { recursive: true, force: true }));
+    });
+    expect((await get(served.url, "/chapters/one.html")).body).toContain("The first sentence.");
+
+    writeFileSync(join(root, "literate", "one.md"), doc("The second sentence.", "export const one = 2;"));
+    await until(served.url, "/chapters/one.html", (body) => body.includes("The second sentence."));
+    expect(readFileSync(join(root, "generated", "one.ts"), "utf8")).toContain("export const one = 2;");
+
+    writeFileSync(join(root, "literate", "one.md"), doc("A broken reference.", "<<nowhere>>"));
+    const page = await until(served.url, "/chapters/one.html", (body) => body.includes("build-error"));
+    expect(page).toContain("nowhere");
+  }, 180_000);
+});

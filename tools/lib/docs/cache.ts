@@ -1,0 +1,122 @@
+/**
+ * Content-hash caches for the docs build, under `.cache/docs/` in the project root.
+ *
+ * Each expensive step (verify's report, the cross-references, the API reference, highlighted
+ * code) is keyed by a hash of exactly what it reads, so a warm rebuild redoes only what changed.
+ * A cache entry is a plain file written atomically; a corrupt or missing one is a miss, never an
+ * error. Deleting `.cache/` is always safe.
+ */
+import { createHash } from "node:crypto";
+import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { readIfExists } from "../io.ts";
+
+/** The cache folder of the docs build, below the project root. */
+export const docsCacheFolder = ".cache/docs";
+
+/** A hex digest of the parts, each length-prefixed so that no two part lists collide. */
+export function hashParts(parts: readonly string[]): string {
+  const hash = createHash("sha256");
+  for (const part of parts) hash.update(`${part.length}:`).update(part);
+  return hash.digest("hex").slice(0, 32);
+}
+
+/** Folders never part of the tree's fingerprint: outputs, caches and dependencies. */
+const ignoredFolders: ReadonlySet<string> = new Set(["node_modules", ".git", ".cache", "site", "site-artifacts", ".corpus"]);
+
+/**
+ * A fingerprint of the project tree as verify sees it: the path, size and modification time of
+ * every `.ts`, `.md` and `.json` file outside outputs and dependencies (test evidence under
+ * `coverage/` included). Stat only, no reads: cheap enough to take on every build.
+ */
+export function treeFingerprint(root: string): string {
+  const parts: string[] = [];
+  const walk = (dir: string, rel: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      if (entry.isDirectory()) {
+        if (ignoredFolders.has(entry.name) || entry.name.includes(".tmp-")) continue;
+        walk(join(dir, entry.name), `${rel}${entry.name}/`);
+      } else if (/\.(ts|md|json)$/.test(entry.name)) {
+        const stat = statSync(join(dir, entry.name), { throwIfNoEntry: false });
+        if (stat !== undefined) parts.push(`${rel}${entry.name}\0${stat.size}\0${stat.mtimeMs}`);
+      }
+    }
+  };
+  walk(root, "");
+  return hashParts(parts);
+}
+
+/** Reads a cached JSON value, or `undefined` when there is none or it does not parse. */
+export function readCachedJson<T>(root: string, name: string): T | undefined {
+  const text = readIfExists(join(root, docsCacheFolder, name));
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes a JSON value to the cache atomically (a failure to write is not a build failure). */
+export function writeCachedJson(root: string, name: string, value: unknown): void {
+  writeCachedText(root, name, JSON.stringify(value));
+}
+
+/** The path of a cache entry, for copying it out without reading it. */
+export function cachedPath(root: string, name: string): string {
+  return join(root, docsCacheFolder, name);
+}
+
+/** Writes text to the cache atomically (a failure to write is not a build failure). */
+export function writeCachedText(root: string, name: string, text: string): void {
+  try {
+    const path = join(root, docsCacheFolder, name);
+    mkdirSync(dirname(path), { recursive: true });
+    const temp = `${path}.tmp-${process.pid}`;
+    writeFileSync(temp, text);
+    renameSync(temp, path);
+  } catch {
+    // A read-only checkout builds as before, only without the warm path.
+  }
+}
+
+/** Removes the cache entries whose names start with `prefix` except `keep` (old keys of one step). */
+export function pruneCache(root: string, prefix: string, keep: string): void {
+  const folder = join(root, docsCacheFolder);
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) if (name.startsWith(prefix) && name !== keep) rmSync(join(folder, name), { recursive: true, force: true });
+}
+
+/** Copies a cached folder to `to`; false when it is not cached. */
+export function restoreCachedFolder(root: string, name: string, to: string): boolean {
+  const from = join(root, docsCacheFolder, name);
+  if (statSync(from, { throwIfNoEntry: false })?.isDirectory() !== true) return false;
+  cpSync(from, to, { recursive: true });
+  return true;
+}
+
+/** Stores a copy of the folder `from` in the cache under `name`. */
+export function storeCachedFolder(root: string, name: string, from: string): void {
+  try {
+    const folder = join(root, docsCacheFolder);
+    mkdirSync(folder, { recursive: true });
+    const temp = join(folder, `${name}.tmp-${process.pid}`);
+    rmSync(temp, { recursive: true, force: true });
+    cpSync(from, temp, { recursive: true });
+    rmSync(join(folder, name), { recursive: true, force: true });
+    renameSync(temp, join(folder, name));
+  } catch {
+    // As above: no cache, no failure.
+  }
+}
