@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { collectGarbage, heapUsed } from "./toolchain.ts";
 
 const CONCURRENCY = 16;
 const WARMUP_MS = 3_000;
@@ -42,15 +43,8 @@ async function hammer(total: number, maxMs: number, one: () => Promise<void>): P
 
 // ---- the child: the daemon under test, plus the baseline server --------------------------------
 
-function heapAfterGc(): number {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (gc === undefined) throw new Error("the daemon child must run with --expose-gc");
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
-}
-
 async function child(): Promise<void> {
+  if (!collectGarbage()) throw new Error("the daemon child must run with --expose-gc");
   const { ensureToken, startDaemon } = await import("../generated/daemon.ts");
   const { bootAgent, converse, shutdownAgent } = await import("../generated/main.ts");
   const home = mkdtempSync(join(tmpdir(), "pp-bench-daemon-"));
@@ -73,9 +67,9 @@ async function child(): Promise<void> {
         if (!exchange.accepted || exchange.replies.length !== 1) throw new Error("a signal was not answered");
       });
       processed += batch.done;
-      reply({ processed, heap: heapAfterGc(), perSecond: (batch.done / (performance.now() - started)) * 1000 });
+      reply({ processed, heap: heapUsed(), perSecond: (batch.done / (performance.now() - started)) * 1000 });
     } else if (command === "heap") {
-      reply({ processed, heap: heapAfterGc(), nodes: agent.h.memory.nodes.size, logLines: agent.h.logs.buffer.recent().entries.length, actuators: agent.h.actuators.size });
+      reply({ processed, heap: heapUsed(), nodes: agent.h.memory.nodes.size, logLines: agent.h.logs.buffer.recent().entries.length, actuators: agent.h.actuators.size });
     } else break;
   }
   raw.close();

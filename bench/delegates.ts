@@ -12,25 +12,13 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Registry } from "../generated/delegate-registry.ts";
 import { scriptedRand, FakeClock } from "../test/helpers/fake-clock.ts";
+import { collectGarbage, heapUsed } from "./toolchain.ts";
 
 const loops = 10_000;
-
-function collect(): boolean {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (gc === undefined) return false;
-  gc();
-  gc();
-  return true;
-}
 
 /** CPU time (user + system, all threads) of a `process.cpuUsage` delta, in ms: steadier than wall time on a busy machine. */
 function cpuMs(usage: NodeJS.CpuUsage): number {
   return (usage.user + usage.system) / 1000;
-}
-
-function heapUsed(): number {
-  collect();
-  return process.memoryUsage().heapUsed;
 }
 
 /** Spawns `loops` idle handler loops and returns the collected heap growth per loop, in bytes; needs `global.gc`. */
@@ -70,7 +58,7 @@ export async function benchDelegates(print: (line: string) => void): Promise<voi
   const handler = (): void => {
     iterations++;
   };
-  const hasGc = collect();
+  const hasGc = collectGarbage();
   const before = heapUsed();
 
   const spawnCpu = process.cpuUsage();
@@ -108,6 +96,6 @@ export async function benchDelegates(print: (line: string) => void): Promise<voi
 }
 
 if (process.argv.includes("--heap-child")) {
-  if (!collect()) throw new Error("bench: --heap-child needs node --expose-gc");
+  if (!collectGarbage()) throw new Error("bench: --heap-child needs node --expose-gc");
   void measureHeapPerLoop().then((bytesPerLoop) => console.log(JSON.stringify({ bytesPerLoop })));
 }

@@ -7,23 +7,21 @@
  * `tsx bench/docs.ts` runs it alone.
  */
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildDocs, type DocsResult } from "../tools/lib/docs/build.ts";
 import { docsCacheFolder } from "../tools/lib/docs/cache.ts";
 import { runTangle } from "../tools/lib/tangle-run.ts";
 import { typeCheck } from "../tools/lib/typecheck.ts";
 import { writeCorpus } from "./corpus.ts";
-import { median } from "./toolchain.ts";
-
-const projectRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
+import { corpusBase, median, projectRoot } from "./toolchain.ts";
 
 /** Corpus shape: the size bench/run.ts uses for its middle corpus. */
 const spec = { documents: 50, blocksPerDocument: 20 } as const;
 
 /** Times the docs build on a generated corpus and prints it beside verify's type-check time. */
 export async function benchDocs(print: (line: string) => void): Promise<void> {
-  const root = join(projectRoot, "bench", ".corpus", `docs-${spec.documents}`);
+  const root = join(corpusBase, `docs-${spec.documents}`);
   const info = writeCorpus(root, spec, projectRoot);
   const tangled = runTangle({ root });
   if (tangled.warnings.length > 0) throw new Error(`the docs corpus tangles with warnings: ${tangled.warnings.map((w) => w.message).join("; ")}`);

@@ -20,13 +20,7 @@
  */
 import { createHarness, createSignal, defineSkill, ingest, lookupObject, openTransaction, processSignal, registerActuator, registerBackend, rollback, runInTransaction } from "../generated/index.ts";
 import { createMemory, type MemoryHost, type Transaction } from "../generated/memory.ts";
-
-/** The middle value of a list of samples (the mean of the two middle ones for an even count). */
-function medianOf(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
+import { median } from "./toolchain.ts";
 
 /** Signals per second through the whole loop. */
 async function signalsPerSecond(count: number): Promise<{ perSecond: number; microsPerSignal: number }> {
@@ -101,7 +95,7 @@ function rollbackMicros(size: number): RollbackTimings {
     for (const [id, node] of original) if (lookupObject(host, id) !== node) throw new Error("bench: rollback did not restore the store");
     return micros;
   };
-  const medianOfBatches = (spread: boolean, bare: boolean): number => medianOf(Array.from({ length: 7 }, (_, b) => timeBatch(b, spread, bare)));
+  const medianOfBatches = (spread: boolean, bare: boolean): number => median(Array.from({ length: 7 }, (_, b) => timeBatch(b, spread, bare)));
   const hotMicros = medianOfBatches(false, false);
   const spreadMicros = medianOfBatches(true, false);
   const bareMapMicros = medianOfBatches(true, true);
@@ -120,7 +114,7 @@ function rollbackMicros(size: number): RollbackTimings {
   const snapshot = new Map(host.memory.nodes);
   const snapshotMs = performance.now() - copied;
   if (snapshot.size !== size) throw new Error("bench: snapshot lost nodes");
-  return { buildMs, hotMicros, spreadMicros, bareMapMicros, singleMicros: medianOf(samples), snapshotMs };
+  return { buildMs, hotMicros, spreadMicros, bareMapMicros, singleMicros: median(samples), snapshotMs };
 }
 
 /** Runs the harness benchmark, printing one line per measurement. */

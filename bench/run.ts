@@ -17,22 +17,19 @@
  */
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { scanFast } from "../tools/lib/markdown.ts";
 import { tangle, type TangleInput } from "../tools/lib/tangle.ts";
 import { runTangle } from "../tools/lib/tangle-run.ts";
 import { nativeCompilerPath, typeCheck } from "../tools/lib/typecheck.ts";
 import { writeCorpus, type CorpusInfo } from "./corpus.ts";
-import { filesUnder, floorTangle, median, removeAll, runChild, timeOnce, writeOutputs } from "./toolchain.ts";
+import { corpusBase, filesUnder, floorTangle, median, projectRoot, removeAll, runChild, timeOnce, writeOutputs } from "./toolchain.ts";
 import { benchDaemon } from "./daemon.ts";
 import { benchDelegates } from "./delegates.ts";
 import { benchDocs } from "./docs.ts";
 import { benchHarness } from "./harness.ts";
 
 const benchStarted = performance.now();
-const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const corpusBase = join(projectRoot, "bench", ".corpus");
 const print = (line = ""): void => {
   process.stdout.write(`${line}\n`);
 };

@@ -4,7 +4,14 @@
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The project's root folder (the parent of `bench/`). */
+export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Where the benchmarks generate their corpora (ignored by git). */
+export const corpusBase = join(projectRoot, "bench", ".corpus");
 
 /**
  * The floor: read each `literate/*.md`, copy the lines between a ```ts fence and its closing
@@ -63,6 +70,21 @@ export function filesUnder(dir: string): { readonly files: number; readonly byte
     bytes += stat.size;
   }
   return { files, bytes };
+}
+
+/** Runs two full garbage collections when `global.gc` is exposed (`node --expose-gc`); false when it is not. */
+export function collectGarbage(): boolean {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) return false;
+  gc();
+  gc();
+  return true;
+}
+
+/** Heap in use, after a full collection when one can run. */
+export function heapUsed(): number {
+  collectGarbage();
+  return process.memoryUsage().heapUsed;
 }
 
 /** Median of a non-empty list. */

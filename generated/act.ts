@@ -67,7 +67,14 @@ export async function dispatchAction(h: ActHost, action: MessageAction | Command
  */
 export const maxToolTurnChars = 20_000;
 
-// literate/act.md:165
+// literate/act.md:164
+/** toolTurn is the conversation turn for a tool's result or failure, cut at {@link maxToolTurnChars}. */
+export function toolTurn(name: string, outcome: { readonly result: JsonValue } | { readonly error: string }): Turn {
+  const text = "result" in outcome ? `${name} returned ${canonicalJson(outcome.result)}` : `${name} failed: ${outcome.error}`;
+  return { role: "tool", text: text.length > maxToolTurnChars ? `${text.slice(0, maxToolTurnChars)}… [cut]` : text };
+}
+
+// literate/act.md:176
 /**
  * performAction carries out an action without re-checking it and returns the feedback signal, if any: a `log` is logged, a message dispatched, a tool or command result comes back as `tool-output` and a failure as `tool-error`.
  * Call it only after the gates approved the action; {@link actGate} does.
@@ -83,7 +90,6 @@ export async function performAction(h: ActHost, action: Action, signal: Signal):
   }
   const name = action.kind === "tool" ? action.tool : `${action.target}.${action.command}`;
   const asked: Turn = { role: "assistant", text: canonicalJson(action) };
-  const clip = (text: string): string => (text.length > maxToolTurnChars ? `${text.slice(0, maxToolTurnChars)}… [cut]` : text);
   try {
     let result: JsonValue | undefined;
     if (action.kind === "tool") result = await callTool(h, action.tool, action.args);
@@ -93,15 +99,15 @@ export async function performAction(h: ActHost, action: Action, signal: Signal):
       result = dispatched.result;
     }
     if (result === undefined) return undefined;
-    return feedbackSignal(signal, { sensor: "tool-output", tool: name, result }, [asked, { role: "tool", text: clip(`${name} returned ${canonicalJson(result)}`) }]);
+    return feedbackSignal(signal, { sensor: "tool-output", tool: name, result }, [asked, toolTurn(name, { result })]);
   } catch (error) {
     const message = describeError(error);
     harnessLog(h, `act: \`${name}\` failed: ${message}`);
-    return feedbackSignal(signal, { sensor: "tool-error", tool: name, message }, [asked, { role: "tool", text: clip(`${name} failed: ${message}`) }]);
+    return feedbackSignal(signal, { sensor: "tool-error", tool: name, message }, [asked, toolTurn(name, { error: message })]);
   }
 }
 
-// literate/act.md:276
+// literate/act.md:287
 /**
  * consumeApproval spends the grant `signal` names, if the harness holds it, and reports whether it did.
  * A grant is good for one run.
@@ -110,13 +116,13 @@ export function consumeApproval(h: ActHost, signal: Signal): boolean {
   return signal.approvalId !== undefined && h.approvals.granted.delete(signal.approvalId);
 }
 
-// literate/act.md:289
+// literate/act.md:300
 /** refusalText is what the person is told about a veto: the gate's `reply` if it gave one, else which skill refused and why. */
 export function refusalText(decision: Extract<Decision, { kind: "vetoed" }>): string {
   return decision.reply ?? `I can't do that: ${decision.reason} (refused by \`${decision.skill}\`).`;
 }
 
-// literate/act.md:301
+// literate/act.md:312
 /**
  * actGate is stage three of the loop: for an `approved` decision it re-runs the gates ({@link deterministicVerify}) and performs the action only if they approve it unchanged, then spends the grant it used; a veto (then or now) is answered with `refusalText`.
  * A last-mile decision other than the same approval is passed to `report` (default: ignored). Returns the feedback signal, if any.

@@ -80,13 +80,14 @@ export function loadEnvironment(env: Env, path: string): boolean {
 // literate/config.md:153
 export interface ProviderConfig {
   readonly name: string;
+  /** The server's API root, e.g. `http://127.0.0.1:11434/v1`, without a trailing slash: request paths are appended to it. */
   readonly baseUrl: string;
   readonly apiKey: string | undefined;
   readonly model: string;
   readonly timeoutMs: number;
 }
 
-// literate/config.md:165
+// literate/config.md:166
 export interface Config {
   readonly paths: Paths;
   /** In cascade order; empty when no provider is configured. */
@@ -107,7 +108,7 @@ export interface Config {
   readonly shellAllow: readonly string[];
 }
 
-// literate/config.md:189
+// literate/config.md:190
 export class ConfigError extends Error {
   readonly code = "invalid-config";
   readonly problems: readonly string[];
@@ -118,22 +119,39 @@ export class ConfigError extends Error {
   }
 }
 
-// literate/config.md:203
-export function readNumber(env: Env, name: string, fallback: number, problems: string[], rule: { readonly min: number; readonly integer?: boolean; readonly max?: number; readonly exclusiveMin?: boolean }): number {
+// literate/config.md:204
+export function readNumber(env: Env, name: string, fallback: number, problems: string[], rule: NumberRule): number {
   const raw = env[name]?.trim();
   if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  const low = rule.exclusiveMin === true ? value > rule.min : value >= rule.min;
-  if (!Number.isFinite(value) || !low || (rule.max !== undefined && value > rule.max) || (rule.integer === true && !Number.isInteger(value))) {
-    const kind = rule.integer === true ? "an integer" : "a number";
-    const range = `${rule.exclusiveMin === true ? "greater than" : "at least"} ${rule.min}${rule.max === undefined ? "" : ` and at most ${rule.max}`}`;
-    problems.push(`\`${name}\` must be ${kind} ${range}, got \`${raw}\``);
-    return fallback;
-  }
-  return value;
+  const problem = numberProblem(name, Number(raw), raw, rule);
+  if (problem === undefined) return Number(raw);
+  problems.push(problem);
+  return fallback;
 }
 
-// literate/config.md:222
+// literate/config.md:217
+export interface NumberRule {
+  readonly min: number;
+  readonly integer?: boolean;
+  readonly max?: number;
+  readonly exclusiveMin?: boolean;
+}
+
+// literate/config.md:228
+export function numberProblem(name: string, value: number, raw: string, rule: NumberRule): string | undefined {
+  const low = rule.exclusiveMin === true ? value > rule.min : value >= rule.min;
+  if (Number.isFinite(value) && low && (rule.max === undefined || value <= rule.max) && (rule.integer !== true || Number.isInteger(value))) return undefined;
+  const kind = rule.integer === true ? "an integer" : "a number";
+  const range = `${rule.exclusiveMin === true ? "greater than" : "at least"} ${rule.min}${rule.max === undefined ? "" : ` and at most ${rule.max}`}`;
+  return `\`${name}\` must be ${kind} ${range}, got \`${raw}\``;
+}
+
+// literate/config.md:241
+export function envPrefix(provider: string): string {
+  return provider.toUpperCase().replaceAll("-", "_");
+}
+
+// literate/config.md:251
 export function readProviders(env: Env, timeoutMs: number, problems: string[]): ProviderConfig[] {
   const names = (env["PROVIDER_CASCADE"] ?? "").split(",").map((n) => n.trim().toLowerCase()).filter((n) => n !== "");
   const providers: ProviderConfig[] = [];
@@ -150,7 +168,7 @@ export function readProviders(env: Env, timeoutMs: number, problems: string[]): 
       providers.push({ name, baseUrl: "scripted:", apiKey: undefined, model: "scripted-demo", timeoutMs });
       continue;
     }
-    const prefix = name.toUpperCase().replaceAll("-", "_");
+    const prefix = envPrefix(name);
     const preset = providerPresets[name];
     const get = (suffix: string): string | undefined => {
       const value = env[`${prefix}_${suffix}`]?.trim();
@@ -163,18 +181,23 @@ export function readProviders(env: Env, timeoutMs: number, problems: string[]): 
     else if (!/^https?:\/\/[^/]/.test(baseUrl)) problems.push(`\`${prefix}_BASE_URL\` must be an http(s) URL, got \`${baseUrl}\``);
     if (model === undefined) problems.push(`\`${prefix}_MODEL\` is required for provider \`${name}\``);
     if (preset?.needsKey === true && apiKey === undefined) problems.push(`\`${prefix}_API_KEY\` is required for provider \`${name}\``);
-    if (baseUrl !== undefined && model !== undefined) providers.push({ name, baseUrl, apiKey, model, timeoutMs });
+    if (baseUrl !== undefined && model !== undefined) providers.push({ name, baseUrl: baseUrl.replace(/\/+$/, ""), apiKey, model, timeoutMs });
   }
   return providers;
 }
 
-// literate/config.md:261
+// literate/config.md:290
 export const maxTimerSeconds = 2_147_483;
 
-// literate/config.md:268
+// literate/config.md:296
+export function secondsRule(allowZero: boolean): NumberRule {
+  return { min: 0, exclusiveMin: !allowZero, max: maxTimerSeconds };
+}
+
+// literate/config.md:305
 export function readConfig(env: Env): { readonly ok: true; readonly value: Config } | { readonly ok: false; readonly problems: readonly string[] } {
   const problems: string[] = [];
-  const seconds = { min: 0, exclusiveMin: true, max: maxTimerSeconds };
+  const seconds = secondsRule(false);
   const timeoutMs = readNumber(env, "PROVIDER_TIMEOUT", 60, problems, seconds) * 1000;
   const saveOnExit = (env["MEMORY_SAVE_ON_EXIT"] ?? "true").trim().toLowerCase();
   if (saveOnExit !== "true" && saveOnExit !== "false") problems.push(`\`MEMORY_SAVE_ON_EXIT\` must be \`true\` or \`false\`, got \`${env["MEMORY_SAVE_ON_EXIT"] ?? ""}\``);
@@ -184,7 +207,7 @@ export function readConfig(env: Env): { readonly ok: true; readonly value: Confi
     paths: resolvePaths(env),
     providers: readProviders(env, timeoutMs, problems),
     heartbeatSeconds: readNumber(env, "HEARTBEAT_INTERVAL", 60, problems, seconds),
-    autoSaveSeconds: readNumber(env, "MEMORY_AUTO_SAVE_INTERVAL", 300, problems, { min: 0, max: maxTimerSeconds }),
+    autoSaveSeconds: readNumber(env, "MEMORY_AUTO_SAVE_INTERVAL", 300, problems, secondsRule(true)),
     saveOnExit: saveOnExit !== "false",
     port: readNumber(env, "DAEMON_PORT", 9105, problems, { min: 1, max: 65535, integer: true }),
     bodyLimitBytes: readNumber(env, "DAEMON_BODY_LIMIT", 65536, problems, { min: 1, integer: true }),
@@ -194,5 +217,13 @@ export function readConfig(env: Env): { readonly ok: true; readonly value: Confi
   };
   if (config.shellAllow.length > 0 && config.workspaceDir === undefined) problems.push("`SHELL_ALLOW` needs `WORKSPACE_DIR`: programs run in the workspace");
   return problems.length === 0 ? { ok: true, value: config } : { ok: false, problems };
+}
+
+// literate/config.md:334
+export function loadConfig(env: Env): Config {
+  loadEnvironment(env, resolvePaths(env).envFile);
+  const read = readConfig(env);
+  if (!read.ok) throw new ConfigError(read.problems);
+  return read.value;
 }
 //# sourceMappingURL=config.ts.map

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
 import { describeError, harnessLog } from "./log.ts";
 import { denyApproval } from "./loop.ts";
-import { agentStatus, approve, BootError, converse, type Agent } from "./main.ts";
+import { agentStatus, approve, BootError, converse, pendingApprovals, type Agent } from "./main.ts";
 import { parseLoopConfig } from "./delegate-runner.ts";
 import { DelegateError } from "./delegates.ts";
 import type { Config } from "./config.ts";
@@ -132,7 +132,7 @@ export async function route(agent: Agent, req: IncomingMessage, res: ServerRespo
   if (method !== allowed) return sendJson(res, 405, { error: `\`${path}\` takes ${allowed}` }, { allow: allowed });
   if (path === "/health") return sendJson(res, 200, { health: agent.state.health.health, uptimeSeconds: Math.round((agent.clock.now() - agent.startedAt) / 1000) });
   if (path === "/status") return sendJson(res, 200, agentStatus(agent));
-  if (path === "/approvals") return sendJson(res, 200, agentStatus(agent)["approvals"] ?? []);
+  if (path === "/approvals") return sendJson(res, 200, pendingApprovals(agent));
   if (path === "/events") return openEventStream(agent, req, res);
   if (approval !== null) {
     const id = approval[1] ?? "";

@@ -3,14 +3,15 @@
 // literate/delegate-runner.md:22
 import { Registry } from "./delegate-registry.ts";
 import type { Clock } from "./delegate-schedule.ts";
-import { retriggerModes, type Config, type LoopEvent, type RunMessage, type RunRequest, type RunResponse, type Runner, type Status } from "./delegates.ts";
-import { harnessLog } from "./log.ts";
-import { assembleSystemPrompt, conversationPrompt, deterministicVerify, parseModelReply, probabilisticCall, type Backend, type ReasonHost } from "./reason.ts";
-import { isPlainObject, type Checked, type JsonValue } from "./schema.ts";
+import { type Config, type LoopEvent, type RunMessage, type RunRequest, type RunResponse, type Runner, type Status } from "./delegates.ts";
+import { toolTurn } from "./act.ts";
+import { describeError, harnessLog } from "./log.ts";
+import { assembleSystemPrompt, conversationPrompt, describeAttempts, deterministicVerify, parseModelReply, probabilisticCall, type Backend, type ReasonHost } from "./reason.ts";
+import { isPlainObject, type Checked } from "./schema.ts";
 import { createSignal, type Signal, type Turn } from "./signals.ts";
 import { callTool, type Tool } from "./tools.ts";
 
-// literate/delegate-runner.md:40
+// literate/delegate-runner.md:41
 /** HarnessRunnerOptions configure `harnessRunner`; every field is optional. */
 export interface HarnessRunnerOptions {
   /** Backends tried on supervisor iterations, in order. @defaultValue the harness's cascade */
@@ -23,7 +24,7 @@ export interface HarnessRunnerOptions {
   readonly maxSteps?: number;
 }
 
-// literate/delegate-runner.md:59
+// literate/delegate-runner.md:60
 /** loopToolBelt returns the harness tools a request may use: minus `excludeTools`, and with `tags`, only tools tagged with one of them. */
 export function loopToolBelt(tools: ReadonlyMap<string, Tool>, request: Pick<RunRequest, "tags" | "excludeTools">, toolTags: Readonly<Record<string, readonly string[]>> = {}): Map<string, Tool> {
   const belt = new Map<string, Tool>();
@@ -35,7 +36,7 @@ export function loopToolBelt(tools: ReadonlyMap<string, Tool>, request: Pick<Run
   return belt;
 }
 
-// literate/delegate-runner.md:78
+// literate/delegate-runner.md:79
 /** loopSignal is the signal the model selector sees for one loop iteration. */
 export function loopSignal(request: RunRequest): Signal {
   const turns: Turn[] = request.messages.filter((m) => m.role !== "system").map((m) => ({ role: m.role === "user" ? "user" : "assistant", text: m.content }));
@@ -53,7 +54,7 @@ export function loopSignal(request: RunRequest): Signal {
   });
 }
 
-// literate/delegate-runner.md:107
+// literate/delegate-runner.md:109
 /** harnessRunner runs delegate-loop iterations through the harness's cascade, tools and gates. */
 export function harnessRunner(h: ReasonHost, options: HarnessRunnerOptions = {}): Runner {
   const maxSteps = options.maxSteps ?? 4;
@@ -83,40 +84,40 @@ export function harnessRunner(h: ReasonHost, options: HarnessRunnerOptions = {})
         request.signal.throwIfAborted();
         const result = await probabilisticCall(view, { prompt: conversationPrompt(signal), system, signal, ...(cascade === undefined ? {} : { cascade }) });
         request.signal.throwIfAborted();
-        if (!result.ok) throw new Error(`cascade exhausted (${result.attempts.map((a) => `${a.backend}: ${a.error}`).join("; ") || "no backend in the cascade"})`);
+        if (!result.ok) throw new Error(describeAttempts(result.attempts));
         model = result.model ?? result.backend;
         const action = parseModelReply(view, result.text);
         content = action.kind === "message" || action.kind === "log" ? action.text : result.text;
         request.onProgress("model-reply", { backend: result.backend, model, action: action.kind });
         if (action.kind !== "tool") break;
-        let answer: JsonValue;
-        if (!view.tools.has(action.tool)) answer = { error: `tool \`${action.tool}\` is not available to this loop` };
+        let answer: Turn;
+        if (!view.tools.has(action.tool)) answer = toolTurn(action.tool, { error: `tool \`${action.tool}\` is not available to this loop` });
         else {
           const decision = await deterministicVerify(view, action, signal);
-          if (decision.kind !== "approved" || decision.action.kind !== "tool") answer = { error: `refused: ${decision.kind === "approved" ? "rewritten into another kind of action" : decision.reason}` };
+          if (decision.kind !== "approved" || decision.action.kind !== "tool") answer = toolTurn(action.tool, { error: `refused: ${decision.kind === "approved" ? "rewritten into another kind of action" : decision.reason}` });
           else {
             const call = decision.action;
             toolsUsed[call.tool] = (toolsUsed[call.tool] ?? 0) + 1;
             request.onProgress("tool-call", { tool: call.tool });
             try {
-              answer = await callTool(view, call.tool, call.args);
+              answer = toolTurn(call.tool, { result: await callTool(view, call.tool, call.args) });
             } catch (error) {
-              answer = { error: error instanceof Error ? error.message : String(error) };
+              answer = toolTurn(call.tool, { error: describeError(error) });
             }
           }
         }
-        signal = { ...signal, conversation: [...signal.conversation, { role: "assistant", text: result.text }, { role: "tool", text: JSON.stringify(answer) }] };
+        signal = { ...signal, conversation: [...signal.conversation, { role: "assistant", text: result.text }, answer] };
       }
       return { content, model, inputTokens: tokens.input, outputTokens: tokens.output, toolsUsed };
     },
   };
 }
 
-// literate/delegate-runner.md:173
+// literate/delegate-runner.md:175
 /** agentMaxLoops is the most delegate loops an agent runs at once. */
 export const agentMaxLoops = 32;
 
-// literate/delegate-runner.md:181
+// literate/delegate-runner.md:183
 /** createAgentRegistry makes an agent's Registry: loops run through `harnessRunner(h)`, report to `onEvent` and log to the harness. */
 export function createAgentRegistry(h: ReasonHost, options: { readonly clock: Clock; readonly onEvent: (event: LoopEvent) => void; readonly maxLoops?: number; readonly runner?: HarnessRunnerOptions }): Registry {
   return new Registry({
@@ -126,7 +127,7 @@ export function createAgentRegistry(h: ReasonHost, options: { readonly clock: Cl
   });
 }
 
-// literate/delegate-runner.md:194
+// literate/delegate-runner.md:196
 /** shutdownLoops stops every running loop by `deadline`, logs the count and names the abandoned ones; returns how many stopped. */
 export async function shutdownLoops(h: ReasonHost, registry: Registry, deadline: number): Promise<number> {
   const loops = registry.list();
@@ -139,7 +140,7 @@ export async function shutdownLoops(h: ReasonHost, registry: Registry, deadline:
   return stopped;
 }
 
-// literate/delegate-runner.md:215
+// literate/delegate-runner.md:217
 /** parseLoopConfig reads a loop's Config from untrusted JSON: known data fields with the right JSON types only. */
 export function parseLoopConfig(body: unknown): Checked<Config> {
   if (!isPlainObject(body)) return { ok: false, reason: "a loop is a JSON object, e.g. `{\"name\":\"inbox\",\"task\":\"check the inbox\"}`" };
@@ -160,13 +161,10 @@ export function parseLoopConfig(body: unknown): Checked<Config> {
   }
   if (typeof body["name"] !== "string") return { ok: false, reason: "field `name` is required" };
   if (typeof body["task"] !== "string") return { ok: false, reason: "field `task` is required: a loop from JSON asks a model" };
-  if (body["onRetrigger"] !== undefined && !retriggerModes.includes(body["onRetrigger"] as never)) {
-    return { ok: false, reason: `field \`onRetrigger\` must be one of ${retriggerModes.join(", ")}, got \`${String(body["onRetrigger"])}\`` };
-  }
   return { ok: true, value: body as unknown as Config };
 }
 
-// literate/delegate-runner.md:248
+// literate/delegate-runner.md:247
 /** loopWake describes when a loop runs next, relative to `now` (clock milliseconds). */
 export function loopWake(status: Status, now: number): string {
   const last = status.recentIterations[0];
@@ -184,7 +182,7 @@ export function loopWake(status: Status, now: number): string {
   }
 }
 
-// literate/delegate-runner.md:269
+// literate/delegate-runner.md:268
 /** formatLoopTable renders statuses as a text table, or says there are no loops. */
 export function formatLoopTable(statuses: readonly Status[], now: number): string {
   if (statuses.length === 0) return "no delegate loops";

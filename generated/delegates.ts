@@ -15,16 +15,17 @@ import {
   type RandSource,
   type SleepBounds,
 } from "./delegate-schedule.ts";
+import { describeError } from "./log.ts";
 import { RingBuffer } from "./ring-buffer.ts";
 
-// literate/delegates.md:51
+// literate/delegates.md:52
 /** RunMessage is one chat message of a loop's request. */
 export interface RunMessage {
   readonly role: "system" | "user" | "assistant";
   readonly content: string;
 }
 
-// literate/delegates.md:64
+// literate/delegates.md:65
 /**
  * RunRequest is one iteration's request to a Runner.
  * `tags` empty means no tag filter; `qualityFloor` absent means the router's default.
@@ -45,7 +46,7 @@ export interface RunRequest {
   readonly onProgress: (kind: string, data?: Readonly<Record<string, unknown>>) => void;
 }
 
-// literate/delegates.md:89
+// literate/delegates.md:90
 /** RunResponse is a Runner's answer to one RunRequest. */
 export interface RunResponse {
   readonly content: string;
@@ -58,18 +59,18 @@ export interface RunResponse {
   readonly toolsUsed?: Readonly<Record<string, number>>;
 }
 
-// literate/delegates.md:106
+// literate/delegates.md:107
 /** Runner executes one model iteration for a loop; the harness adapts its backends to it. */
 export interface Runner {
   /** run executes one iteration's request and resolves with the model's reply and its accounting. */
   run(request: RunRequest): Promise<RunResponse>;
 }
 
-// literate/delegates.md:122
+// literate/delegates.md:123
 /** SummaryValue is a value a handler may record in its iteration's summary. */
 export type SummaryValue = string | number | boolean;
 
-// literate/delegates.md:129
+// literate/delegates.md:130
 /** IterationContext is what a handler or task builder knows about the iteration it runs in. */
 export interface IterationContext {
   readonly loopId: string;
@@ -87,15 +88,15 @@ export interface IterationContext {
   progress(kind: string, data?: Readonly<Record<string, unknown>>): void;
 }
 
-// literate/delegates.md:155
+// literate/delegates.md:156
 /** RetriggerMode is how a running loop answers a new trigger: `single` (the default), `restart`, `queue` or `spawn`. */
 export type RetriggerMode = "single" | "restart" | "queue" | "spawn";
 
-// literate/delegates.md:162
+// literate/delegates.md:163
 /** retriggerModes lists every RetriggerMode, in the order the docs give them. */
 export const retriggerModes: readonly RetriggerMode[] = ["single", "restart", "queue", "spawn"];
 
-// literate/delegates.md:176
+// literate/delegates.md:177
 /**
  * Config describes one delegate loop. Only `name` is required, plus one of `task`,
  * `taskBuilder` or `handler` (and a runner in `Deps` unless there is a handler).
@@ -152,7 +153,7 @@ export interface Config {
   readonly parentId?: string;
 }
 
-// literate/delegates.md:237
+// literate/delegates.md:238
 /** ConfigData is a Config without its functions and with its defaults applied. */
 export interface ConfigData {
   name: string;
@@ -176,11 +177,11 @@ export interface ConfigData {
   parentId?: string;
 }
 
-// literate/delegates.md:267
+// literate/delegates.md:268
 /** DelegateErrorCode says which rule a DelegateError reports. */
 export type DelegateErrorCode = "invalid-config" | "runner-required" | "loop-stopped" | "duplicate-loop" | "too-many-loops" | "unknown-loop";
 
-// literate/delegates.md:275
+// literate/delegates.md:276
 /** DelegateError is the error of a delegate loop or registry; `code` tells the cases apart. */
 export class DelegateError extends Error {
   readonly code: DelegateErrorCode;
@@ -192,13 +193,7 @@ export class DelegateError extends Error {
   }
 }
 
-// literate/delegates.md:290
-/** errorMessage is the message of an Error, or the thrown value as a string. */
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-// literate/delegates.md:303
+// literate/delegates.md:295
 /**
  * resolveConfig validates `config` and returns it as data with defaults applied.
  * `hasRunner` says whether the loop's Deps hold a runner. Throws DelegateError.
@@ -258,15 +253,15 @@ export function resolveConfig(config: Config, hasRunner: boolean): ConfigData {
   };
 }
 
-// literate/delegates.md:369
+// literate/delegates.md:361
 /** State is where a loop is in its life: `pending`, `sleeping`, `waiting`, `processing`, `error` or `stopped`. */
 export type State = "pending" | "sleeping" | "waiting" | "processing" | "error" | "stopped";
 
-// literate/delegates.md:378
+// literate/delegates.md:370
 /** StopReason is why a loop stopped: `stopped` (asked to), `max-iterations`, `max-duration` or `crashed`. */
 export type StopReason = "stopped" | "max-iterations" | "max-duration" | "crashed";
 
-// literate/delegates.md:387
+// literate/delegates.md:379
 /** IterationSnapshot records one finished attempt for the dashboard timeline. Times are clock milliseconds. */
 export interface IterationSnapshot {
   /** The 1-based attempt number, failures included. */
@@ -291,11 +286,11 @@ export interface IterationSnapshot {
   summary: Record<string, SummaryValue>;
 }
 
-// literate/delegates.md:415
+// literate/delegates.md:407
 /** IterationResult is what `postIterate` receives after a successful iteration. */
 export type IterationResult = Readonly<IterationSnapshot> & { readonly content: string };
 
-// literate/delegates.md:424
+// literate/delegates.md:416
 /** LoopMetrics are a loop's counters; times are clock milliseconds. */
 export interface LoopMetrics {
   /** When the current run began (start or restart). */
@@ -320,7 +315,7 @@ export interface LoopMetrics {
   sinkErrors: number;
 }
 
-// literate/delegates.md:453
+// literate/delegates.md:445
 /** Status is a deep copy of a loop's state and metrics at one moment. */
 export interface Status extends LoopMetrics {
   id: string;
@@ -343,7 +338,7 @@ export interface Status extends LoopMetrics {
   config: ConfigData;
 }
 
-// literate/delegates.md:483
+// literate/delegates.md:475
 /** LoopEventBody is what happened, without the loop it happened to. */
 export type LoopEventBody =
   | { readonly kind: "loop-started" }
@@ -354,11 +349,11 @@ export type LoopEventBody =
   | { readonly kind: "post-iterate-failed"; readonly convId: string; readonly error: string }
   | { readonly kind: "loop-stopped"; readonly reason: StopReason };
 
-// literate/delegates.md:497
+// literate/delegates.md:489
 /** LoopEvent is one piece of news from a loop, for the event sink. */
 export type LoopEvent = LoopEventBody & { readonly loopId: string; readonly loopName: string };
 
-// literate/delegates.md:509
+// literate/delegates.md:501
 /** Deps are a loop's injected collaborators; all optional except `runner` for model loops. */
 export interface Deps {
   /** Runs model iterations; required unless the config has a handler. @defaultValue none */
@@ -375,14 +370,14 @@ export interface Deps {
   readonly log?: (line: string) => void;
 }
 
-// literate/delegates.md:534
+// literate/delegates.md:526
 /** Next is the loop's next step. */
 type Next =
   | { readonly kind: "iterate"; readonly event: unknown }
   | { readonly kind: "sleep"; readonly ms: number; readonly state: "sleeping" | "error" }
   | { readonly kind: "wait" };
 
-// literate/delegates.md:545
+// literate/delegates.md:537
 /** Attempt is an iteration in progress. */
 interface Attempt {
   readonly number: number;
@@ -392,11 +387,11 @@ interface Attempt {
   readonly summary: Record<string, SummaryValue>;
 }
 
-// literate/delegates.md:559
+// literate/delegates.md:551
 /** Outcome is how an attempt ended. */
 type Outcome = { readonly ok: true; readonly response?: RunResponse; readonly content: string } | { readonly ok: false; readonly error: string; readonly cancelled: boolean };
 
-// literate/delegates.md:573
+// literate/delegates.md:565
 /**
  * Loop is one delegate loop: create it, `start` it (or `trigger` it), `stop` it.
  * Iterations never overlap; all methods may be called at any time, including from inside
@@ -444,7 +439,7 @@ export class Loop {
   #sleepBaseMs: number;
   #currentConvId = "";
 
-  // literate/delegates.md:630
+  // literate/delegates.md:622
   constructor(config: Config, deps: Deps = {}) {
     this.#data = resolveConfig(config, deps.runner !== undefined);
     this.config = config;
@@ -457,31 +452,31 @@ export class Loop {
     this.#sleepBaseMs = this.#data.sleepDefaultMs;
     this.#done = new Promise((resolve) => (this.#resolveDone = resolve));
   }
-  // literate/delegates.md:648
+  // literate/delegates.md:640
   /** Resolves when the loop has finished for good; never rejects. */
   get done(): Promise<void> {
     return this.#done;
   }
-  // literate/delegates.md:657
+  // literate/delegates.md:649
   /** The loop's current State. */
   get state(): State {
     return this.#state;
   }
-  // literate/delegates.md:667
+  // literate/delegates.md:659
   /** The conversation id of the running iteration, or `""` when none runs. */
   get currentConvId(): string {
     return this.#currentConvId;
   }
-  // literate/delegates.md:678
+  // literate/delegates.md:670
   /** Starts the loop; a no-op if it runs. Throws DelegateError `loop-stopped` once it has stopped. */
   start(): void {
     this.#launch(this.#nextWake());
   }
-  // literate/delegates.md:687
+  // literate/delegates.md:679
   #nextWake(): Next {
     return this.config.waitFor === undefined ? { kind: "iterate", event: undefined } : { kind: "wait" };
   }
-  // literate/delegates.md:695
+  // literate/delegates.md:687
   #launch(first: Next): void {
     if (this.#stopping || this.#finished) throw new DelegateError("loop-stopped", `loop \`${this.name}\`: cannot start a stopped loop`);
     if (this.#started) return;
@@ -489,7 +484,7 @@ export class Loop {
     this.#emit({ kind: "loop-started" });
     void this.#run(first);
   }
-  // literate/delegates.md:713
+  // literate/delegates.md:705
   /**
    * Fires the loop's start condition. A pending loop starts and iterates on `event`; a running
    * one answers by its RetriggerMode: `ignored`, `queued`, `restarted` or `spawn` (left to the
@@ -515,12 +510,12 @@ export class Loop {
         return "restarted";
     }
   }
-  // literate/delegates.md:745
+  // literate/delegates.md:737
   /** Returns a new pending Loop with this loop's config and deps and `parentId` set to this loop's id. */
   sibling(): Loop {
     return new Loop({ ...this.config, parentId: this.id }, this.#deps);
   }
-  // literate/delegates.md:773
+  // literate/delegates.md:765
   /**
    * Stops the loop and waits up to `timeoutMs` for it to finish. Resolves `true` if it finished,
    * `false` if it was abandoned still running. Idempotent; safe before `start`.
@@ -539,7 +534,7 @@ export class Loop {
     if (!finished) this.#setState("stopped");
     return finished;
   }
-  // literate/delegates.md:796
+  // literate/delegates.md:788
   #finish(): void {
     this.#finished = true;
     this.#expiry?.abort("finished");
@@ -548,18 +543,18 @@ export class Loop {
     this.#emit({ kind: "loop-stopped", reason: this.#stopReason });
     this.#resolveDone?.();
   }
-  // literate/delegates.md:813
+  // literate/delegates.md:805
   async #run(first: Next): Promise<void> {
     try {
       await this.#steps(first);
     } catch (error) {
       this.#stopReason = "crashed";
-      this.#m.lastError = `loop crashed: ${errorMessage(error)}`;
+      this.#m.lastError = `loop crashed: ${describeError(error)}`;
       this.#deps.log?.(`loop \`${this.name}\`: ${this.#m.lastError}`);
     }
     this.#finish();
   }
-  // literate/delegates.md:830
+  // literate/delegates.md:822
   async #steps(first: Next): Promise<void> {
     let next = first;
     this.#beginRun();
@@ -579,7 +574,7 @@ export class Loop {
       else next = await this.#pause(next);
     }
   }
-  // literate/delegates.md:856
+  // literate/delegates.md:848
   #beginRun(): void {
     this.#epochStartedAt = this.#m.startedAt = this.#clock.now();
     this.#epochAttempts = 0;
@@ -592,14 +587,14 @@ export class Loop {
       });
     }
   }
-  // literate/delegates.md:874
+  // literate/delegates.md:866
   #budgetSpent(): StopReason | undefined {
     const { maxIterations, maxDurationMs } = this.#data;
     if (maxIterations > 0 && this.#epochAttempts >= maxIterations) return "max-iterations";
     if (maxDurationMs > 0 && this.#clock.now() - this.#epochStartedAt >= maxDurationMs) return "max-duration";
     return undefined;
   }
-  // literate/delegates.md:890
+  // literate/delegates.md:882
   async #pause(next: Exclude<Next, { kind: "iterate" }>): Promise<Next> {
     const cycle = (this.#cycle = new AbortController());
     if (next.kind === "sleep") {
@@ -614,10 +609,10 @@ export class Loop {
       return next;
     } catch (error) {
       if (cycle.signal.aborted) return next;
-      return this.#complete(this.#beginAttempt(false), { ok: false, error: `wait failed: ${errorMessage(error)}`, cancelled: false });
+      return this.#complete(this.#beginAttempt(false), { ok: false, error: `wait failed: ${describeError(error)}`, cancelled: false });
     }
   }
-  // literate/delegates.md:915
+  // literate/delegates.md:907
   #beginAttempt(supervisor: boolean): Attempt {
     const number = ++this.#m.attempts;
     this.#epochAttempts++;
@@ -625,7 +620,7 @@ export class Loop {
     this.#currentConvId = `${this.id}:${number}`;
     return { number, convId: this.#currentConvId, startedAt, supervisor, summary: {} };
   }
-  // literate/delegates.md:929
+  // literate/delegates.md:921
   async #iterate(event: unknown): Promise<Next> {
     const cycle = (this.#cycle = new AbortController());
     const attempt = this.#beginAttempt(this.#data.supervisor && rollSupervisor(this.#data.supervisorProb, this.#rand));
@@ -636,11 +631,11 @@ export class Loop {
       outcome = await iterationOwner.run(this, () => this.#work(event, attempt, cycle.signal));
     } catch (error) {
       const cancelled = cycle.signal.aborted;
-      outcome = { ok: false, error: cancelled ? `cancelled by ${String(cycle.signal.reason)}` : errorMessage(error), cancelled };
+      outcome = { ok: false, error: cancelled ? `cancelled by ${String(cycle.signal.reason)}` : describeError(error), cancelled };
     }
     return this.#complete(attempt, outcome);
   }
-  // literate/delegates.md:950
+  // literate/delegates.md:942
   async #work(event: unknown, attempt: Attempt, signal: AbortSignal): Promise<Outcome> {
     const context: IterationContext = {
       loopId: this.id,
@@ -674,7 +669,7 @@ export class Loop {
     });
     return { ok: true, response, content: response.content };
   }
-  // literate/delegates.md:992
+  // literate/delegates.md:984
   async #complete(attempt: Attempt, outcome: Outcome): Promise<Next> {
     this.#currentConvId = "";
     const response = outcome.ok ? outcome.response : undefined;
@@ -711,13 +706,13 @@ export class Loop {
         const postIterate = this.config.postIterate;
         await iterationOwner.run(this, () => postIterate({ ...structuredClone(snapshot), content: outcome.content }));
       } catch (error) {
-        this.#deps.log?.(`loop \`${this.name}\`: postIterate failed on ${attempt.convId}: ${errorMessage(error)}`);
-        this.#emit({ kind: "post-iterate-failed", convId: attempt.convId, error: errorMessage(error) });
+        this.#deps.log?.(`loop \`${this.name}\`: postIterate failed on ${attempt.convId}: ${describeError(error)}`);
+        this.#emit({ kind: "post-iterate-failed", convId: attempt.convId, error: describeError(error) });
       }
     }
     return next;
   }
-  // literate/delegates.md:1040
+  // literate/delegates.md:1032
   #account(attempt: Attempt, response: RunResponse | undefined): void {
     const m = this.#m;
     m.iterations++;
@@ -731,7 +726,7 @@ export class Loop {
     m.contextWindow = response.contextWindow ?? m.contextWindow;
     for (const [tool, count] of Object.entries(response.toolsUsed ?? {})) m.toolsUsed[tool] = (m.toolsUsed[tool] ?? 0) + count;
   }
-  // literate/delegates.md:1060
+  // literate/delegates.md:1052
   #plan(failed: boolean): Next {
     const { jitter } = this.#data;
     if (failed) {
@@ -742,13 +737,13 @@ export class Loop {
     if (this.config.waitFor !== undefined) return { kind: "wait" };
     return { kind: "sleep", state: "sleeping", ms: jitteredSleep(this.#sleepBaseMs, jitter, this.#bounds, this.#rand) };
   }
-  // literate/delegates.md:1079
+  // literate/delegates.md:1071
   /** Sets the base sleep, clamped into the loop's bounds; returns the value kept. */
   setNextSleep(ms: number): number {
     this.#sleepBaseMs = clampSleep(ms, this.#bounds);
     return this.#sleepBaseMs;
   }
-  // literate/delegates.md:1090
+  // literate/delegates.md:1082
   /** Returns a deep copy of the loop's state, metrics, recent iterations and config. */
   status(): Status {
     const recent = structuredClone([...this.#recent.recent().entries].reverse());
@@ -768,13 +763,13 @@ export class Loop {
       config: structuredClone(this.#data),
     };
   }
-  // literate/delegates.md:1116
+  // literate/delegates.md:1108
   #setState(state: State): void {
     if (this.#state === state || this.#state === "stopped") return;
     this.#state = state;
     this.#emit({ kind: "state-changed", state });
   }
-  // literate/delegates.md:1127
+  // literate/delegates.md:1119
   #emit(body: LoopEventBody): void {
     const sink = this.#deps.onEvent;
     if (sink === undefined) return;
@@ -784,14 +779,14 @@ export class Loop {
       this.#m.sinkErrors++;
     }
   }
-// literate/delegates.md:621
+// literate/delegates.md:613
 }
 
-// literate/delegates.md:759
+// literate/delegates.md:751
 /** iterationOwner holds the Loop whose iteration the current async code runs in, if any. */
 const iterationOwner = new AsyncLocalStorage<Loop>();
 
-// literate/delegates.md:1141
+// literate/delegates.md:1133
 /** TriggerOutcome is what `Loop.trigger` did: `started`, `ignored`, `queued`, `restarted`, or `spawn` (a registry should start a sibling). */
 export type TriggerOutcome = "started" | "ignored" | "queued" | "restarted" | "spawn";
 //# sourceMappingURL=delegates.ts.map

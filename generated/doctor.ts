@@ -2,8 +2,8 @@
 
 // literate/doctor.md:16
 import { accessSync, constants, existsSync, mkdirSync } from "node:fs";
-import { readConfig, readProviders, resolvePaths, type Env, type ProviderConfig } from "./config.ts";
-import { readMemoryFile } from "./memory.ts";
+import { envPrefix, readConfig, readProviders, resolvePaths, type Config, type Env, type ProviderConfig } from "./config.ts";
+import { readMemoryFile, type LoadReport } from "./memory.ts";
 
 // literate/doctor.md:27
 export interface Check {
@@ -56,12 +56,18 @@ export function checkMemoryFile(path: string): Check {
   return { name: "memory", ok: false, severity: "degraded", detail: `\`${path}\` is unreadable: ${read.reason}`, hint: `the next start moves it aside and restores \`${path}.bak\` if it is good` };
 }
 
-// literate/doctor.md:106
+// literate/doctor.md:104
+export function checkMemoryLoad(path: string, report: LoadReport): Check {
+  if (report.status !== "corrupt") return { name: "memory", ok: true, severity: "degraded", detail: report.status === "loaded" ? `\`${path}\` holds ${report.nodes} nodes` : report.message };
+  return { name: "memory", ok: false, severity: "degraded", detail: report.message, hint: `the unreadable file is kept at \`${report.setAside ?? path}\`; the agent started with empty memory` };
+}
+
+// literate/doctor.md:116
 export async function checkProvider(provider: ProviderConfig, fetchImpl: typeof fetch, timeoutMs: number): Promise<Check> {
   const name = `provider ${provider.name}`;
   if (provider.name === "scripted") return { name, ok: true, severity: "degraded", detail: "the scripted demo backend (no model; replies are canned)" };
-  const url = `${provider.baseUrl.replace(/\/+$/, "")}/models`;
-  const prefix = provider.name.toUpperCase().replaceAll("-", "_");
+  const url = `${provider.baseUrl}/models`;
+  const prefix = envPrefix(provider.name);
   try {
     const response = await fetchImpl(url, { headers: provider.apiKey === undefined ? {} : { authorization: `Bearer ${provider.apiKey}` }, signal: AbortSignal.timeout(timeoutMs) });
     if (response.ok) {
@@ -80,7 +86,7 @@ export async function checkProvider(provider: ProviderConfig, fetchImpl: typeof 
   }
 }
 
-// literate/doctor.md:133
+// literate/doctor.md:143
 export function listedModels(text: string): string[] {
   try {
     const body = JSON.parse(text) as { data?: unknown };
@@ -90,7 +96,7 @@ export function listedModels(text: string): string[] {
   }
 }
 
-// literate/doctor.md:148
+// literate/doctor.md:158
 export interface DoctorOptions {
   /** @defaultValue process.version */
   readonly nodeVersion?: string;
@@ -98,35 +104,40 @@ export interface DoctorOptions {
   readonly fetch?: typeof fetch;
   /** @defaultValue 3000 */
   readonly timeoutMs?: number;
+  /** What boot already did: the configuration it read (so it is valid) and its memory load; the doctor then re-reads neither and does not re-create the data folder boot made and locked. @defaultValue undefined: check everything from `env` */
+  readonly boot?: { readonly config: Config; readonly memory: LoadReport };
 }
 
-// literate/doctor.md:163
+// literate/doctor.md:176
 export async function runDoctor(env: Env, options: DoctorOptions = {}): Promise<DoctorReport> {
   const checks: Check[] = [checkNode(options.nodeVersion ?? process.version)];
-  const config = readConfig(env);
-  const paths = resolvePaths(env);
+  const boot = options.boot;
+  const config = boot === undefined ? readConfig(env) : { ok: true as const, value: boot.config };
+  const paths = config.ok ? config.value.paths : resolvePaths(env);
   const providers = config.ok ? config.value.providers : readProviders(env, 60_000, []);
   if (!config.ok) checks.push({ name: "variables", ok: false, severity: "fatal", detail: config.problems.join("; "), hint: "fix these variables in the environment or in .env (see the configuration chapter's table)" });
   else checks.push({ name: "variables", ok: true, severity: "fatal", detail: `valid (env file \`${paths.envFile}\`${existsSync(paths.envFile) ? "" : ", not present"})` });
-  checks.push(checkWritableDir("config dir", paths.configDir), checkWritableDir("data dir", paths.dataDir), checkMemoryFile(paths.memoryFile));
+  checks.push(checkWritableDir("config dir", paths.configDir));
+  if (boot === undefined) checks.push(checkWritableDir("data dir", paths.dataDir), checkMemoryFile(paths.memoryFile));
+  else checks.push({ name: "data dir", ok: true, severity: "fatal", detail: `\`${paths.dataDir}\` is writable (boot made it and holds its lock)` }, checkMemoryLoad(paths.memoryFile, boot.memory));
   if (providers.length === 0) checks.push({ name: "providers", ok: false, severity: "degraded", detail: "no model provider is configured, so the agent cannot answer", hint: noProviderHint(paths.envFile) });
   const fetchImpl = options.fetch ?? globalThis.fetch;
   checks.push(...(await Promise.all(providers.map((p) => checkProvider(p, fetchImpl, options.timeoutMs ?? 3000)))));
   return { health: healthOf(checks), checks };
 }
 
-// literate/doctor.md:181
+// literate/doctor.md:197
 export function noProviderHint(envFile: string): string {
   return `add a provider to \`${envFile}\`, e.g. \`PROVIDER_CASCADE=ollama\` and \`OLLAMA_MODEL=llama3.2\` for a local Ollama, or \`PROVIDER_CASCADE=scripted\` for the demo backend`;
 }
 
-// literate/doctor.md:189
+// literate/doctor.md:205
 export function formatReport(report: DoctorReport): string {
   const lines = report.checks.map((c) => `${c.ok ? "✓" : "✗"} ${c.name}: ${c.detail}${c.ok || c.hint === undefined ? "" : `\n  hint: ${c.hint}`}`);
   return [...lines, `health: ${report.health}`].join("\n");
 }
 
-// literate/doctor.md:198
+// literate/doctor.md:214
 export function doctorExitCode(health: Health): number {
   return health === "unhealthy" ? 1 : 0;
 }

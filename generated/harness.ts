@@ -87,7 +87,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     maxTries: options.maxTries ?? 3,
     maxReplyChars: options.maxReplyChars ?? 100_000,
     approvals: { pending: new Map(), granted: new Map() },
-    history: { sessions: new Map(), maxTurns: options.historyTurns ?? 20, maxTurnChars: 2000, maxSessions: 1000 },
+    history: { sessions: new Map(), maxTurns: options.historyTurns ?? 20, maxTurnChars: 2000, maxSessions: 1000, cutCopies: new WeakMap() },
     control: { interrupts: 0 },
     ...(options.retries === undefined ? {} : { retries: options.retries }),
     ...(options.sleep === undefined ? {} : { sleep: options.sleep }),

@@ -139,7 +139,7 @@ export async function processSignal(h: Harness, signal: Signal): Promise<Process
   return outcome("done");
 }
 
-// literate/loop.md:564
+// literate/loop.md:575
 /**
  * grantApproval records a person's yes to the pending approval `approvalId` as a grant bound to that id, the action and its session, and sends the action through the loop again as a `request` naming the grant, with the original signal's meta, depth and conversation.
  * The grant is spent when the action runs and withdrawn when the run ends in any other way.
@@ -162,7 +162,7 @@ export async function grantApproval(h: Harness, approvalId: string): Promise<Pro
   }
 }
 
-// literate/loop.md:590
+// literate/loop.md:601
 /** denyApproval drops the pending approval `approvalId` and logs the refusal; returns whether it was pending. */
 export function denyApproval(h: Harness, approvalId: string): boolean {
   const pending = h.approvals.pending.get(approvalId);
@@ -172,13 +172,13 @@ export function denyApproval(h: Harness, approvalId: string): boolean {
   return true;
 }
 
-// literate/loop.md:676
+// literate/loop.md:687
 /**
  * asyncSensors are deferred by {@link injectStimulus} to the harness's scheduler rather than started in the caller's turn, as is any payload with `"async": true`.
  */
 export const asyncSensors: ReadonlySet<string> = new Set(["chat-message", "delegation", "user-command"]);
 
-// literate/loop.md:687
+// literate/loop.md:698
 /**
  * InjectOptions hold what the caller of {@link injectStimulus} knows and the stimulus may not: where the answer should go, and whether its depth counts.
  */
@@ -189,7 +189,7 @@ export interface InjectOptions {
   readonly internal?: boolean;
 }
 
-// literate/loop.md:701
+// literate/loop.md:712
 /**
  * InjectReceipt either refuses a stimulus with the reason, or accepts it, says whether processing was deferred, and gives a `done` promise that resolves to the outcome and never rejects.
  */
@@ -197,7 +197,7 @@ export type InjectReceipt =
   | { readonly accepted: true; readonly deferred: boolean; readonly done: Promise<ProcessOutcome> }
   | { readonly accepted: false; readonly reason: string };
 
-// literate/loop.md:713
+// literate/loop.md:724
 /**
  * injectStimulus is the door for stimuli from outside: it validates `raw` with {@link parseSignal} (a malformed one is refused and logged), resets its depth to 0 unless `options.internal`, optionally overrides the reply channel, and starts processing now or, for `asyncSensors`, via `h.schedule`.
  * Returns at once and never throws: a failure before processing is a refused receipt, and any error during it a `failed` outcome.

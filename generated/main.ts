@@ -3,7 +3,7 @@
 // literate/main.md:24
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { registerActuator } from "./act.ts";
-import { ConfigError, loadEnvironment, readConfig, resolvePaths, type Config, type Env } from "./config.ts";
+import { loadConfig, type Config, type Env } from "./config.ts";
 import type { Registry } from "./delegate-registry.ts";
 import { createAgentRegistry, shutdownLoops } from "./delegate-runner.ts";
 import { systemClock, type Clock } from "./delegate-schedule.ts";
@@ -79,8 +79,10 @@ export interface AgentState {
   health: DoctorReport;
   /** Resolves once the boot checks have set `health`. */
   readonly checked: Promise<DoctorReport>;
-  heartbeats: number;
-  stopHeartbeat: StopHeartbeat | undefined;
+  /** The id of the heartbeat's delegate loop in `registry`, whose status holds the beats; `undefined` when the agent runs without a heartbeat. */
+  heartbeatLoopId: string | undefined;
+  /** Stops the auto-save timer (the heartbeat's saving half; its ticks are the loop above), waiting for a save in progress. */
+  stopAutoSave: StopHeartbeat | undefined;
   /** Set once shutdown has begun; a second shutdown waits for the first. */
   shutdown: Promise<{ readonly saved: boolean }> | undefined;
   /** Numbers the reply channels of conversations. */
@@ -89,7 +91,7 @@ export interface AgentState {
   readonly inFlight: Set<Promise<unknown>>;
 }
 
-// literate/main.md:138
+// literate/main.md:140
 export interface BootOptions {
   /** Read, and filled from `.env`. @defaultValue process.env */
   readonly env?: Env;
@@ -107,7 +109,7 @@ export interface BootOptions {
   readonly doctorTimeoutMs?: number;
 }
 
-// literate/main.md:166
+// literate/main.md:168
 export class BootError extends Error {
   readonly code: "data-locked" | "data-unusable" | "memory-unreadable" | "config-unusable" | "port-in-use";
   readonly hint: string;
@@ -119,7 +121,7 @@ export class BootError extends Error {
   }
 }
 
-// literate/main.md:181
+// literate/main.md:183
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -129,7 +131,7 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-// literate/main.md:195
+// literate/main.md:197
 export function acquireDataLock(lockFile: string, command: string, pid: number = process.pid, alive: (pid: number) => boolean = processAlive): () => void {
   const mine = `${pid} ${command}\n`;
   for (let attempt = 0; ; attempt++) {
@@ -162,7 +164,7 @@ export function acquireDataLock(lockFile: string, command: string, pid: number =
   };
 }
 
-// literate/main.md:231
+// literate/main.md:233
 export function prepareDataDir(dataDir: string): void {
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -172,20 +174,17 @@ export function prepareDataDir(dataDir: string): void {
   }
 }
 
-// literate/main.md:247
+// literate/main.md:249
 export function observeTools(h: Harness, events: EventHub): void {
   for (const [name, tool] of h.tools) {
     h.tools.set(name, { ...tool, run: (args) => (events.emit({ type: "tool", tool: name, args }), tool.run(args)) });
   }
 }
 
-// literate/main.md:259
+// literate/main.md:261
 export async function bootAgent(options: BootOptions = {}): Promise<Agent> {
   const env = options.env ?? process.env;
-  loadEnvironment(env, resolvePaths(env).envFile);
-  const read = readConfig(env);
-  if (!read.ok) throw new ConfigError(read.problems);
-  const config = read.value;
+  const config = loadConfig(env);
   const clock = options.clock ?? systemClock;
   const events = createEventHub();
   const h = createHarness({
@@ -220,7 +219,7 @@ export function startAgent(h: Harness, config: Config, env: Env, clock: Clock, e
   if (config.shellAllow.length > 0 && config.workspaceDir !== undefined) installShellTool(h, { allow: config.shellAllow, cwd: config.workspaceDir });
   observeTools(h, events);
   registerProviders(h, config.providers, options.fetch);
-  const checked = runDoctor(env, { timeoutMs: options.doctorTimeoutMs ?? 3000, ...(options.fetch === undefined ? {} : { fetch: options.fetch }) })
+  const checked = runDoctor(env, { timeoutMs: options.doctorTimeoutMs ?? 3000, boot: { config, memory: memoryLoad }, ...(options.fetch === undefined ? {} : { fetch: options.fetch }) })
     .catch((error: unknown): DoctorReport => ({ health: "degraded", checks: [{ name: "doctor", ok: false, severity: "degraded", detail: `the checks failed: ${describeError(error)}` }] }))
     .then((report) => {
       agent.state.health = report;
@@ -236,11 +235,11 @@ export function startAgent(h: Harness, config: Config, env: Env, clock: Clock, e
     registry: createAgentRegistry(h, { clock, onEvent: (event) => events.emit({ type: "loop", event }) }),
     memoryLoad,
     releaseLock,
-    state: { health: { health: "checking", checks: [] }, checked, heartbeats: 0, stopHeartbeat: undefined, shutdown: undefined, exchanges: 0, inFlight: new Set() },
+    state: { health: { health: "checking", checks: [] }, checked, heartbeatLoopId: undefined, stopAutoSave: undefined, shutdown: undefined, exchanges: 0, inFlight: new Set() },
   };
   if (options.heartbeat !== false) {
-    agent.registry.spawnLoop(heartbeatLoop(h, { intervalSeconds: config.heartbeatSeconds, clock, onTick: () => void agent.state.heartbeats++ }), { clock });
-    agent.state.stopHeartbeat = startHeartbeat(h, {
+    agent.state.heartbeatLoopId = agent.registry.spawnLoop(heartbeatLoop(h, { intervalSeconds: config.heartbeatSeconds, clock }), { clock });
+    agent.state.stopAutoSave = startHeartbeat(h, {
       intervalSeconds: config.heartbeatSeconds,
       autoSaveSeconds: config.autoSaveSeconds,
       clock,
@@ -346,9 +345,10 @@ export function approvalHint(id: string, source: string | undefined): string {
   return source === "send" ? command : `${command} (or \`POST /approvals/${id}/approve\`)`;
 }
 
-// literate/main.md:472
+// literate/main.md:473
 export function agentStatus(agent: Agent): JsonObject {
   const table = (map: ReadonlyMap<string, object>): JsonObject => Object.fromEntries([...map].map(([k, v]) => [k, { ...v } as JsonObject]));
+  const beat = agent.state.heartbeatLoopId === undefined ? undefined : agent.registry.get(agent.state.heartbeatLoopId)?.status();
   return {
     health: agent.state.health.health,
     problems: agent.state.health.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.detail}`),
@@ -356,19 +356,24 @@ export function agentStatus(agent: Agent): JsonObject {
     providers: [...agent.h.cascade],
     memory: { nodes: agent.h.memory.nodes.size, file: agent.config.paths.memoryFile },
     telemetry: { backends: table(agent.h.telemetry.backends), skills: table(agent.h.telemetry.skills) },
-    heartbeat: { beats: agent.state.heartbeats, intervalSeconds: agent.config.heartbeatSeconds, running: agent.state.stopHeartbeat !== undefined },
-    approvals: [...agent.h.approvals.pending.values()].map((p) => ({ id: p.id, skill: p.skill, reason: p.reason, action: describeAction(p.action) })),
+    heartbeat: { beats: beat?.iterations ?? 0, intervalSeconds: agent.config.heartbeatSeconds, running: beat !== undefined && beat.state !== "stopped" },
+    approvals: pendingApprovals(agent),
     loops: JSON.parse(JSON.stringify(agent.registry.statuses())) as JsonValue,
   };
 }
 
-// literate/main.md:496
+// literate/main.md:493
+export function pendingApprovals(agent: Agent): JsonObject[] {
+  return [...agent.h.approvals.pending.values()].map((p) => ({ id: p.id, skill: p.skill, reason: p.reason, action: describeAction(p.action) }));
+}
+
+// literate/main.md:506
 export function shutdownAgent(agent: Agent): Promise<{ readonly saved: boolean }> {
   agent.state.shutdown ??= (async () => {
     harnessLog(agent.h, "shutdown: stopping");
-    const stop = agent.state.stopHeartbeat;
-    agent.state.stopHeartbeat = undefined;
-    await stop?.();
+    const stopAutoSave = agent.state.stopAutoSave;
+    agent.state.stopAutoSave = undefined;
+    await stopAutoSave?.();
     await shutdownLoops(agent.h, agent.registry, agent.clock.now() + 5000);
     if (agent.state.inFlight.size > 0) {
       harnessLog(agent.h, `shutdown: waiting up to 5 s for ${agent.state.inFlight.size} conversation(s) in progress`);
@@ -392,13 +397,13 @@ export function shutdownAgent(agent: Agent): Promise<{ readonly saved: boolean }
   return agent.state.shutdown;
 }
 
-// literate/main.md:529
+// literate/main.md:539
 export interface SignalTarget {
   on(event: "SIGINT" | "SIGTERM", listener: () => void): unknown;
   off(event: "SIGINT" | "SIGTERM", listener: () => void): unknown;
 }
 
-// literate/main.md:540
+// literate/main.md:550
 export function installSignalHandlers(target: SignalTarget, shutdown: () => Promise<unknown>, exit: (code: number) => void, log: (text: string) => void): () => void {
   let signals = 0;
   const handler = (): void => {

@@ -434,6 +434,7 @@ export type MemoryRead = { readonly ok: true; readonly value: MemoryNode[] } | {
  * checkTreeLinks reports the first way `nodes` fail to form a forest: a child missing, listed twice or not pointing back, a parent missing or not listing the node, a node its own parent, or a cycle of parents; `undefined` if they form one.
  */
 export function checkTreeLinks(nodes: ReadonlyMap<string, MemoryNode>): string | undefined {
+  const named = new Map<string, number>();
   for (const node of nodes.values()) {
     if (node.parent === node.id) return `node \`${node.id}\` is its own parent`;
     if (new Set(node.children).size !== node.children.length) return `node \`${node.id}\` lists a child twice`;
@@ -442,9 +443,15 @@ export function checkTreeLinks(nodes: ReadonlyMap<string, MemoryNode>): string |
       if (found === undefined) return `node \`${node.id}\` lists a missing child \`${child}\``;
       if (found.parent !== node.id) return `node \`${child}\` is listed by \`${node.id}\` but names another parent`;
     }
-    if (node.parent !== undefined && nodes.get(node.parent)?.children.includes(node.id) !== true) {
-      return `node \`${node.id}\` names parent \`${node.parent}\`, which does not list it`;
-    }
+    if (node.parent !== undefined) named.set(node.parent, (named.get(node.parent) ?? 0) + 1);
+  }
+  // Every listed child names its lister (checked above), so a parent named by more nodes than it lists has an unlisted child.
+  for (const [parent, count] of named) {
+    const listed = nodes.get(parent)?.children ?? [];
+    if (count === listed.length) continue;
+    const members = new Set(listed);
+    const orphan = [...nodes.values()].find((node) => node.parent === parent && !members.has(node.id));
+    return `node \`${orphan?.id ?? "?"}\` names parent \`${parent}\`, which does not list it`;
   }
   const done = new Set<string>();
   for (const start of nodes.keys()) {
@@ -458,7 +465,7 @@ export function checkTreeLinks(nodes: ReadonlyMap<string, MemoryNode>): string |
   return undefined;
 }
 
-// literate/memory.md:864
+// literate/memory.md:871
 /**
  * readMemoryFile reads and checks one memory file: the format tag, every node's fields, unique ids, every node's hash against its content, and the tree links (`checkTreeLinks`).
  * A file that cannot be read is `unreadable`; anything else wrong is corruption.
@@ -505,7 +512,7 @@ export function readMemoryFile(path: string): MemoryRead {
   return broken === undefined ? { ok: true, value: [...nodes.values()] } : corrupt(broken);
 }
 
-// literate/memory.md:919
+// literate/memory.md:926
 /** LoadReport says what {@link loadMemory} did: `status` is for code, `message` for a person. */
 export interface LoadReport {
   readonly status: "loaded" | "missing" | "restored-from-backup" | "corrupt";
@@ -515,7 +522,7 @@ export interface LoadReport {
   readonly setAside?: string;
 }
 
-// literate/memory.md:932
+// literate/memory.md:939
 /**
  * loadMemory replaces the store's contents with the file at `path`.
  * A missing file leaves the store empty; a corrupt one is renamed to `PATH.corrupt-TIMESTAMP` (with `-N` added if that exists) and `PATH.bak` is tried, else the store starts empty.

@@ -92,7 +92,7 @@ export interface OpenAiOptions extends ProviderConfig {
  * throws a {@link ProviderError} on failure. Token usage is reported with the reply.
  */
 export function openAiBackend(options: OpenAiOptions): Backend {
-  const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+  const url = `${options.baseUrl}/chat/completions`;
   const doFetch = options.fetch ?? globalThis.fetch;
   return async (request) => {
     const headers: Record<string, string> = { "content-type": "application/json" };

@@ -144,9 +144,11 @@ export interface ConversationHistory {
   readonly maxTurnChars: number;
   /** @defaultValue 1000 */
   readonly maxSessions: number;
+  /** A turn that was cut when recorded → the cut copy in `sessions`; weak, so it lives only as long as the signal holding the original. */
+  readonly cutCopies: WeakMap<Turn, Turn>;
 }
 
-// literate/reason.md:236
+// literate/reason.md:238
 /**
  * recordTurn appends `turn` to the history of session `sessionId` (nothing for `undefined`), cutting its text at `maxTurnChars` and keeping the last `maxTurns` turns and the `maxSessions` most recently active sessions.
  */
@@ -155,7 +157,13 @@ export function recordTurn(h: { readonly history: ConversationHistory }, session
   const { sessions, maxTurns, maxTurnChars, maxSessions } = h.history;
   const turns = sessions.get(sessionId) ?? [];
   sessions.delete(sessionId);
-  turns.push(turn.text.length > maxTurnChars ? { role: turn.role, text: `${turn.text.slice(0, maxTurnChars)}… [cut]` } : turn);
+  if (turn.text.length > maxTurnChars) {
+    const copy: Turn = { role: turn.role, text: `${turn.text.slice(0, maxTurnChars)}… [cut]` };
+    h.history.cutCopies.set(turn, copy);
+    turns.push(copy);
+  } else {
+    turns.push(turn);
+  }
   if (turns.length > maxTurns) turns.splice(0, turns.length - maxTurns);
   sessions.set(sessionId, turns);
   for (const oldest of sessions.keys()) {
@@ -164,17 +172,18 @@ export function recordTurn(h: { readonly history: ConversationHistory }, session
   }
 }
 
-// literate/reason.md:257
+// literate/reason.md:265
 /**
  * priorTurns returns the recorded turns of `signal`'s session that the signal does not already carry, oldest first; none without a session id.
  */
 export function priorTurns(h: { readonly history: ConversationHistory }, signal: Signal): readonly Turn[] {
   const sessionId = signal.meta.sessionId;
   if (sessionId === undefined) return [];
-  return (h.history.sessions.get(sessionId) ?? []).filter((turn) => !signal.conversation.includes(turn));
+  const own = new Set(signal.conversation.map((turn) => h.history.cutCopies.get(turn) ?? turn));
+  return (h.history.sessions.get(sessionId) ?? []).filter((turn) => !own.has(turn));
 }
 
-// literate/reason.md:272
+// literate/reason.md:281
 /** Attempt records one backend call that failed: which backend, how long it took by the injected clock, and why. */
 export interface Attempt {
   readonly backend: string;
@@ -182,7 +191,7 @@ export interface Attempt {
   readonly error: string;
 }
 
-// literate/reason.md:283
+// literate/reason.md:292
 /**
  * CallResult is the first successful reply with the failed attempts before it, or a typed `cascade-exhausted` result listing every attempt.
  */
@@ -190,7 +199,7 @@ export type CallResult =
   | { readonly ok: true; readonly text: string; readonly backend: string; readonly model?: string; readonly attempts: readonly Attempt[] }
   | { readonly ok: false; readonly reason: "cascade-exhausted"; readonly attempts: readonly Attempt[] };
 
-// literate/reason.md:294
+// literate/reason.md:303
 /**
  * CallRequest is what {@link probabilisticCall} is given: the two prompts and, optionally, a cascade of its own (default `h.cascade`) and the signal for the model selector.
  */
@@ -203,7 +212,7 @@ export interface CallRequest {
   readonly signal?: Signal;
 }
 
-// literate/reason.md:319
+// literate/reason.md:328
 /**
  * probabilisticCall tries the backends of the cascade in order and returns the first success.
  * Every call is timed and counted in the backend's telemetry; a failure or a name with no backend is logged and the next backend tried.
@@ -250,7 +259,7 @@ export async function probabilisticCall(h: ReasonHost, request: CallRequest): Pr
   return { ok: false, reason: "cascade-exhausted", attempts };
 }
 
-// literate/reason.md:499
+// literate/reason.md:508
 /**
  * stripMarkdown trims a reply and peels code fences and single backticks that enclose the whole of it, however deeply nested; a fence in the middle of prose is left alone.
  * Linear in the length of `text`.
@@ -297,7 +306,7 @@ export function stripMarkdown(text: string): string {
   }
 }
 
-// literate/reason.md:549
+// literate/reason.md:558
 /**
  * extractFencedBlock returns the trimmed content of the first fenced block inside `text`, or `undefined` if there is none.
  */
@@ -306,7 +315,7 @@ export function extractFencedBlock(text: string): string | undefined {
   return found?.[2]?.trim();
 }
 
-// literate/reason.md:562
+// literate/reason.md:571
 /**
  * actionSchema is the reply protocol the model is told to follow: a message, a tool call or an actuator command.
  * There is no `log` variant and none that carries code.
@@ -332,7 +341,7 @@ export const actionSchema: JsonSchema = {
   ],
 };
 
-// literate/reason.md:592
+// literate/reason.md:601
 /**
  * gateActionSchema is what a gate may rewrite an action into: `actionSchema` plus the `log` action.
  */
@@ -340,7 +349,7 @@ export const gateActionSchema: JsonSchema = {
   anyOf: [...(actionSchema.anyOf ?? []), { type: "object", required: ["kind", "text"], properties: { kind: { type: "string", enum: ["log"] }, text: { type: "string" } } }],
 };
 
-// literate/reason.md:604
+// literate/reason.md:613
 /**
  * parseAction checks a value against `schema` (default `actionSchema`) and builds a fresh action from the known fields only, so extra fields in a reply never reach an actuator.
  * `args` defaults to `{}`.
@@ -359,7 +368,7 @@ export function parseAction(value: unknown, schema: JsonSchema = actionSchema): 
   return { ok: true, value: { kind: "command", target: text("target"), command: text("command"), args } };
 }
 
-// literate/reason.md:628
+// literate/reason.md:637
 /**
  * parseModelReply turns a model's reply into an action and always succeeds: a valid action (possibly fenced, or in a fenced block inside prose) is parsed, anything else becomes a plain message of the reply as it came (trimmed, fences kept).
  * A reply longer than `h.maxReplyChars` is not parsed and is cut to the limit.
@@ -385,7 +394,7 @@ export function parseModelReply(h: ReasonHost, reply: string): Action {
   return { kind: "message", text: reply.trim() };
 }
 
-// literate/reason.md:737
+// literate/reason.md:746
 /** describeAction names an action in one short phrase for logs and for the rejection note the model is shown. */
 export function describeAction(action: Action): string {
   switch (action.kind) {
@@ -400,7 +409,7 @@ export function describeAction(action: Action): string {
   }
 }
 
-// literate/reason.md:756
+// literate/reason.md:765
 /**
  * conversationPrompt is the user-side prompt: the `earlier` turns of the session (default none), then the signal's turns, one per paragraph, or, with no turns, the event's sensor and payload.
  */
@@ -410,7 +419,7 @@ export function conversationPrompt(signal: Signal, earlier: readonly Turn[] = []
   return lines.join("\n\n");
 }
 
-// literate/reason.md:771
+// literate/reason.md:780
 /**
  * assembleSystemPrompt builds the system prompt: identity, protocol, the triggered skill's instructions, the tool belt, global awareness, recent logs and, when retrying, why the previous proposal was rejected.
  */
@@ -433,16 +442,24 @@ export function assembleSystemPrompt(h: ReasonHost, parts: { readonly skill?: st
   return sections.filter((s) => s !== undefined).join("\n\n");
 }
 
-// literate/reason.md:797
+// literate/reason.md:806
 /**
  * Thought is one model's proposal: the action and the backend that proposed it (`undefined` when no backend answered and the action logs that failure).
  */
 export interface Thought {
   readonly action: Action;
   readonly backend: string | undefined;
+  /** The failed attempts, when no backend answered: the typed mark of an exhausted cascade, so no caller parses the log text. */
+  readonly exhausted?: readonly Attempt[];
 }
 
-// literate/reason.md:810
+// literate/reason.md:820
+/** describeAttempts words an exhausted cascade: `cascade exhausted (backend: error; …)`, or `no backend in the cascade` when nothing was tried. */
+export function describeAttempts(attempts: readonly Attempt[]): string {
+  return `cascade exhausted (${attempts.map((a) => `${a.backend}: ${a.error}`).join("; ") || "no backend in the cascade"})`;
+}
+
+// literate/reason.md:830
 /**
  * think runs one round of asking a model: the triggered skill's prompt, the system prompt, the conversation (with the session's earlier turns), the call through the cascade (or `options.cascade`) and the parse.
  * An exhausted cascade becomes a `log` action naming every attempt; an error thrown by the skill's prompt propagates.
@@ -463,17 +480,16 @@ export async function think(h: ReasonHost, signal: Signal, options: { readonly c
     ...(options.cascade === undefined ? {} : { cascade: options.cascade }),
   });
   if (!result.ok) {
-    const tried = result.attempts.map((a) => `${a.backend}: ${a.error}`).join("; ");
-    return { action: { kind: "log", text: `cascade exhausted (${tried || "no backend in the cascade"})` }, backend: undefined };
+    return { action: { kind: "log", text: describeAttempts(result.attempts) }, backend: undefined, exhausted: result.attempts };
   }
   return { action: parseModelReply(h, result.text), backend: result.backend };
 }
 
-// literate/reason.md:913
+// literate/reason.md:932
 /** maxRewriteRounds bounds how many times {@link deterministicVerify} starts the walk again after a rewrite before it vetoes. */
 export const maxRewriteRounds = 5;
 
-// literate/reason.md:920
+// literate/reason.md:939
 /**
  * deterministicVerify runs the gates of the skills that apply, highest priority first, and starts again from the top after every rewrite (at most `maxRewriteRounds` rounds), so every gate has seen the action that will run.
  * The first veto ends the walk, as does the first request for approval unless `approvalHeld`; a gate that throws, returns a non-verdict or rewrites into an invalid action vetoes.
@@ -531,7 +547,7 @@ export async function deterministicVerify(h: ReasonHost, proposed: Action, signa
   }
 }
 
-// literate/reason.md:1134
+// literate/reason.md:1153
 /**
  * probabilisticGate asks for proposals: one {@link think}, or, with consensus on and at least two backends, one per backend among the first `h.consensus.size` of the cascade (at least two), in parallel.
  */
@@ -543,7 +559,7 @@ export async function probabilisticGate(h: ReasonHost, signal: Signal, rejection
   return Promise.all(voters.map((voter) => think(h, signal, { ...options, cascade: [voter] })));
 }
 
-// literate/reason.md:1151
+// literate/reason.md:1170
 /**
  * resolveConsensus counts votes by action fingerprint among thoughts a backend produced and returns the winner with its count; ties go to the earliest in the cascade.
  * With no votes the first thought stands (with 0 votes); with no thoughts, `undefined`.
@@ -563,7 +579,7 @@ export function resolveConsensus(thoughts: readonly Thought[]): { readonly winne
   return best === undefined ? undefined : { winner: best.first, votes: best.votes };
 }
 
-// literate/reason.md:1174
+// literate/reason.md:1193
 /**
  * consensusGate picks the winning thought with `resolveConsensus` and logs the count when there was a vote.
  */
@@ -575,13 +591,13 @@ export function consensusGate(h: ReasonHost, thoughts: readonly Thought[]): Thou
   return result?.winner;
 }
 
-// literate/reason.md:1241
+// literate/reason.md:1260
 /**
  * reasonedSensors are the event sensors worth a model's time: what people say, delegated tasks, and tool output and errors so a tool call can be followed by an answer.
  */
 export const reasonedSensors: ReadonlySet<string> = new Set(["user-input", "chat-message", "user-command", "delegation", "tool-output", "tool-error"]);
 
-// literate/reason.md:1256
+// literate/reason.md:1275
 /**
  * reasonGate is stage two of the loop and returns the signal `reasoned`, with a decision when one was made.
  * A `request` skips the model but not the gates; an event from a `reasonedSensors` sensor gets up to `h.maxTries` rounds of proposal, consensus and {@link deterministicVerify}, each retry shown the previous veto; when no registered backend answered, the decision is about a message telling the person so; other events go to the skills' background handlers.
@@ -605,8 +621,8 @@ export async function reasonGate(h: ReasonHost, signal: Signal): Promise<Signal>
   for (let attempt = 1; attempt <= h.maxTries; attempt++) {
     const candidate = consensusGate(h, await probabilisticGate(h, signal, rejection));
     if (candidate === undefined) break;
-    if (candidate.backend === undefined && candidate.action.kind === "log" && h.backends.size > 0) {
-      const notice: Action = { kind: "message", text: `Sorry, no model could answer: ${candidate.action.text}. Check the providers with \`passepartout doctor\`.` };
+    if (candidate.exhausted !== undefined && h.backends.size > 0) {
+      const notice: Action = { kind: "message", text: `Sorry, no model could answer: ${describeAttempts(candidate.exhausted)}. Check the providers with \`passepartout doctor\`.` };
       decision = await deterministicVerify(h, notice, signal);
       break;
     }

@@ -90,23 +90,13 @@ export function defineSkill(h: SkillHost, spec: SkillSpec): Skill {
   const priority = spec.priority ?? 10;
   if (!Number.isFinite(priority)) throw new SkillError("invalid-skill", `skill \`${spec.name}\` has priority \`${priority}\`; use a finite number`);
   const skill: Skill = { ...spec, priority, dependencies: spec.dependencies ?? [] };
-  const dependenciesOf = (name: string): readonly string[] => (name === skill.name ? skill.dependencies : (h.skills.get(name)?.dependencies ?? []));
-  const walk = (at: string, path: readonly string[]): void => {
-    for (const next of dependenciesOf(at)) {
-      if (next === skill.name) {
-        const cycle = [...path, next];
-        throw new SkillError("dependency-cycle", `skill dependencies form a cycle: ${cycle.map((n) => `\`${n}\``).join(" -> ")}`);
-      }
-      if (!path.includes(next)) walk(next, [...path, next]);
-    }
-  };
-  walk(skill.name, [skill.name]);
+  dependencyOrder(skill.name, (name) => (name === skill.name ? skill.dependencies : h.skills.get(name)?.dependencies), () => undefined);
   if (h.skills.has(spec.name)) harnessLog(h, `skills: redefined \`${spec.name}\``);
   h.skills.set(spec.name, skill);
   return skill;
 }
 
-// literate/skills.md:162
+// literate/skills.md:152
 /**
  * skillsByPriority lists the skills in the order they are asked anything: highest priority first, ties by name, never by registration order.
  */
@@ -114,7 +104,7 @@ export function skillsByPriority(h: SkillHost): Skill[] {
   return [...h.skills.values()].sort((a, b) => b.priority - a.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-// literate/skills.md:230
+// literate/skills.md:220
 /**
  * triggerMatches runs a skill's trigger on `signal`; with no trigger, or one that throws (which is logged), it returns `fallback`.
  * Gates pass `true` (fail closed), prompt selection `false`.
@@ -129,7 +119,7 @@ export function triggerMatches(h: SkillHost, skill: Skill, signal: Signal, fallb
   }
 }
 
-// literate/skills.md:248
+// literate/skills.md:238
 /**
  * findTriggeredSkill returns the highest-priority skill that has a prompt, whose trigger matches `signal` and whose dependencies are defined (`skillBlocked`), or `undefined`.
  */
@@ -137,12 +127,13 @@ export function findTriggeredSkill(h: SkillHost, signal: Signal): Skill | undefi
   return skillsByPriority(h).find((skill) => skill.prompt !== undefined && triggerMatches(h, skill, signal, false) && skillBlocked(h, skill) === undefined);
 }
 
-// literate/skills.md:290
+// literate/skills.md:282
 /**
- * resolveSkillDependencies returns skill `name` and everything it needs, dependencies first.
- * Throws a {@link SkillError} `unknown-skill` for a missing skill or `dependency-cycle` naming every skill on the cycle.
+ * dependencyOrder returns `name` and everything it needs, dependencies first, reading each skill's dependencies from `dependenciesOf`
+ * (`undefined` for a skill that does not exist, which `onMissing` may refuse by throwing; otherwise it is skipped).
+ * Throws a {@link SkillError} `dependency-cycle` naming every skill on a cycle.
  */
-export function resolveSkillDependencies(h: SkillHost, name: string): string[] {
+export function dependencyOrder(name: string, dependenciesOf: (name: string) => readonly string[] | undefined, onMissing: (missing: string, needer: string | undefined) => void): string[] {
   const order: string[] = [];
   const done = new Set<string>();
   const visit = (current: string, path: readonly string[]): void => {
@@ -151,12 +142,13 @@ export function resolveSkillDependencies(h: SkillHost, name: string): string[] {
       const cycle = [...path.slice(path.indexOf(current)), current];
       throw new SkillError("dependency-cycle", `skill dependencies form a cycle: ${cycle.map((n) => `\`${n}\``).join(" -> ")}`);
     }
-    const skill = h.skills.get(current);
-    if (skill === undefined) {
-      const needer = path.at(-1);
-      throw new SkillError("unknown-skill", needer === undefined ? `no skill named \`${current}\`` : `skill \`${needer}\` depends on \`${current}\`, which is not defined`);
+    const dependencies = dependenciesOf(current);
+    if (dependencies === undefined) {
+      done.add(current);
+      onMissing(current, path.at(-1));
+      return;
     }
-    for (const dependency of skill.dependencies) visit(dependency, [...path, current]);
+    for (const dependency of dependencies) visit(dependency, [...path, current]);
     done.add(current);
     order.push(current);
   };
@@ -164,11 +156,22 @@ export function resolveSkillDependencies(h: SkillHost, name: string): string[] {
   return order;
 }
 
-// literate/skills.md:323
+// literate/skills.md:314
+/**
+ * resolveSkillDependencies returns skill `name` and everything it needs, dependencies first.
+ * Throws a {@link SkillError} `unknown-skill` for a missing skill or `dependency-cycle` naming every skill on the cycle.
+ */
+export function resolveSkillDependencies(h: SkillHost, name: string): string[] {
+  return dependencyOrder(name, (current) => h.skills.get(current)?.dependencies, (missing, needer) => {
+    throw new SkillError("unknown-skill", needer === undefined ? `no skill named \`${missing}\`` : `skill \`${needer}\` depends on \`${missing}\`, which is not defined`);
+  });
+}
+
+// literate/skills.md:331
 /** reportedBlocks remembers, per skill host, which blocked skills `skillBlocked` has already logged, and why. */
 const reportedBlocks = new WeakMap<SkillHost, Set<string>>();
 
-// literate/skills.md:330
+// literate/skills.md:338
 /**
  * skillBlocked returns why `skill` cannot run (a missing dependency or a cycle), logging it once per skill and reason, or `undefined` when every dependency is defined.
  */
@@ -189,7 +192,7 @@ export function skillBlocked(h: SkillHost, skill: Skill): string | undefined {
   }
 }
 
-// literate/skills.md:406
+// literate/skills.md:435
 /**
  * trackSkill runs one call into a skill's code, records its duration and success in the skill's telemetry, and returns its result or rethrows its error.
  */
@@ -205,7 +208,7 @@ export async function trackSkill<T>(h: SkillHost, skill: Skill, fn: () => T | Pr
   }
 }
 
-// literate/skills.md:427
+// literate/skills.md:456
 /**
  * runBackgroundSkills gives `signal` to every triggered skill with a background handler and its dependencies defined, highest priority first, one after another, and returns how many ran.
  * A handler that throws stops the run and propagates.

@@ -37,7 +37,7 @@ describe("dispatch", () => {
   });
 });
 
-// literate/act.md:200
+// literate/act.md:210
 describe("performAction", () => {
   const parent = createSignal({ type: "event", payload: { sensor: "user-input" }, meta: { sessionId: "s1" }, depth: 1, conversation: [{ role: "user", text: "read a" }] });
 
@@ -107,7 +107,7 @@ describe("performAction", () => {
   });
 });
 
-// literate/act.md:335
+// literate/act.md:346
 describe("actGate", () => {
   const withDecision = (decision: Decision): Signal => ({ ...from({ source: "cli" }), decision });
   const approved = (action: Action): Decision => ({ kind: "approved", action, rewrittenBy: [] });

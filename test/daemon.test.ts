@@ -69,7 +69,7 @@ describe("delegate loops over HTTP", () => {
     const cases: [string, string][] = [
       ['{"name":"w"}', "field `task` is required: a loop from JSON asks a model"],
       ['{"name":"w","task":"t","sleepMinMs":0}', "loop `w`: `sleepMinMs` must be a positive number of milliseconds, got `0`"],
-      ['{"name":"w","task":"t","onRetrigger":"often"}', "field `onRetrigger` must be one of single, restart, queue, spawn, got `often`"],
+      ['{"name":"w","task":"t","onRetrigger":"often"}', "loop `w`: `onRetrigger` must be one of `single`, `restart`, `queue`, `spawn`, got `often`"],
     ];
     for (const [body, error] of cases) {
       const response = await send("POST", "/loops", body);

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { Registry } from "../generated/delegate-registry.ts";
 import { DelegateError, Loop, type Config, type Deps } from "../generated/delegates.ts";
 import { FakeClock, scriptedRand } from "./helpers/fake-clock.ts";
+import { thrown } from "./helpers/scripted.ts";
 
 function setup(maxLoops = 0): { clock: FakeClock; registry: Registry; deps: Deps } {
   const clock = new FakeClock(0);
@@ -13,15 +14,6 @@ function setup(maxLoops = 0): { clock: FakeClock; registry: Registry; deps: Deps
 }
 
 const idle = (name: string, extra: Partial<Config> = {}): Config => ({ name, jitter: 0, handler: () => {}, ...extra });
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 describe("Registry", () => {
   it("is the module's only export", async () => {

@@ -130,10 +130,21 @@ describe("processSignal", () => {
     expect(script.requests.map((r) => r.prompt)).toEqual(["USER: hi", "USER: hi\n\nASSISTANT: Hello!\n\nUSER: what did I just say?", "USER: and me?"]);
   });
 
+  it("shows a line longer than the history keeps once, whole, in its own exchange, and cut in the next", async () => {
+    const h = testHarness();
+    registerActuator(h, "cli", collectingActuator().actuator);
+    const script = scriptedBackend(['{"kind":"message","text":"Long."}', '{"kind":"message","text":"Short."}']);
+    registerBackend(h, "scripted", script.backend);
+    const long = "x".repeat(2001);
+    await processSignal(h, userSays(long, { sessionId: "s" }));
+    await processSignal(h, userSays("and?", { sessionId: "s" }));
+    expect(script.requests.map((r) => r.prompt)).toEqual([`USER: ${long}`, `USER: ${"x".repeat(2000)}… [cut]\n\nASSISTANT: Long.\n\nUSER: and?`]);
+  });
+
   it("keeps the history bounded in turns, characters and sessions", async () => {
     const h = testHarness({ historyTurns: 2 });
     expect(h.history).toMatchObject({ maxTurns: 2, maxTurnChars: 2000, maxSessions: 1000 });
-    const small = { history: { sessions: new Map(), maxTurns: 2, maxTurnChars: 5, maxSessions: 2 } };
+    const small = { history: { sessions: new Map(), maxTurns: 2, maxTurnChars: 5, maxSessions: 2, cutCopies: new WeakMap() } };
     for (const [session, text] of [["a", "one"], ["a", "two"], ["a", "three and more"], ["b", "x"], ["c", "y"], ["d", "ignored"]] as const) {
       recordTurn(small, session === "d" ? undefined : session, { role: "user", text });
     }
@@ -154,7 +165,7 @@ describe("processSignal", () => {
   });
 });
 
-// literate/loop.md:417
+// literate/loop.md:428
 describe("the gate pipeline of seed 002", () => {
   const build = () => {
     const h = testHarness({ consensus: { enabled: true, size: 3 } });
@@ -181,7 +192,7 @@ describe("the gate pipeline of seed 002", () => {
   });
 });
 
-// literate/loop.md:447
+// literate/loop.md:458
 describe("micro-rollback", () => {
   it("leaves State A intact after a crash, and keeps an earlier signal's changes", async () => {
     const h = testHarness();
@@ -234,7 +245,7 @@ describe("micro-rollback", () => {
   });
 });
 
-// literate/loop.md:506
+// literate/loop.md:517
 describe("a two-step tool conversation", () => {
   it("asks for a tool, sees its output, and answers", async () => {
     const root = mkdtempSync(join(tmpdir(), "pp-loop-"));
@@ -284,7 +295,7 @@ describe("a two-step tool conversation", () => {
   });
 });
 
-// literate/loop.md:604
+// literate/loop.md:615
 describe("approvals", () => {
   const setup = () => {
     const h = testHarness();
@@ -346,7 +357,7 @@ describe("approvals", () => {
   });
 });
 
-// literate/loop.md:755
+// literate/loop.md:766
 describe("injectStimulus", () => {
   it("refuses a malformed stimulus with its reason", () => {
     const h = testHarness();
@@ -418,7 +429,7 @@ describe("injectStimulus", () => {
   });
 });
 
-// literate/loop.md:832
+// literate/loop.md:843
 describe("interrupts", () => {
   it("stops at the next stage boundary and is not sticky", async () => {
     const h = testHarness();
@@ -445,7 +456,7 @@ describe("interrupts", () => {
   });
 });
 
-// literate/loop.md:864
+// literate/loop.md:875
 describe("telemetry", () => {
   it("counts calls, time, failures and tokens per skill and per backend", async () => {
     const h = testHarness();

@@ -231,7 +231,7 @@ describe("contextAssembleGlobalAwareness", () => {
   });
 });
 
-// literate/memory.md:973
+// literate/memory.md:980
 describe("save and load", () => {
   const folders: string[] = [];
   const folder = (): string => {

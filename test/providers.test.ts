@@ -26,7 +26,7 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/`;
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 });
 
 afterAll(async () => {
@@ -132,12 +132,12 @@ describe("the cascade over real providers", () => {
     };
     const waits: number[] = [];
     const h = { ...testHarness(), sleep: async (ms: number) => void waits.push(ms) };
-    registerProviders(h, [provider({ name: "first", baseUrl: base.replace("/v1/", "/down"), timeoutMs: 5000 }), provider({ name: "second", timeoutMs: 5000 })]);
+    registerProviders(h, [provider({ name: "first", baseUrl: base.replace("/v1", "/down"), timeoutMs: 5000 }), provider({ name: "second", timeoutMs: 5000 })]);
     const result = await probabilisticCall(h, { prompt: "p", system: "s" });
     expect(result).toMatchObject({ ok: true, backend: "second", attempts: [{ backend: "first", error: "HTTP 500: down" }, { backend: "first", error: "HTTP 500: down" }] });
     expect([calls, waits]).toEqual([3, [1000]]);
     expect(h.telemetry.backends.get("second")).toMatchObject({ calls: 1, inputTokens: 12, outputTokens: 3 });
-    expect(contextGetSystemLogs(h, 10).some((l) => l.endsWith(`providers: registered \`first\` (tiny at ${base.replace("/v1/", "/down")})`))).toBe(true);
+    expect(contextGetSystemLogs(h, 10).some((l) => l.endsWith(`providers: registered \`first\` (tiny at ${base.replace("/v1", "/down")})`))).toBe(true);
   });
 
   it("passes an injected fetch to every real provider", async () => {
@@ -162,7 +162,7 @@ describe("the cascade's retry policy over real providers", () => {
       else res.end(completion("from the second"));
     };
     const h = { ...testHarness(), sleep: async () => expect.unreachable("a 400 suggests no retry") };
-    registerProviders(h, [provider({ name: "first", baseUrl: base.replace("/v1/", "/bad"), timeoutMs: 5000 }), provider({ name: "second", timeoutMs: 5000 })]);
+    registerProviders(h, [provider({ name: "first", baseUrl: base.replace("/v1", "/bad"), timeoutMs: 5000 }), provider({ name: "second", timeoutMs: 5000 })]);
     expect(await probabilisticCall(h, { prompt: "p", system: "s" })).toMatchObject({ ok: true, text: "from the second", attempts: [{ backend: "first", error: "HTTP 400: unknown model (not retryable)" }] });
     expect(paths).toEqual(["/bad/chat/completions", "/v1/chat/completions"]);
   });

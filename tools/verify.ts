@@ -7,9 +7,8 @@ import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
-import { runCli } from "./lib/cli.ts";
-import { LiterateError, formatDiagnostic, sortDiagnostics, type Diagnostic } from "./lib/diagnostics.ts";
-import { environmentProblem } from "./lib/io.ts";
+import { runCli, userProblems } from "./lib/cli.ts";
+import { formatDiagnostic, sortDiagnostics, type Diagnostic } from "./lib/diagnostics.ts";
 import { verifyProject, type VerifyReport } from "./lib/verify.ts";
 
 /** What `--json` prints when verify stopped before checking any block (`stopped: true`). */
@@ -75,9 +74,9 @@ await runCli("verify", async () => {
     report = verifyProject({ root: values.root, stamp: values.stamp, runTests, ...(compiler === undefined ? {} : { compiler }) });
   } catch (caught) {
     // A machine reading --json gets a report even when verify stopped before checking blocks.
-    const problems = caught instanceof LiterateError ? caught.diagnostics : [environmentProblem((caught as NodeJS.ErrnoException).path ?? "(unknown file)", caught)];
-    if (!values.json || problems.some((p) => p === undefined)) throw caught;
-    const stopped: StoppedReport = { ok: false, stopped: true, blocks: [], documents: [], problems: sortDiagnostics(problems.flatMap((p) => (p === undefined ? [] : [p]))) };
+    const problems = userProblems(caught);
+    if (!values.json || problems === undefined) throw caught; // runCli reports it
+    const stopped: StoppedReport = { ok: false, stopped: true, blocks: [], documents: [], problems: sortDiagnostics(problems) };
     process.stdout.write(`${JSON.stringify(stopped, null, 2)}\n`);
     for (const p of stopped.problems) process.stderr.write(`${formatDiagnostic(p)}\n`);
     return 1;

@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { join, relative } from "node:path";
 import { afterAll, afterEach, beforeEach, type TestContext } from "vitest";
+import { attributionFolder } from "../../tools/lib/docs/attribution-folder.ts";
 
 interface ScriptCoverage {
   readonly url: string;
@@ -61,7 +62,7 @@ afterEach(async (context) => {
 afterAll(() => {
   session.disconnect();
   if (testFile === "") return;
-  const folder = join(process.cwd(), "coverage", "tests-by-function");
+  const folder = join(process.cwd(), attributionFolder);
   mkdirSync(folder, { recursive: true });
   const name = relative(process.cwd(), testFile).replace(/[^\w.-]+/g, "_");
   writeFileSync(join(folder, `${name}.json`), `${JSON.stringify({ version: 1, testFile: relative(process.cwd(), testFile), tests }, null, 1)}\n`);

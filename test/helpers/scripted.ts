@@ -14,20 +14,30 @@ export function steppingClock(step = 1, start = 0): () => number {
 }
 
 // literate/testing.md:36
+export function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+// literate/testing.md:49
 export function counterIds(prefix: string): () => string {
   let n = 0;
   return () => `${prefix}${++n}`;
 }
 
-// literate/testing.md:45
+// literate/testing.md:58
 export function testHarness(options: HarnessOptions = {}): Harness {
   return createHarness({ now: steppingClock(), newId: counterIds("id-"), random: () => 0.5, memory: createMemory({ newId: counterIds("n") }), ...options });
 }
 
-// literate/testing.md:53
+// literate/testing.md:66
 export type Step = string | Error | ((request: BackendRequest) => string | Promise<string>);
 
-// literate/testing.md:60
+// literate/testing.md:73
 export function scriptedBackend(steps: readonly Step[]): { readonly backend: Backend; readonly requests: BackendRequest[] } {
   const requests: BackendRequest[] = [];
   const backend: Backend = async (request) => {
@@ -40,17 +50,17 @@ export function scriptedBackend(steps: readonly Step[]): { readonly backend: Bac
   return { backend, requests };
 }
 
-// literate/testing.md:76
+// literate/testing.md:89
 export function instantBackend(text: string, usage: Omit<BackendReply, "text"> = {}): Backend {
   return () => ({ text, ...usage });
 }
 
-// literate/testing.md:82
+// literate/testing.md:95
 export function failingBackend(message: string): Backend {
   return () => Promise.reject(new Error(message));
 }
 
-// literate/testing.md:90
+// literate/testing.md:103
 export function collectingActuator(): { readonly actuator: Actuator; readonly received: { action: MessageAction | CommandAction; signal: Signal }[] } {
   const received: { action: MessageAction | CommandAction; signal: Signal }[] = [];
   return { actuator: (action, signal) => void received.push({ action, signal }), received };

@@ -1,9 +1,9 @@
 // The whole docs build on a small project in a temporary folder under bench/.corpus (so that
 // `node_modules` resolves from this project): the failure paths a reader of the site relies on.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildDocs, type DocsResult } from "../../tools/lib/docs/build.ts";
+import { buildDocs, firstHeading, type DocsResult } from "../../tools/lib/docs/build.ts";
 import { runTangle } from "../../tools/lib/tangle-run.ts";
 
 const fence = "```";
@@ -12,6 +12,8 @@ const doc = `---\ntangle: generated/index.ts\n---\n# Index\n\nThe public entry.\
 let result: DocsResult;
 let cold: DocsResult;
 let coldPage: string;
+/** Whether the served site still had its API pages while the warm build was rendering. */
+const apiWhileBuilding: boolean[] = [];
 
 beforeAll(async () => {
   rmSync(root, { recursive: true, force: true });
@@ -24,7 +26,10 @@ beforeAll(async () => {
   cold = await buildDocs({ root, out: join(root, "site"), cache: false });
   coldPage = readFileSync(join(root, "site", "chapters", "index.html"), "utf8");
   await buildDocs({ root, out: join(root, "site") });
-  result = await buildDocs({ root, out: join(root, "site") });
+  const progress = (line: string): void => {
+    if (line.startsWith("docs: API reference") || line.startsWith("docs: rendered")) apiWhileBuilding.push(existsSync(join(root, "site", "api", "index.html")));
+  };
+  result = await buildDocs({ root, out: join(root, "site"), progress });
 }, 180_000);
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -44,5 +49,41 @@ describe("the docs build", () => {
     expect(result.cached.highlightedFromCache).toBe(result.cached.highlighted);
     expect(result.cached.pages).toBe(result.pages - 1); // all but the index, which is always rendered
     expect(readFileSync(join(root, "site", "chapters", "index.html"), "utf8")).toBe(coldPage);
+  });
+
+  it("highlights code on a cold build, in the pages it writes", () => {
+    expect(cold.cached.highlighted).toBeGreaterThan(0);
+    expect(cold.cached.highlightedFromCache).toBe(0);
+    expect(coldPage).toMatch(/<span style="color:#[0-9A-Fa-f]{6}/);
+  });
+
+  it("keeps serving the previous site's API pages while a build restores them from the cache", () => {
+    expect(result.cached.steps).toContain("api");
+    expect(apiWhileBuilding).toEqual([true, true]);
+  });
+
+  it("keeps in its highlight and Markdown caches only what the current build shows", async () => {
+    const cache = join(root, ".cache", "docs");
+    expect(readFileSync(join(cache, "highlight.json"), "utf8")).toContain("undocumented");
+    expect(readFileSync(join(cache, "markdown.json"), "utf8")).toContain("An export nobody documented.");
+    writeFileSync(join(root, "literate", "index.md"), doc.replaceAll("undocumented", "unexplained").replace("An export nobody documented.", "An export without words."));
+    runTangle({ root });
+    const edited = await buildDocs({ root, out: join(root, "site") });
+    expect(edited.pages).toBe(result.pages);
+    const highlight = readFileSync(join(cache, "highlight.json"), "utf8");
+    expect(highlight).toContain("unexplained");
+    expect(highlight).not.toContain("undocumented");
+    expect(Object.keys(JSON.parse(highlight) as object)).toHaveLength(edited.cached.highlighted);
+    const markdown = readFileSync(join(cache, "markdown.json"), "utf8");
+    expect(markdown).toContain("An export without words.");
+    expect(markdown).not.toContain("An export nobody documented.");
+  }, 120_000);
+});
+
+describe("a chapter's title from its first heading", () => {
+  it("skips front matter comments and headings inside code fences", () => {
+    const text = `---\n# a YAML comment, not a heading\ntangle: generated/x.ts\n---\n\n${fence}md\n# inside a fence\n${fence}\n\n~~~\n${fence}\n# still inside the tilde fence\n~~~\n\n# The *real* title\n`;
+    expect(firstHeading(text)).toBe("The real title");
+    expect(firstHeading("No heading at all.\n")).toBeUndefined();
   });
 });

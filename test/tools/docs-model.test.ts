@@ -19,9 +19,7 @@ function model(docs: Record<string, string>, names: Record<string, { kind: Block
 
 const agent = `---\ntangle: generated/agent.ts\n---\n# Agent\n\nThe class.\n\n${fence}ts\nexport class Agent {\n  <<agent-members>>\n}\n${fence}\n\nIts members.\n\n${fence}ts #agent-members\nconstructor() {}\n#run(): void {}\n${fence}\n`;
 const zebraWith = (order: string): string => `---\ntangle: generated/zebra.ts\n${order}---\n# Zebra\n\nFirst.\n\n${fence}ts\nexport const zebra = 1;\n${fence}\n`;
-// The `order` key is new in the document library: use it only once tangle accepts it.
-const parsesOrder = tangle([{ path: "literate/zebra.md", text: zebraWith("order: 1\n") }]).diagnostics.length === 0;
-const zebra = zebraWith(parsesOrder ? "order: 1\n" : "");
+const zebra = zebraWith("order: 1\n");
 
 describe("the docs model", () => {
   const m = model({ "literate/agent.md": agent, "literate/zebra.md": zebra }, {
@@ -31,9 +29,8 @@ describe("the docs model", () => {
   });
 
   it("orders chapters by their `order` front matter, then by path", () => {
-    // Until the document library parses `order`, chapters fall back to path order.
-    expect(m.chapters.map((c) => c.doc)).toEqual(parsesOrder ? ["literate/zebra.md", "literate/agent.md"] : ["literate/agent.md", "literate/zebra.md"]);
-    const docs = [{ path: "c.md", frontMatter: {} }, { path: "b.md", frontMatter: { order: 2 } }, { path: "a.md", frontMatter: { order: "x" } }, { path: "d.md", frontMatter: { order: 1 } }];
+    expect(m.chapters.map((c) => c.doc)).toEqual(["literate/zebra.md", "literate/agent.md"]);
+    const docs = [{ path: "c.md", frontMatter: {} }, { path: "b.md", frontMatter: { order: 2 } }, { path: "a.md", frontMatter: {} }, { path: "d.md", frontMatter: { order: 1 } }];
     expect(docs.sort(byChapterOrder).map((d) => d.path)).toEqual(["d.md", "b.md", "a.md", "c.md"]);
   });
 

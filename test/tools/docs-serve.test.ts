@@ -90,6 +90,13 @@ describe("docs:serve", () => {
     writeFileSync(join(root, "literate", "one.md"), doc("The second sentence.", "export const one = 2;"));
     await until(served.url, "/chapters/one.html", (body) => body.includes("The second sentence."));
     expect(readFileSync(join(root, "generated", "one.ts"), "utf8")).toContain("export const one = 2;");
+    // The files its own tangle wrote do not cause a second build; a tangle run by hand does cause one.
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(log.filter((line) => line.endsWith("changed; rebuilding"))).toEqual([`docs: ${join(root, "literate", "one.md")} changed; rebuilding`]);
+    writeFileSync(join(root, "generated", "one.ts"), readFileSync(join(root, "generated", "one.ts"), "utf8")); // as `npm run tangle` rewrites it
+    const deadline = Date.now() + 30_000;
+    while (!log.some((line) => line.includes(join("generated", "one.ts")) && line.endsWith("changed; rebuilding")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(log.filter((line) => line.endsWith("changed; rebuilding"))).toHaveLength(2);
 
     writeFileSync(join(root, "literate", "one.md"), doc("A broken reference.", "<<nowhere>>"));
     const page = await until(served.url, "/chapters/one.html", (body) => body.includes("build-error"));

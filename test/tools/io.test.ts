@@ -2,9 +2,9 @@
 import { mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BatchWriteError, HashingReader, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, readIfExists, statCachePath, writeAllAtomically, writeAtomically } from "../../tools/lib/io.ts";
+import { BatchWriteError, HashingReader, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, parseJson, readIfExists, statCachePath, writeAllAtomically, writeAtomically } from "../../tools/lib/io.ts";
 import { sha256 } from "../../tools/lib/plan.ts";
-import { listFiles, project, read, removeTempDirs, tempDir, writeFiles } from "./support.ts";
+import { listFiles, project, read, removeTempDirs, tempDir, thrown, writeFiles } from "./support.ts";
 
 afterAll(removeTempDirs);
 
@@ -38,6 +38,13 @@ describe("writeAtomically", () => {
 
   it("reads a missing file as undefined", () => {
     expect(readIfExists(join(tempDir(), "nope"))).toBeUndefined();
+  });
+});
+
+describe("parseJson", () => {
+  it("reads a file's JSON, and gives undefined for text cut short instead of throwing", () => {
+    expect(parseJson('{"files":["generated/a.ts"]}')).toEqual({ files: ["generated/a.ts"] });
+    expect(parseJson('{"files":["generated/a')).toBeUndefined();
   });
 });
 
@@ -126,15 +133,6 @@ describe("the stat cache", () => {
 });
 
 describe("writeAllAtomically", () => {
-  const caught = (fn: () => unknown): unknown => {
-    try {
-      fn();
-    } catch (error) {
-      return error;
-    }
-    return undefined;
-  };
-
   it("writes every file, creating folders, and returns each file's size and mtime as a stat sees them", () => {
     const root = tempDir();
     const stamps = writeAllAtomically(root, [
@@ -150,7 +148,7 @@ describe("writeAllAtomically", () => {
 
   it("changes nothing when a write fails, removing every temporary file", () => {
     const root = project({ "generated/a.ts": "old", blocked: "a file where a folder should be" });
-    const error = caught(() => writeAllAtomically(root, [{ path: "generated/a.ts", content: "new" }, { path: "blocked/b.ts", content: "b" }]));
+    const error = thrown(() => writeAllAtomically(root, [{ path: "generated/a.ts", content: "new" }, { path: "blocked/b.ts", content: "b" }]));
     expect(error).toBeInstanceOf(BatchWriteError);
     expect((error as BatchWriteError).path).toBe("blocked/b.ts");
     expect((error as BatchWriteError).renamed.size).toBe(0);
@@ -160,7 +158,7 @@ describe("writeAllAtomically", () => {
 
   it("says which files are already in place when a rename fails, leaving no temporary file", () => {
     const root = project({ "generated/taken/keep.txt": "a folder stands at the second target" });
-    const error = caught(() => writeAllAtomically(root, [{ path: "generated/a.ts", content: "a" }, { path: "generated/taken", content: "b" }]));
+    const error = thrown(() => writeAllAtomically(root, [{ path: "generated/a.ts", content: "a" }, { path: "generated/taken", content: "b" }]));
     expect(error).toBeInstanceOf(BatchWriteError);
     expect((error as BatchWriteError).path).toBe("generated/taken");
     expect([...(error as BatchWriteError).renamed.keys()]).toEqual(["generated/a.ts"]);
@@ -180,14 +178,7 @@ describe("writeAllAtomically with fresh files", () => {
 
   it("removes the fresh files it created when a later write fails, but never a file that was already there", () => {
     const root = project({ "generated/taken.ts": "somebody's", blocked: "" });
-    const error = (() => {
-      try {
-        writeAllAtomically(root, [{ path: "generated/fresh.ts", content: "x" }, { path: "generated/taken.ts", content: "y" }], new Set(["generated/fresh.ts", "generated/taken.ts"]));
-      } catch (caught) {
-        return caught;
-      }
-      return undefined;
-    })();
+    const error = thrown(() => writeAllAtomically(root, [{ path: "generated/fresh.ts", content: "x" }, { path: "generated/taken.ts", content: "y" }], new Set(["generated/fresh.ts", "generated/taken.ts"])));
     expect(error).toBeInstanceOf(BatchWriteError);
     expect((error as BatchWriteError).path).toBe("generated/taken.ts");
     expect(read(root, "generated/taken.ts")).toBe("somebody's");

@@ -44,7 +44,7 @@ describe("the toolchain's layers", () => {
 
 /** The docs site's library, tools/lib/docs/, lower layers first; all of tools/lib sits below it. */
 const docsLayers: readonly (readonly string[])[] = [
-  ["html", "errors-index", "search", "chapter"],
+  ["html", "errors-index", "search", "chapter", "attribution-folder"],
   ["code-html", "layout"],
   ["highlight", "xref"],
   ["model"],
@@ -54,7 +54,7 @@ const docsLayers: readonly (readonly string[])[] = [
 ];
 
 /** Docs modules that compute over in-memory inputs only. */
-const docsPure = ["html", "errors-index", "search", "chapter", "code-html", "layout", "highlight", "model", "pages"];
+const docsPure = ["html", "errors-index", "search", "chapter", "attribution-folder", "code-html", "layout", "highlight", "model", "pages"];
 
 const docsLayerOf = (name: string): number => docsLayers.findIndex((layer) => layer.includes(name));
 const docsModules = readdirSync("tools/lib/docs").filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3));

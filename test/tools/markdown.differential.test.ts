@@ -8,7 +8,7 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
-import { Dice } from "../../bench/corpus.ts";
+import { Dice } from "../../bench/dice.ts";
 import { scanFast, scanWithRemark, type RawBlock, type ScanResult } from "../../tools/lib/markdown.ts";
 
 /** What remark says, without the field only remark computes. */

@@ -1,6 +1,6 @@
 /** Target paths: which ones tangle may write, and how they are normalized. */
 import { describe, expect, it } from "vitest";
-import { checkTargetPath } from "../../tools/lib/paths.ts";
+import { checkTargetPath, isCanonicalTarget } from "../../tools/lib/paths.ts";
 
 describe("checkTargetPath", () => {
   it.each([
@@ -36,5 +36,15 @@ describe("checkTargetPath", () => {
     ["generated/.tangle-manifest.json", "target `generated/.tangle-manifest.json` is tangle's own manifest"],
   ])("refuses %j: %s", (raw, reason) => {
     expect(checkTargetPath(raw)).toEqual({ ok: false, reason });
+  });
+});
+
+describe("isCanonicalTarget", () => {
+  it("accepts a target only as tangle writes it, so a manifest cannot name a file two ways", () => {
+    expect(isCanonicalTarget("generated/a.ts")).toBe(true);
+    expect(isCanonicalTarget("./generated/a.ts")).toBe(false);
+    expect(isCanonicalTarget("generated//a.ts")).toBe(false);
+    expect(isCanonicalTarget("literate/a.md")).toBe(false);
+    expect(isCanonicalTarget("../outside.ts")).toBe(false);
   });
 });

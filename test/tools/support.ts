@@ -119,3 +119,13 @@ export function snapshot(root: string, options: { readonly skipCache?: boolean }
 export function read(root: string, path: string): string {
   return readFileSync(join(root, path), "utf8");
 }
+
+/** Runs `fn` and returns what it threw, or `undefined` when it returned. */
+export function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (caught) {
+    return caught;
+  }
+  return undefined;
+}

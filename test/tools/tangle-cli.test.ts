@@ -13,7 +13,7 @@ import { manifestPath } from "../../tools/lib/paths.ts";
 import { formatManifest, sha256 } from "../../tools/lib/plan.ts";
 import { pendingPath, runTangle } from "../../tools/lib/tangle-run.ts";
 import { tangle } from "../../tools/lib/tangle.ts";
-import { fence, listFiles, md, read, removeTempDirs, snapshot, tempDir, writeFiles } from "./support.ts";
+import { fence, listFiles, md, read, removeTempDirs, snapshot, tempDir, thrown, writeFiles } from "./support.ts";
 
 const tsx = join(process.cwd(), "node_modules", ".bin", "tsx");
 const cliPath = join(process.cwd(), "tools", "tangle.ts");
@@ -291,14 +291,7 @@ describe.concurrent("tangle refuses", { timeout: cliTimeout }, () => {
   it("a manifest it cannot read", ({ expect }) => {
     const root = newProject();
     writeFiles(root, { [manifestPath]: '{"version":1}\n' });
-    const refused = (() => {
-      try {
-        runTangle({ root });
-      } catch (caught) {
-        return caught;
-      }
-      return undefined;
-    })();
+    const refused = thrown(() => runTangle({ root }));
     expect(refused).toBeInstanceOf(LiterateError);
     expect((refused as LiterateError).message).toBe(
       "generated/.tangle-manifest.json bad-manifest: tangle's manifest cannot be used: manifest has no `files`\n  hint: restore it with `git checkout`, or delete it and run `npm run tangle -- --force`",
@@ -450,16 +443,19 @@ describe("tangle's warnings", () => {
     const root = tangled(unclosed);
     appendFileSync(join(root, "generated/a.ts"), "// a hand edit\n");
     writeDoc(root, unclosed.replace("a = 1", "a = 2"), "literate/a.md", 60);
-    const refused = (() => {
-      try {
-        runTangle({ root });
-      } catch (caught) {
-        return caught;
-      }
-      return undefined;
-    })();
+    const refused = thrown(() => runTangle({ root }));
     expect(refused).toBeInstanceOf(LiterateError);
     expect(rules((refused as LiterateError).diagnostics)).toEqual(["hand-edited", "unclosed-fence"]);
+  });
+
+  it("are reported with a file-system failure, which names the file relative to the project root", ({ expect }) => {
+    const root = newProject(unclosed.replace("tangle: generated/a.ts", "tangle: out/a.ts"));
+    symlinkSync("out", join(root, "out")); // a link to itself: every path through it loops
+    const refused = thrown(() => runTangle({ root }));
+    expect(refused).toBeInstanceOf(LiterateError);
+    const [problem, ...rest] = (refused as LiterateError).diagnostics;
+    expect(problem).toMatchObject({ file: "out/a.ts", rule: "file-system", message: "cannot write or read `out/a.ts`: too many symbolic links (ELOOP)" });
+    expect(rules(rest)).toEqual(["unclosed-fence"]);
   });
 });
 

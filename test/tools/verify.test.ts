@@ -9,9 +9,10 @@
 import { symlinkSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatDiagnostic } from "../../tools/lib/diagnostics.ts";
 import { blockHashes } from "../../tools/lib/stamps.ts";
 import { tangle } from "../../tools/lib/tangle.ts";
-import type { VerifyReport } from "../../tools/lib/verify.ts";
+import { verifyProject, type VerifyReport } from "../../tools/lib/verify.ts";
 import { Project, edit, lineOf, repository, run } from "./verify-project.ts";
 
 const tsx = join(repository, "node_modules", ".bin", "tsx");
@@ -557,8 +558,6 @@ describe("verify --stamp while someone edits a document", () => {
   it(
     "keeps an edit made while the tests ran, writes no stamp over it, and says so",
     async () => {
-      const { verifyProject } = await import("../../tools/lib/verify.ts");
-      const { formatDiagnostic } = await import("../../tools/lib/diagnostics.ts");
       const project = new Project({ [doc]: good });
       try {
         project.tangleNow();

@@ -12,8 +12,18 @@ function isUsageError(caught: unknown): caught is Error {
 }
 
 /** A file-system error caused by the environment, as a diagnostic naming the file it concerns. */
-function environment(caught: unknown): Diagnostic | undefined {
+export function environment(caught: unknown): Diagnostic | undefined {
   return environmentProblem((caught as NodeJS.ErrnoException | undefined)?.path ?? "(unknown file)", caught);
+}
+
+/**
+ * The diagnostics of a failure that is the user's (a `LiterateError`) or the environment's (a
+ * file-system error such as `EACCES`); `undefined` for anything else, which is a bug.
+ */
+export function userProblems(caught: unknown): readonly Diagnostic[] | undefined {
+  if (caught instanceof LiterateError) return caught.diagnostics;
+  const problem = environment(caught);
+  return problem === undefined ? undefined : [problem];
 }
 
 /**
@@ -26,18 +36,14 @@ export async function runCli(tool: string, body: () => Promise<number>): Promise
   try {
     code = await body();
   } catch (caught) {
-    if (caught instanceof LiterateError) {
-      for (const d of sortDiagnostics(caught.diagnostics)) process.stderr.write(`${formatDiagnostic(d)}\n`);
+    const problems = userProblems(caught);
+    if (problems !== undefined) {
+      for (const d of sortDiagnostics(problems)) process.stderr.write(`${formatDiagnostic(d)}\n`);
       code = ExitCode.userError;
     } else if (isUsageError(caught)) {
       process.stderr.write(`${tool}: ${caught.message}\n  hint: run \`${tool} --help\` for the options\n`);
       code = ExitCode.userError;
     } else {
-      const problem = environment(caught);
-      if (problem !== undefined) {
-        process.stderr.write(`${formatDiagnostic(problem)}\n`);
-        process.exit(ExitCode.userError);
-      }
       const detail = caught instanceof Error ? (caught.stack ?? caught.message) : String(caught);
       process.stderr.write(`${tool}: internal error (this is a bug, please report it):\n${detail}\n`);
       code = ExitCode.internalError;

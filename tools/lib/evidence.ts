@@ -8,7 +8,7 @@
  */
 import { realpathSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { readIfExists } from "./io.ts";
+import { parseJson, readIfExists } from "./io.ts";
 
 /** A counted position: a Markdown line and how often it ran. */
 export interface Counted {
@@ -64,15 +64,6 @@ export function loadEvidence(root: string): { evidence: TestEvidence } | { missi
     documents.set(path, { statements, functions });
   }
   return { evidence: { tests, startTime, documents } };
-}
-
-/** A file's JSON, or `undefined` when it is not JSON (a run cut short, a hand edit). */
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /** True for one file's entry of an istanbul coverage report, in the parts verify reads. */

@@ -20,6 +20,15 @@ export function listDocuments(root: string, folder = "literate"): string[] {
     .sort();
 }
 
+/** A file's JSON, or `undefined` when it is not JSON (a run cut short, a hand edit). */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reads a file as UTF-8, or `undefined` when it does not exist. */
 export function readIfExists(path: string): string | undefined {
   try {

@@ -30,3 +30,9 @@ export function checkTargetPath(raw: string): TargetCheck {
   if (path === manifestPath) return { ok: false, reason: `target \`${raw}\` is tangle's own manifest` };
   return { ok: true, path };
 }
+
+/** True when `path` is a target tangle could have written, already in its normal form (as a manifest or journal must name it). */
+export function isCanonicalTarget(path: string): boolean {
+  const checked = checkTargetPath(path);
+  return checked.ok && checked.path === path;
+}

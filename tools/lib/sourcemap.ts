@@ -45,6 +45,11 @@ export interface SourceMapV3 {
 
 /** Writes `value` as a base64 VLQ (exactly as `encodeVlq` spells it) at `at`; returns the end. */
 function writeVlq(bytes: Uint8Array, at: number, value: number): number {
+  // Most deltas (a column a few characters on) are one digit: 0 to 15 need no continuation bit.
+  if (value >= 0 && value < 16) {
+    bytes[at] = base64Codes[value << 1] ?? 65;
+    return at + 1;
+  }
   let v = value < 0 ? (-value << 1) | 1 : value << 1;
   let end = at;
   do {
@@ -119,16 +124,12 @@ export class MappingsBuilder {
         at = writeVlq(bytes, at, toLine - line);
         at = writeVlq(bytes, at, sourceColumn - column);
       } else {
-        // Later words of a line: same source and line ("AA"); column deltas are mostly one digit.
+        // Later words of a line: same source and line ("AA").
         bytes[at++] = 44; // ,
-        const generatedDelta = c - previousGenerated;
-        if (generatedDelta < 16) bytes[at++] = base64Codes[generatedDelta << 1] ?? 65;
-        else at = writeVlq(bytes, at, generatedDelta);
+        at = writeVlq(bytes, at, c - previousGenerated);
         bytes[at++] = 65; // A: same source
         bytes[at++] = 65; // A: same line
-        const columnDelta = sourceColumn - column;
-        if (columnDelta >= 0 && columnDelta < 16) bytes[at++] = base64Codes[columnDelta << 1] ?? 65;
-        else at = writeVlq(bytes, at, columnDelta);
+        at = writeVlq(bytes, at, sourceColumn - column);
       }
       previousGenerated = c;
       source = toSource;

@@ -8,10 +8,10 @@
  * orphans and the folders they leave empty. Warnings ride along with every outcome, and are
  * kept in the stat cache for runs that tangle nothing.
  */
-import { join } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { LiterateError, error, type Diagnostic } from "./diagnostics.ts";
-import { BatchWriteError, HashingReader, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, readIfExists, type StatStamp, removeEmptyFolders, writeAllAtomically, writeAtomically } from "./io.ts";
-import { checkTargetPath, manifestPath } from "./paths.ts";
+import { BatchWriteError, HashingReader, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, parseJson, readIfExists, type StatStamp, removeEmptyFolders, writeAllAtomically, writeAtomically } from "./io.ts";
+import { isCanonicalTarget, manifestPath } from "./paths.ts";
 import { formatManifest, parseManifest, planWrites, sha256, type Action, type Manifest } from "./plan.ts";
 import { tangle, type TangleInput, type TangleResult } from "./tangle.ts";
 import { rmSync, statSync, unlinkSync } from "node:fs";
@@ -67,8 +67,7 @@ function readManifest(root: string): Manifest | undefined {
   }
   // The manifest decides what tangle may delete, so every entry must be a path tangle could have written.
   for (const path of Object.keys(manifest?.files ?? {})) {
-    const checked = checkTargetPath(path);
-    if (!checked.ok || checked.path !== path) throw broken(`it names \`${path}\`, which is not a target tangle can write`);
+    if (!isCanonicalTarget(path)) throw broken(`it names \`${path}\`, which is not a target tangle can write`);
   }
   return manifest;
 }
@@ -84,18 +83,12 @@ export const pendingPath = ".cache/tangle-pending.json";
 function withPending(root: string, manifest: Manifest | undefined, reader: HashingReader): Manifest | undefined {
   const text = readIfExists(join(root, pendingPath));
   if (text === undefined) return manifest;
-  let listed: unknown;
-  try {
-    listed = (JSON.parse(text) as { files?: unknown }).files;
-  } catch {
-    return manifest; // a journal cut short lists nothing that was created
-  }
+  // A journal cut short (not JSON) lists nothing that was created.
+  const listed = (parseJson(text) as { files?: unknown } | null | undefined)?.files;
   if (!Array.isArray(listed)) return manifest;
   const files: Record<string, string> = { ...(manifest?.files ?? {}) };
   for (const path of listed) {
-    if (typeof path !== "string" || files[path] !== undefined) continue;
-    const checked = checkTargetPath(path);
-    if (!checked.ok || checked.path !== path) continue;
+    if (typeof path !== "string" || files[path] !== undefined || !isCanonicalTarget(path)) continue;
     const onDisk = reader.hash(path);
     if (onDisk !== undefined) files[path] = onDisk.hash;
   }
@@ -116,6 +109,18 @@ export function runTangle(options: TangleRunOptions): TangleRunReport {
       error({ file: root, line: 0, column: 0 }, "bad-root", `\`${root}\` has no \`literate/\` folder, so it is not a literate project root`, "run tangle in the project root (the folder holding `literate/`), or name it with `--root DIR`"),
     ]);
   }
+  // Every disk failure from here on (no permission, a name too long) is the environment's, reported with the warnings.
+  const warnings: Diagnostic[] = [];
+  try {
+    return tangleProject(options, warnings);
+  } catch (caught) {
+    throw environmentFailure(root, caught, warnings);
+  }
+}
+
+/** The disk phase of `runTangle`: reads, tangles, checks, plans and writes, pushing tangle's warnings onto `warnings`. */
+function tangleProject(options: TangleRunOptions, warnings: Diagnostic[]): TangleRunReport {
+  const { root } = options;
   const cache = loadStatCache(root);
   const reader = new HashingReader(root, cache);
   let documents = readDocuments(root, reader);
@@ -135,38 +140,23 @@ export function runTangle(options: TangleRunOptions): TangleRunReport {
   }
 
   const result = tangle(documents.inputs);
-  const warnings = result.diagnostics.filter((d) => d.severity === "warning");
+  warnings.push(...result.diagnostics.filter((d) => d.severity === "warning"));
   if (!result.ok) throw new LiterateError(result.diagnostics);
 
-  const unsafe: Diagnostic[] = [];
   const realpaths = new Map<string, string>();
-  for (const path of result.files.keys()) {
-    const reason = escapesThroughSymlink(root, path, realpaths);
-    if (reason !== undefined) unsafe.push(error({ file: path, line: 0, column: 0 }, "bad-target", reason, "targets must be regular files inside the project"));
-  }
-  if (unsafe.length > 0) throw new LiterateError([...unsafe, ...warnings]);
-
+  refuseSymlinkEscapes(root, result.files.keys(), realpaths, "targets must be regular files inside the project", warnings);
   const plan = planWrites(
     result.files,
     manifest,
     (path) => {
-      let entry;
-      try {
-        entry = reader.hash(path);
-      } catch (caught) {
-        throw environmentFailure(path, caught, warnings);
-      }
+      const entry = reader.hash(path);
       return entry === undefined ? { exists: false } : { exists: true, hash: entry.hash };
     },
     { force: options.force === true },
   );
   if (plan.conflicts.length > 0) throw new LiterateError([...plan.conflicts, ...warnings]);
-  for (const action of plan.actions) {
-    if (action.kind !== "delete") continue;
-    const reason = escapesThroughSymlink(root, action.path, realpaths);
-    if (reason !== undefined) unsafe.push(error({ file: action.path, line: 0, column: 0 }, "bad-target", reason, "tangle deletes only regular files inside the project"));
-  }
-  if (unsafe.length > 0) throw new LiterateError([...unsafe, ...warnings]);
+  const deletes = plan.actions.flatMap((a) => (a.kind === "delete" ? [a.path] : []));
+  refuseSymlinkEscapes(root, deletes, realpaths, "tangle deletes only regular files inside the project", warnings);
 
   const report: TangleRunReport = { documents: documents.inputs.length, actions: plan.actions, unchanged: plan.unchanged.length, warnings, fastPath: false, result };
   if (options.check) return report;
@@ -175,26 +165,42 @@ export function runTangle(options: TangleRunOptions): TangleRunReport {
   const fresh = new Set(plan.actions.flatMap((a) => (a.kind === "write" && a.reason === "new" && a.path !== manifestPath ? [a.path] : [])));
   // Fresh files are created in place: say so first, so a run killed halfway leaves files the next run knows as its own.
   if (fresh.size > 0) writeAtomically(join(root, pendingPath), `${JSON.stringify({ version: 1, files: [...fresh].sort() })}\n`);
-  writeAll(root, plan.actions, plan.manifest, manifest, reader, warnings, fresh);
-  for (const action of plan.actions) {
-    if (action.kind !== "delete") continue;
-    try {
-      unlinkSync(join(root, action.path));
-    } catch (caught) {
-      throw environmentFailure(action.path, caught, warnings);
-    }
-    reader.forget(action.path);
-    removeEmptyFolders(root, action.path);
+  writeAll(root, plan.actions, plan.manifest, manifest, reader, fresh);
+  for (const path of deletes) {
+    unlinkSync(join(root, path));
+    reader.forget(path);
+    removeEmptyFolders(root, path);
   }
   reader.save({ sourcesDigest: documents.digest, manifestHash: sha256(plan.manifestText), warnings });
   if (fresh.size > 0) rmSync(join(root, pendingPath), { force: true });
   return report;
 }
 
-/** A file-system failure as the user error it is (exit 1, the file named), or the error itself when it is a bug. */
-function environmentFailure(path: string, caught: unknown, warnings: readonly Diagnostic[]): unknown {
-  const problem = environmentProblem(path, caught);
+/** Refuses (with `hint`, and the warnings) every path in `paths` that leads outside `root` through a symlink. */
+function refuseSymlinkEscapes(root: string, paths: Iterable<string>, realpaths: Map<string, string>, hint: string, warnings: readonly Diagnostic[]): void {
+  const unsafe: Diagnostic[] = [];
+  for (const path of paths) {
+    const reason = escapesThroughSymlink(root, path, realpaths);
+    if (reason !== undefined) unsafe.push(error({ file: path, line: 0, column: 0 }, "bad-target", reason, hint));
+  }
+  if (unsafe.length > 0) throw new LiterateError([...unsafe, ...warnings]);
+}
+
+/**
+ * A file-system failure as the user error it is (exit 1, the file named relative to `root`,
+ * the run's warnings kept), or the error itself when it is a bug or already a user error.
+ */
+function environmentFailure(root: string, caught: unknown, warnings: readonly Diagnostic[]): unknown {
+  const [path, cause] = caught instanceof BatchWriteError ? [caught.path, caught.cause] : [projectPath(root, (caught as NodeJS.ErrnoException | undefined)?.path), caught];
+  const problem = environmentProblem(path, cause);
   return problem === undefined ? caught : new LiterateError([problem, ...warnings]);
+}
+
+/** A path a file-system error names, relative to the project root when it lies inside it. */
+function projectPath(root: string, path: string | undefined): string {
+  if (path === undefined) return "(unknown file)";
+  const inside = relative(resolve(root), resolve(path));
+  return inside === "" || inside.startsWith("..") || isAbsolute(inside) ? path : inside.split(sep).join("/");
 }
 
 /**
@@ -202,7 +208,7 @@ function environmentFailure(path: string, caught: unknown, warnings: readonly Di
  * renaming fails midway, the files already renamed are recorded in a manifest written at once,
  * so the next run sees them as tangle's own and not as hand edits.
  */
-function writeAll(root: string, actions: readonly Action[], planned: Manifest, previous: Manifest | undefined, reader: HashingReader, warnings: readonly Diagnostic[], fresh: ReadonlySet<string>): void {
+function writeAll(root: string, actions: readonly Action[], planned: Manifest, previous: Manifest | undefined, reader: HashingReader, fresh: ReadonlySet<string>): void {
   const writes = actions.flatMap((a) => (a.kind === "write" ? [{ path: a.path, content: a.content }] : []));
   let stamps: Map<string, StatStamp>;
   try {
@@ -210,21 +216,24 @@ function writeAll(root: string, actions: readonly Action[], planned: Manifest, p
   } catch (caught) {
     if (!(caught instanceof BatchWriteError)) throw caught;
     // Nothing in place (a failure while writing), or what is in place recorded: the journal of fresh files has done its job.
-    let recorded = caught.renamed.size === 0;
-    if (caught.renamed.size > 0 && !caught.renamed.has(manifestPath)) {
-      const files: Record<string, string> = { ...(previous?.files ?? {}) };
-      for (const path of caught.renamed.keys()) files[path] = planned.files[path] ?? "";
-      try {
-        writeAtomically(join(root, manifestPath), formatManifest({ version: 1, files }));
-        recorded = true;
-      } catch {
-        // the original failure is the one to report; the journal stays for the next run
-      }
-    }
+    // (The manifest, renamed last, is never among the renamed files of a failed batch.)
+    const recorded = caught.renamed.size === 0 || recordRenamed(root, caught.renamed.keys(), planned, previous);
     if (recorded && fresh.size > 0) rmSync(join(root, pendingPath), { force: true });
-    throw environmentFailure(caught.path, caught.cause, warnings);
+    throw caught;
   }
   for (const file of writes) {
     reader.recordWritten(file.path, planned.files[file.path] ?? sha256(file.content), stamps.get(file.path));
+  }
+}
+
+/** Writes a manifest adding the files a failed batch already renamed into place; false when that fails too. */
+function recordRenamed(root: string, renamed: Iterable<string>, planned: Manifest, previous: Manifest | undefined): boolean {
+  const files: Record<string, string> = { ...(previous?.files ?? {}) };
+  for (const path of renamed) files[path] = planned.files[path] ?? "";
+  try {
+    writeAtomically(join(root, manifestPath), formatManifest({ version: 1, files }));
+    return true;
+  } catch {
+    return false; // the original failure is the one to report; the journal stays for the next run
   }
 }

@@ -66,6 +66,7 @@ export interface TangleOptions {
 }
 
 const referenceLine = /^([ \t]*)<<([A-Za-z_][\w.-]*)>>[ \t]*$/;
+export { referenceLine };
 
 /** Chooses the comment style of a target from its extension. */
 export function commentStyleFor(path: string): CommentStyle {

@@ -10,8 +10,10 @@ import ts from "typescript";
 import { readIfExists } from "../io.ts";
 import type { TangleResult, TangledTarget } from "../tangle.ts";
 
+import { attributionFolder } from "./attribution-folder.ts";
+
 /** Where the setup file writes its evidence, one JSON file per test file. */
-export const attributionFolder = "coverage/tests-by-function";
+export { attributionFolder };
 
 /** One test file's evidence. */
 export interface AttributionFile {

@@ -8,11 +8,12 @@
  * The site is written into a fresh folder beside `out` and swapped in at the end, so a server
  * never shows half a site.
  */
-import { copyFileSync, mkdirSync, readdirSync, rm, rmSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, readdirSync, rm, rmSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LiterateError, error, type Diagnostic } from "../diagnostics.ts";
 import { listDocuments, readIfExists } from "../io.ts";
+import { scanBlocks, withoutBom } from "../markdown.ts";
 import { tangle, type TangleResult } from "../tangle.ts";
 import { verifyProject, type VerifyReport } from "../verify.ts";
 import { apiFolder, buildApi, type ApiResult } from "./api.ts";
@@ -23,10 +24,10 @@ import type { CodeToken } from "./code-html.ts";
 import { codeTheme, createTokenizer } from "./highlight.ts";
 import { lineAnchor, sourcePath } from "./html.ts";
 import { buildModel, type DocsModel } from "./model.ts";
-import { chapterLinks, renderChapterPage, renderIndexPage, renderSourcePage, type IndexedError, type PageContext, type RenderedPage } from "./pages.ts";
+import { chapterLinks, renderChapterPage, renderIndexPage, renderSourcePage, type IndexedError, type PageContext, type RenderedPage, sourceLanguage } from "./pages.ts";
 import { buildSearchIndex, type SearchEntry } from "./search.ts";
 import { crossReference, readCompilerOptions, type XrefResult } from "./xref.ts";
-import { cachedPath, docsCacheFolder, hashParts, pruneCache, writeCachedText, readCachedJson, restoreCachedFolder, storeCachedFolder, treeFingerprint, writeCachedJson } from "./cache.ts";
+import { cachedPath, hashParts, pruneCache, writeCachedText, readCachedJson, restoreCachedFolder, storeCachedFolder, treeFingerprint, writeCachedJson } from "./cache.ts";
 import { plainTokens } from "./code-html.ts";
 import type { ChapterOptions } from "./chapter.ts";
 import type { Root as MdastRoot } from "mdast";
@@ -94,6 +95,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   progress(`docs: ${paths.length} documents, ${tangled.blocks.length} blocks, ${tangled.targets.length} tangled files`);
 
   const useCache = options.cache !== false;
+  const codeVersion = docsCodeVersion();
   const cachedSteps: string[] = [];
   const report = options.verifyJson === undefined ? cachedVerify(root, useCache, cachedSteps) : readReport(options.verifyJson);
   const tVerify = lap();
@@ -101,7 +103,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
 
   const tsFiles = new Map(tangled.targets.filter((t) => /\.(c|m)?tsx?$/.test(t.path)).map((t) => [t.path, t.content]));
   const compilerOptions = readCompilerOptions(root);
-  const sourcesKey = hashParts([ts.version, docsCodeVersion(), JSON.stringify(compilerOptions), lockStamp(root), ...[...tsFiles].flat()]);
+  const sourcesKey = hashParts([ts.version, codeVersion, JSON.stringify(compilerOptions), lockStamp(root), ...[...tsFiles].flat()]);
   const xrefName = `xref-${sourcesKey}.json`;
   const cachedXref = useCache ? readCachedJson<Pick<XrefResult, "symbols" | "occurrences">>(root, xrefName) : undefined;
   let xref: XrefResult;
@@ -112,7 +114,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     xref = crossReference(root, tsFiles, compilerOptions);
     if (useCache) {
       writeCachedJson(root, xrefName, { symbols: xref.symbols, occurrences: xref.occurrences });
-      pruneCache(root, "xref-", xrefName);
+      pruneCache(root, (n) => n.startsWith("xref-") && n !== xrefName);
     }
   }
   const tXref = lap();
@@ -159,41 +161,89 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   const toolFiles = listTools(root);
   // The harness's and the tools' own sources; tests raise errors on purpose and are left out.
   const errorInputs = [...tangled.targets.filter((t) => tsFiles.has(t.path) && !isTestFile(t.path)).map((t) => ({ file: t.path, text: t.content })), ...toolFiles.map((f) => ({ file: f, text: readIfExists(join(root, f)) ?? "" }))];
-  const errorsName = `errors-${hashParts([docsCodeVersion(), ...errorInputs.flatMap((f) => [f.file, f.text])])}.json`;
+  const errorsName = `errors-${hashParts([codeVersion, ...errorInputs.flatMap((f) => [f.file, f.text])])}.json`;
   let errorSites = useCache ? readCachedJson<ErrorSite[]>(root, errorsName) : undefined;
   if (errorSites === undefined) {
     errorSites = findErrorSites(errorInputs);
     if (useCache) {
       writeCachedJson(root, errorsName, errorSites);
-      pruneCache(root, "errors-", errorsName);
+      pruneCache(root, (n) => n.startsWith("errors-") && n !== errorsName);
     }
   }
   const sourceFiles = new Set([...tangled.targets.map((t) => t.path), ...new Set(errorSites.filter((s) => !tsFiles.has(s.file)).map((s) => s.file))]);
-  // Highlighted code is cached per (language, code); the highlighter is loaded only on a miss:
-  // a first pass records the code it lacks, which is highlighted, and the pages are rendered again.
-  // Both caches are read on first use only: when every page comes from the page cache, never.
-  let stored: Record<string, CodeToken[][]> | undefined;
-  let tokenCacheLoaded: Map<string, CodeToken[][]> | undefined;
-  const tokenCacheOf = (): Map<string, CodeToken[][]> => {
-    if (tokenCacheLoaded === undefined) {
-      stored = useCache ? readCachedJson<Record<string, CodeToken[][]>>(root, highlightCacheName) : undefined;
-      tokenCacheLoaded = new Map(Object.entries(stored ?? {}));
-    }
-    return tokenCacheLoaded;
+  const sourceContents = new Map([...sourceFiles].map((file) => [file, tangled.files.get(file) ?? readIfExists(join(root, file)) ?? ""]));
+
+  // Rendered pages are cached by a key over everything the page shows (see `pageKeys`).
+  const keys = useCache ? pageKeys(model, codeVersion, { siteTitle, sourceFiles, paths, texts, api: api !== undefined }) : undefined;
+  let pagesFromCache = 0;
+  // A cached page is its HTML file (copied into the site unread) and its headings and sections (for search).
+  const copied = new Map<string, string>();
+  const fromCache = (key: string | undefined): RenderedPage | undefined => {
+    if (key === undefined) return undefined;
+    const meta = readCachedJson<Omit<RenderedPage, "html">>(root, `${pagesFolder}/${key}.json`);
+    const html = cachedPath(root, `${pagesFolder}/${key}.html`);
+    if (meta === undefined || statSync(html, { throwIfNoEntry: false }) === undefined) return undefined;
+    copied.set(meta.path, html);
+    pagesFromCache++;
+    return { ...meta, html: "" };
   };
-  const used = new Map<string, CodeToken[][]>();
-  const missing = new Map<string, { code: string; lang: string }>();
-  const highlighterVersion = docsCodeVersion();
-  const tokenKey = (code: string, lang: string): string => hashParts([highlighterVersion, codeTheme, lang, code]);
-  const tokenize = (code: string, lang: string): CodeToken[][] => {
-    const key = tokenKey(code, lang);
-    const tokens = tokenCacheOf().get(key);
-    if (tokens === undefined) {
-      missing.set(key, { code, lang });
-      return plainTokens(code);
+  const chapterKeys = model.chapters.map((_c, i) => keys?.chapters[i]);
+  const sourceKeys = new Map([...sourceContents].map(([file, content]) => [file, keys?.source(file, content)]));
+  const cachedChapters = chapterKeys.map(fromCache);
+  const cachedSources = new Map([...sourceKeys].map(([file, key]) => [file, fromCache(key)]));
+
+  // Highlighted code is cached per (language, code). The code each page shows is known from the
+  // model before rendering: the highlighter is loaded once, only when code of a page to render
+  // is missing from the cache, and every page is rendered once. The cache keeps exactly the code
+  // of this build's pages; it is not read at all when every page comes from the page cache.
+  const tokenKey = (code: string, lang: string): string => hashParts([codeVersion, codeTheme, lang, code]);
+  const codesOf = (wanted: Map<string, { code: string; lang: string }>, code: string, lang: string): void => {
+    wanted.set(tokenKey(code, lang), { code, lang });
+  };
+  const blockCode = (wanted: Map<string, { code: string; lang: string }>, global: number): void => {
+    const b = model.blocks[global]?.block;
+    if (b !== undefined) codesOf(wanted, b.lines.join("\n"), b.lang);
+  };
+  const targetsByPath = new Map(model.targets.map((t) => [t.path, t]));
+  const sourceCodes = (wanted: Map<string, { code: string; lang: string }>, file: string): void => {
+    const content = sourceContents.get(file) ?? "";
+    const target = targetsByPath.get(file);
+    const lang = sourceLanguage(file);
+    if (target !== undefined && lang === "ts") for (const global of new Set(target.lineBlock)) blockCode(wanted, global);
+    else codesOf(wanted, content.endsWith("\n") ? content.slice(0, -1) : content, lang);
+  };
+  const everyCode = new Map<string, { code: string; lang: string }>();
+  const toRender = new Map<string, { code: string; lang: string }>();
+  model.chapters.forEach((chapter, i) => {
+    for (const global of chapter.blocks) {
+      blockCode(everyCode, global);
+      if (cachedChapters[i] === undefined) blockCode(toRender, global);
     }
-    used.set(key, tokens);
-    return tokens;
+  });
+  for (const file of sourceFiles) {
+    sourceCodes(everyCode, file);
+    if (cachedSources.get(file) === undefined) sourceCodes(toRender, file);
+  }
+  const tokenCache = new Map<string, CodeToken[][]>();
+  let stored: Record<string, CodeToken[][]> | undefined;
+  let misses = 0;
+  if (toRender.size > 0) {
+    stored = useCache ? readCachedJson<Record<string, CodeToken[][]>>(root, highlightCacheName) : undefined;
+    for (const [key, tokens] of Object.entries(stored ?? {})) if (everyCode.has(key)) tokenCache.set(key, tokens);
+    const lacking = [...toRender].filter(([key]) => !tokenCache.has(key));
+    misses = lacking.length;
+    if (lacking.length > 0) {
+      const highlight = await createTokenizer();
+      for (const [key, { code, lang }] of lacking) tokenCache.set(key, highlight(code, lang));
+    }
+  }
+  // A page asking for code the model did not predict gets plain text and is not cached.
+  let unpredicted = 0;
+  const tokenize = (code: string, lang: string): CodeToken[][] => {
+    const tokens = tokenCache.get(tokenKey(code, lang));
+    if (tokens !== undefined) return tokens;
+    unpredicted++;
+    return plainTokens(code);
   };
   let storedTrees: Record<string, MdastRoot> | undefined;
   let treesLoaded = false;
@@ -217,80 +267,41 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   };
   const ctx: PageContext = { model, tokenize, siteTitle, sourcePages: sourceFiles, documents: new Set(paths), parsed };
 
-  // Rendered pages are cached by a key over everything the page shows (see `pageKeys`).
-  const keys = useCache ? pageKeys(model, { siteTitle, sourceFiles, paths, texts, api: api !== undefined }) : undefined;
-  const pageCache = new Map<string, RenderedPage>();
-  const freshPages = new Set<string>();
-  let pagesFromCache = 0;
-  // A cached page is its HTML file (copied into the site unread) and its headings and sections (for search).
-  const copied = new Map<string, string>();
-  const cachedPage = (key: string | undefined, render: () => RenderedPage): RenderedPage => {
-    if (key === undefined) return render();
-    let page = pageCache.get(key);
-    if (page === undefined) {
-      const meta = readCachedJson<Omit<RenderedPage, "html">>(root, `${pagesFolder}/${key}.json`);
-      const html = cachedPath(root, `${pagesFolder}/${key}.html`);
-      if (meta !== undefined && statSync(html, { throwIfNoEntry: false }) !== undefined) {
-        page = { ...meta, html: "" };
-        copied.set(meta.path, html);
-        pagesFromCache++;
-      }
-    }
-    if (page !== undefined) {
-      pageCache.set(key, page);
-      return page;
-    }
-    page = render();
-    // A page rendered with a highlighting miss is provisional: the second pass renders it again.
-    if (missing.size === 0) {
-      pageCache.set(key, page);
-      freshPages.add(key);
-    }
+  const freshPages = new Map<string, RenderedPage>();
+  const rendered = (key: string | undefined, render: () => RenderedPage): RenderedPage => {
+    const before = unpredicted;
+    const page = render();
+    if (key !== undefined && unpredicted === before) freshPages.set(key, page);
     return page;
   };
-  let lines: string[] = [];
-  const renderAll = (): RenderedPage[] => {
-    const pages: RenderedPage[] = [];
-    lines = [];
-    model.chapters.forEach((chapter, i) => {
-      const t0 = performance.now();
-      const page = cachedPage(keys?.chapters[i], () => renderChapterPage(ctx, chapter, texts.get(chapter.doc) ?? "", i));
-      pages.push(page);
-      const s = chapter.summary;
-      lines.push(`docs: [${i + 1}/${model.chapters.length}] ${chapter.doc} → ${page.path} (${chapter.blocks.length} blocks${s === undefined ? "" : `, ${s.tested}/${s.definitions - s.typeOnly} tested, ${s.problems} problem(s)`}) ${Math.round(performance.now() - t0)} ms`);
-    });
-    for (const file of sourceFiles) {
-      const content = tangled.files.get(file) ?? readIfExists(join(root, file)) ?? "";
-      pages.push(cachedPage(keys?.source(file, content), () => renderSourcePage(ctx, file, content)));
-    }
-    const indexed = indexErrors(model, tangled, errorSites);
-    pages.push(renderIndexPage(ctx, { errors: indexed, globalProblems: report.problems.filter((p) => !report.blocks.some((b) => b.problems.includes(p)) && p.line === 0), apiProblems: (api?.problems ?? []).map((p) => p.message), apiStrict: api?.strict ?? false, generatedFiles: [...sourceFiles].sort(), description }));
-    return pages;
-  };
-  let pages = renderAll();
-  const misses = missing.size;
-  if (misses > 0) {
-    const highlight = await createTokenizer();
-    for (const [key, { code, lang }] of missing) tokenCacheOf().set(key, highlight(code, lang));
-    missing.clear();
-    pages = renderAll();
+  const pages: RenderedPage[] = [];
+  model.chapters.forEach((chapter, i) => {
+    const t0 = performance.now();
+    const page = cachedChapters[i] ?? rendered(chapterKeys[i], () => renderChapterPage(ctx, chapter, texts.get(chapter.doc) ?? "", i));
+    pages.push(page);
+    const s = chapter.summary;
+    progress(`docs: [${i + 1}/${model.chapters.length}] ${chapter.doc} → ${page.path} (${chapter.blocks.length} blocks${s === undefined ? "" : `, ${s.tested}/${s.definitions - s.typeOnly} tested, ${s.problems} problem(s)`}) ${Math.round(performance.now() - t0)} ms`);
+  });
+  for (const [file, content] of sourceContents) {
+    pages.push(cachedSources.get(file) ?? rendered(sourceKeys.get(file), () => renderSourcePage(ctx, file, content)));
   }
-  for (const line of lines) progress(line);
-  // Cached pages do not ask for their tokens or trees: keep the stored ones beside the new.
-  if (useCache && misses > 0) writeCachedJson(root, highlightCacheName, { ...stored, ...Object.fromEntries(used) });
-  if (useCache && treesMissed) writeCachedJson(root, markdownCacheName, { ...storedTrees, ...Object.fromEntries(trees) });
+  const indexed = indexErrors(model, tangled, errorSites);
+  pages.push(renderIndexPage(ctx, { errors: indexed, globalProblems: report.problems.filter((p) => !report.blocks.some((b) => b.problems.includes(p)) && p.line === 0), apiProblems: (api?.problems ?? []).map((p) => p.message), apiStrict: api?.strict ?? false, generatedFiles: [...sourceFiles].sort(), description }));
+  // Each cache keeps only what this build used: the code of every page, the trees parsed or read.
+  if (useCache && toRender.size > 0 && (misses > 0 || Object.keys(stored ?? {}).some((k) => !tokenCache.has(k)))) {
+    writeCachedJson(root, highlightCacheName, Object.fromEntries(tokenCache));
+  }
+  if (useCache && (treesMissed || Object.keys(storedTrees ?? {}).some((k) => !trees.has(k)))) writeCachedJson(root, markdownCacheName, Object.fromEntries(trees));
   if (useCache) {
-    for (const key of freshPages) {
-      const page = pageCache.get(key);
-      if (page === undefined) continue;
+    for (const [key, page] of freshPages) {
       writeCachedText(root, `${pagesFolder}/${key}.html`, page.html);
       writeCachedJson(root, `${pagesFolder}/${key}.json`, { path: page.path, headings: page.headings, sections: page.sections });
     }
-    pruneFolder(root, pagesFolder, new Set([...pageCache.keys()].flatMap((k) => [`${k}.json`, `${k}.html`])));
+    const live = new Set([...chapterKeys, ...sourceKeys.values()].flatMap((k) => (k === undefined ? [] : [`${k}.json`, `${k}.html`])));
+    pruneCache(root, (name) => !live.has(name), pagesFolder);
   }
-  cachedSteps.push(`highlight ${used.size - misses}/${used.size}`);
   const tRender = lap();
-  progress(`docs: rendered ${pages.length} pages (${model.chapters.length} chapters, ${sourceFiles.size} source files, index) in ${Math.round(tRender)} ms; ${pagesFromCache} pages and ${used.size - misses} of ${used.size} highlighted code texts from the cache`);
+  progress(`docs: rendered ${pages.length} pages (${model.chapters.length} chapters, ${sourceFiles.size} source files, index) in ${Math.round(tRender)} ms; ${pagesFromCache} pages and ${toRender.size - misses} of ${toRender.size} highlighted code texts from the cache`);
 
   for (const page of pages) {
     const path = join(staging, page.path);
@@ -306,7 +317,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     searchIndex = buildSearchIndex(entries);
     if (useCache) {
       writeCachedJson(root, searchName, searchIndex);
-      pruneCache(root, "search-", searchName);
+      pruneCache(root, (n) => n.startsWith("search-") && n !== searchName);
     }
   }
   writeAssets(staging, searchIndex);
@@ -330,22 +341,25 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     problems,
     ...(api === undefined ? {} : { api: { entryPoints: api.entryPoints, strict: api.strict, problems: api.problems } }),
     timings: { tangle: tTangle, verify: tVerify, xref: tXref, api: tApi, render: tRender, write: tWrite, total },
-    cached: { steps: cachedSteps.filter((s) => !s.startsWith("highlight")), highlighted: used.size, highlightedFromCache: used.size - misses, pages: pagesFromCache },
+    cached: { steps: cachedSteps, highlighted: toRender.size, highlightedFromCache: toRender.size - misses, pages: pagesFromCache },
     model,
   };
 }
 
-/** A chapter's title when its front matter has none: its first `# ` heading outside code fences. */
-function firstHeading(text: string): string | undefined {
-  let fence: string | undefined;
-  for (const line of text.split("\n")) {
-    const f = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
-    if (f !== undefined) {
-      if (fence === undefined) fence = f;
-      else if (f[0] === fence[0] && f.length >= fence.length) fence = undefined;
-      continue;
-    }
-    const h = fence === undefined ? /^ {0,3}# +(.+?)(?: +#+)? *$/.exec(line) : null;
+/**
+ * A chapter's title when its front matter has none: its first `# ` heading outside the front
+ * matter and the fenced code blocks (found by the document scanner, so fences agree with tangle's).
+ */
+export function firstHeading(text: string): string | undefined {
+  const { result } = scanBlocks(text);
+  const skipped: [number, number][] = result.blocks.map((b) => [b.line, b.line + (b.value === "" ? 0 : b.value.split("\n").length) + (b.closed ? 1 : 0)]);
+  const fm = result.frontMatter;
+  if (fm !== undefined) skipped.push([1, fm.line + (fm.value === "" ? 0 : fm.value.split("\n").length)]);
+  const lines = withoutBom(text).split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const n = i + 1;
+    if (skipped.some(([from, to]) => n >= from && n <= to)) continue;
+    const h = /^ {0,3}# +(.+?)(?: +#+)? *$/.exec(lines[i] ?? "");
     if (h !== null) return (h[1] ?? "").replace(/[`*_]/g, "");
   }
   return undefined;
@@ -414,8 +428,8 @@ const pagesFolder = "pages";
  * hover text, API links) and what it says about the blocks it links to (label, chapter, line).
  * Conservative by design: a change that might show on a page changes its key.
  */
-function pageKeys(model: DocsModel, input: { siteTitle: string; sourceFiles: ReadonlySet<string>; paths: readonly string[]; texts: ReadonlyMap<string, string>; api: boolean }): { chapters: string[]; source: (file: string, content: string) => string } {
-  const shared = hashParts([docsCodeVersion(), input.siteTitle, String(input.api), JSON.stringify(chapterLinks(model)), JSON.stringify(model.chapters.map((c) => [c.doc, c.title, c.description ?? "", c.summary ?? null])), JSON.stringify([...input.sourceFiles]), JSON.stringify(input.paths)]);
+function pageKeys(model: DocsModel, codeVersion: string, input: { siteTitle: string; sourceFiles: ReadonlySet<string>; paths: readonly string[]; texts: ReadonlyMap<string, string>; api: boolean }): { chapters: string[]; source: (file: string, content: string) => string } {
+  const shared = hashParts([codeVersion, input.siteTitle, String(input.api), JSON.stringify(chapterLinks(model)), JSON.stringify(model.chapters.map((c) => [c.doc, c.title, c.description ?? "", c.summary ?? null])), JSON.stringify([...input.sourceFiles]), JSON.stringify(input.paths)]);
   const symbols = model.xref.symbols;
   const about = (g: number): string => {
     const r = model.blocks[g];
@@ -430,7 +444,11 @@ function pageKeys(model: DocsModel, input: { siteTitle: string; sourceFiles: Rea
   };
   const chapters = model.chapters.map((c, i) => hashParts([shared, "chapter", String(i), input.texts.get(c.doc) ?? "", ...c.blocks.map(blockFacts)]));
   const occurrencesByFile = new Map<string, XrefResult["occurrences"][number][]>();
-  for (const o of model.xref.occurrences) occurrencesByFile.set(o.file, [...(occurrencesByFile.get(o.file) ?? []), o]);
+  for (const o of model.xref.occurrences) {
+    const list = occurrencesByFile.get(o.file);
+    if (list === undefined) occurrencesByFile.set(o.file, [o]);
+    else list.push(o);
+  }
   const targets = new Map(model.targets.map((t) => [t.path, t]));
   const source = (file: string, content: string): string => {
     const target = targets.get(file);
@@ -443,16 +461,6 @@ function pageKeys(model: DocsModel, input: { siteTitle: string; sourceFiles: Rea
   return { chapters, source };
 }
 
-/** Removes the files of a cache folder that are not in `keep`. */
-function pruneFolder(root: string, folder: string, keep: ReadonlySet<string>): void {
-  let names: string[];
-  try {
-    names = readdirSync(join(root, docsCacheFolder, folder));
-  } catch {
-    return;
-  }
-  for (const name of names) if (!keep.has(name)) rmSync(join(root, docsCacheFolder, folder, name), { force: true });
-}
 const markdownCacheName = "markdown.json";
 const typedocVersion = (createRequire(import.meta.url)("typedoc/package.json") as { version: string }).version;
 
@@ -485,7 +493,7 @@ function cachedVerify(root: string, useCache: boolean, cachedSteps: string[]): V
   const report = verifyProject({ root });
   if (useCache) {
     writeCachedJson(root, name, report);
-    pruneCache(root, "verify-", name);
+    pruneCache(root, (n) => n.startsWith("verify-") && n !== name);
   }
   return report;
 }
@@ -502,9 +510,10 @@ function restoreApi(root: string, key: string, staging: string, out: string): Ap
   const meta = readCachedJson<CachedApi>(root, `api-${key}.json`);
   if (meta === undefined) return undefined;
   const started = performance.now();
-  // The previous site's API pages, when built from the same key, move over in one rename.
+  // The previous site's API pages, when built from the same key, are copied over (the site
+  // being served keeps its own until the swap, also when this build fails).
   const previous = join(out, apiFolder);
-  if (readIfExists(join(previous, apiKeyFile)) === key) renameSync(previous, join(staging, apiFolder));
+  if (readIfExists(join(previous, apiKeyFile)) === key) cpSync(previous, join(staging, apiFolder), { recursive: true });
   else if (meta.pages.length > 0 && !restoreCachedFolder(root, `api-${key}`, join(staging, apiFolder))) return undefined;
   return { entryPoints: meta.entryPoints, strict: meta.strict, problems: meta.problems, pages: new Map(meta.pages), milliseconds: performance.now() - started };
 }
@@ -517,13 +526,13 @@ function storeApi(root: string, key: string, staging: string, api: ApiResult): v
   } catch {
     // No API folder: nothing to mark.
   }
-  pruneCache(root, "api-", `api-${key}`);
+  pruneCache(root, (n) => n.startsWith("api-") && n !== `api-${key}`);
   storeCachedFolder(root, `api-${key}`, join(staging, apiFolder));
   writeCachedJson(root, `api-${key}.json`, { entryPoints: api.entryPoints, strict: api.strict, problems: api.problems, pages: [...api.pages] } satisfies CachedApi);
 }
 
 /** Test files: tangled test blocks and anything under `test/`. */
-export function isTestFile(path: string): boolean {
+function isTestFile(path: string): boolean {
   return path.startsWith("test/") || /\.(test|spec)\.(c|m)?tsx?$/.test(path);
 }
 

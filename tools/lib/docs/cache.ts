@@ -7,9 +7,9 @@
  * error. Deleting `.cache/` is always safe.
  */
 import { createHash } from "node:crypto";
-import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { readIfExists } from "../io.ts";
+import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { readIfExists, writeAtomically } from "../io.ts";
 
 /** The cache folder of the docs build, below the project root. */
 export const docsCacheFolder = ".cache/docs";
@@ -76,26 +76,22 @@ export function cachedPath(root: string, name: string): string {
 /** Writes text to the cache atomically (a failure to write is not a build failure). */
 export function writeCachedText(root: string, name: string, text: string): void {
   try {
-    const path = join(root, docsCacheFolder, name);
-    mkdirSync(dirname(path), { recursive: true });
-    const temp = `${path}.tmp-${process.pid}`;
-    writeFileSync(temp, text);
-    renameSync(temp, path);
+    writeAtomically(join(root, docsCacheFolder, name), text);
   } catch {
     // A read-only checkout builds as before, only without the warm path.
   }
 }
 
-/** Removes the cache entries whose names start with `prefix` except `keep` (old keys of one step). */
-export function pruneCache(root: string, prefix: string, keep: string): void {
-  const folder = join(root, docsCacheFolder);
+/** Removes the entries of the cache folder `folder` (default: the top) that are `stale`, e.g. a step's old keys. */
+export function pruneCache(root: string, stale: (name: string) => boolean, folder = ""): void {
+  const dir = join(root, docsCacheFolder, folder);
   let names: string[];
   try {
-    names = readdirSync(folder);
+    names = readdirSync(dir);
   } catch {
     return;
   }
-  for (const name of names) if (name.startsWith(prefix) && name !== keep) rmSync(join(folder, name), { recursive: true, force: true });
+  for (const name of names) if (stale(name)) rmSync(join(dir, name), { recursive: true, force: true });
 }
 
 /** Copies a cached folder to `to`; false when it is not cached. */

@@ -3,7 +3,7 @@
  * that ran each block and the API pages, keyed by global block index. Pure.
  */
 import type { LiterateBlock } from "../document.ts";
-import type { TangleResult, TangledTarget } from "../tangle.ts";
+import { referenceLine, type TangleResult, type TangledTarget } from "../tangle.ts";
 import type { BlockReport, DocumentSummary, VerifyReport } from "../verify.ts";
 import { blockAnchor, chapterPath } from "./html.ts";
 import type { XrefResult } from "./xref.ts";
@@ -196,19 +196,13 @@ export function buildModel(input: ModelInput): DocsModel {
   return { chapters, blocks, definitions, xref, report, targets: tangle.targets };
 }
 
-/**
- * A document's `order` front matter key (a positive integer), read defensively: the key is new
- * in the document library, and a document without it (or a library that does not parse it yet)
- * sorts after every ordered one.
- */
-export function chapterOrder(doc: { readonly frontMatter: object }): number {
-  const order: unknown = (doc.frontMatter as { order?: unknown }).order;
-  const n = typeof order === "string" ? Number(order) : order;
-  return typeof n === "number" && Number.isInteger(n) && n > 0 ? n : Number.POSITIVE_INFINITY;
+/** A document's `order` front matter key (a positive integer, checked by the document library); a document without it sorts after every ordered one. */
+export function chapterOrder(doc: { readonly frontMatter: { readonly order?: number } }): number {
+  return doc.frontMatter.order ?? Number.POSITIVE_INFINITY;
 }
 
 /** Chapters in reading order: by `order`, then by path. */
-export function byChapterOrder(a: { readonly path: string; readonly frontMatter: object }, b: { readonly path: string; readonly frontMatter: object }): number {
+export function byChapterOrder(a: { readonly path: string; readonly frontMatter: { readonly order?: number } }, b: { readonly path: string; readonly frontMatter: { readonly order?: number } }): number {
   const oa = chapterOrder(a);
   const ob = chapterOrder(b);
   return oa === ob ? (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : oa < ob ? -1 : 1;
@@ -229,18 +223,19 @@ export function compareDefinitionNames(a: string, b: string): number {
 /** One collator for every comparison: `localeCompare` builds one per call. */
 const collator = new Intl.Collator("en", { sensitivity: "base" });
 
-const chunkLine = /^[ \t]*<<([A-Za-z_][\w.-]*)>>[ \t]*$/;
-
-/** The `<<name>>` lines of each block, and for each named block where it is spliced in. */
+/** The `<<name>>` lines of each block (by tangle's own rule), and for each named block that tangle splices where it is spliced in. */
 export function chunkLinks(blocks: readonly LiterateBlock[]): { refs: BlockModel["chunkRefs"][]; splicedInto: number[][] } {
   const byName = new Map<string, number[]>();
   blocks.forEach((b, i) => {
-    if (b.attrs.name !== undefined) byName.set(b.attrs.name, [...(byName.get(b.attrs.name) ?? []), i]);
+    if (b.attrs.name === undefined || b.attrs.noTangle) return;
+    const named = byName.get(b.attrs.name);
+    if (named === undefined) byName.set(b.attrs.name, [i]);
+    else named.push(i);
   });
   const splicedInto: number[][] = blocks.map(() => []);
   const refs = blocks.map((b, i) =>
     b.lines.flatMap((text, line) => {
-      const name = text.includes("<<") ? chunkLine.exec(text)?.[1] : undefined;
+      const name = text.includes("<<") ? referenceLine.exec(text)?.[2] : undefined;
       if (name === undefined) return [];
       const named = byName.get(name) ?? [];
       for (const n of named) if (!splicedInto[n]?.includes(i)) splicedInto[n]?.push(i);

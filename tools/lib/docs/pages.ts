@@ -253,13 +253,18 @@ function summaryText(chapter: ChapterModel): string {
   return `${state} · ${s.definitions} definition blocks (${s.typeOnly} type-only) · ${s.tested}/${runtime} tested`;
 }
 
+/** The language a source page highlights `file` as: `ts`, `md`, or plain text (`""`). */
+export function sourceLanguage(file: string): string {
+  return /\.(c|m)?tsx?$/.test(file) ? "ts" : /\.md$/.test(file) ? "md" : "";
+}
+
 /** Renders the source page of a tangled file (with provenance links and cross-references) or of a tool's file. */
 export function renderSourcePage(ctx: PageContext, file: string, content: string): RenderedPage {
   const page = sourcePath(file);
   const hovers = new Map<number, string>();
   const lines = content.endsWith("\n") ? content.slice(0, -1) : content;
   const target = ctx.model.targets.find((t) => t.path === file);
-  const lang = /\.(c|m)?tsx?$/.test(file) ? "ts" : /\.md$/.test(file) ? "md" : "";
+  const lang = sourceLanguage(file);
   const tokens = target === undefined || lang !== "ts" ? ctx.tokenize(lines, lang) : targetTokens(ctx, target);
   const overlays = new Map<number, CodeOverlay[]>();
   if (target !== undefined) {
@@ -340,7 +345,6 @@ export function renderIndexPage(ctx: PageContext, options: { readonly errors: re
     .map((c) => {
       const s = c.summary;
       const runtime = s === undefined ? 0 : s.definitions - s.typeOnly;
-      const status = chapterStatus(c);
       return `<tr><td><a href="${escapeHtml(c.path)}">${escapeHtml(c.title)}</a>${c.description === undefined ? "" : `<br><span class="desc">${escapeHtml(c.description)}</span>`}</td><td class="num">${s?.definitions ?? 0}</td><td class="num">${s?.typeOnly ?? 0}</td><td class="num">${s?.tested ?? 0}/${runtime}</td><td class="num"><span class="status ${(s?.problems ?? 0) === 0 ? "ok" : "bad"}">${s?.problems ?? 0}</span></td></tr>`;
     })
     .join("\n");

@@ -11,6 +11,7 @@ import { createServer, type Server } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
 import { watch } from "chokidar";
 import { formatDiagnostic, LiterateError } from "../diagnostics.ts";
+import { manifestPath } from "../paths.ts";
 import { runTangle } from "../tangle-run.ts";
 import { buildDocs, type DocsOptions } from "./build.ts";
 import { escapeHtml } from "./html.ts";
@@ -74,6 +75,9 @@ export function serveStatic(site: string, port: number, failure: () => readonly 
   });
 }
 
+/** How long after its build an event on a file the server's tangle wrote is still taken as its own (ms). */
+const ownWriteGrace = 1000;
+
 /** A running `docs:serve`. */
 export interface DocsServer {
   readonly url: string;
@@ -89,6 +93,10 @@ export async function serveDocs(options: DocsOptions & { readonly port: number }
   let again = false;
   let retangle = false;
   let failed: string[] | undefined;
+  // The files the server's own tangle wrote: their watch events arrive during or just after the
+  // build that follows and must not cause another. Each is ignored until shortly after that build
+  // (a manual `npm run tangle` later still triggers a rebuild).
+  const ownWrites = new Map<string, number>();
   const rebuild = async (tangleFirst = false): Promise<void> => {
     retangle ||= tangleFirst;
     if (building) {
@@ -104,6 +112,8 @@ export async function serveDocs(options: DocsOptions & { readonly port: number }
           if (retangle) {
             retangle = false;
             const tangled = runTangle({ root: options.root });
+            for (const action of tangled.actions) ownWrites.set(join(options.root, action.path), Number.POSITIVE_INFINITY);
+            ownWrites.set(join(options.root, manifestPath), Number.POSITIVE_INFINITY);
             log(`docs: tangled ${tangled.documents} documents (${tangled.actions.length} file(s) written)`);
           }
           const result = await buildDocs({ ...options, out });
@@ -116,6 +126,8 @@ export async function serveDocs(options: DocsOptions & { readonly port: number }
         }
         for (const line of lines) log(line);
         if (failed !== undefined) log("docs: the rebuild failed; pages show the error until it is fixed");
+        const until = Date.now() + ownWriteGrace;
+        for (const [path, expiry] of ownWrites) ownWrites.set(path, Math.min(expiry, until));
       } while (again);
     } finally {
       building = false;
@@ -131,6 +143,11 @@ export async function serveDocs(options: DocsOptions & { readonly port: number }
   const watcher = watch(watched, { ignoreInitial: true });
   watcher.on("all", (_event, path) => {
     if (path.includes(".tmp-")) return;
+    const own = ownWrites.get(path);
+    if (own !== undefined) {
+      if (own > Date.now()) return;
+      ownWrites.delete(path);
+    }
     literate ||= path.startsWith(literateFolder);
     clearTimeout(timer);
     timer = setTimeout(() => {
