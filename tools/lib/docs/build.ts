@@ -8,7 +8,7 @@
  * The site is written into a fresh folder beside `out` and swapped in at the end, so a server
  * never shows half a site.
  */
-import { copyFileSync, cpSync, mkdirSync, readdirSync, rm, rmSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, rm, rmSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LiterateError, error, type Diagnostic } from "../diagnostics.ts";
@@ -27,7 +27,7 @@ import { buildModel, type DocsModel } from "./model.ts";
 import { chapterLinks, renderChapterPage, renderIndexPage, renderSourcePage, type IndexedError, type PageContext, type RenderedPage, sourceLanguage } from "./pages.ts";
 import { buildSearchIndex, type SearchEntry } from "./search.ts";
 import { crossReference, readCompilerOptions, type XrefResult } from "./xref.ts";
-import { cachedPath, hashParts, pruneCache, writeCachedText, readCachedJson, restoreCachedFolder, storeCachedFolder, treeFingerprint, writeCachedJson } from "./cache.ts";
+import { cachedPath, hashParts, linkTree, pruneCache, writeCachedText, readCachedJson, restoreCachedFolder, storeCachedFolder, treeFingerprint, writeCachedJson } from "./cache.ts";
 import { plainTokens } from "./code-html.ts";
 import type { ChapterOptions } from "./chapter.ts";
 import type { Root as MdastRoot } from "mdast";
@@ -513,7 +513,7 @@ function restoreApi(root: string, key: string, staging: string, out: string): Ap
   // The previous site's API pages, when built from the same key, are copied over (the site
   // being served keeps its own until the swap, also when this build fails).
   const previous = join(out, apiFolder);
-  if (readIfExists(join(previous, apiKeyFile)) === key) cpSync(previous, join(staging, apiFolder), { recursive: true });
+  if (readIfExists(join(previous, apiKeyFile)) === key) linkTree(previous, join(staging, apiFolder));
   else if (meta.pages.length > 0 && !restoreCachedFolder(root, `api-${key}`, join(staging, apiFolder))) return undefined;
   return { entryPoints: meta.entryPoints, strict: meta.strict, problems: meta.problems, pages: new Map(meta.pages), milliseconds: performance.now() - started };
 }
