@@ -62,6 +62,17 @@ describe("the docs build", () => {
     expect(apiWhileBuilding).toEqual([true, true]);
   });
 
+  it("shows a generated file without the inline source map on its last line, which no cache holds", () => {
+    const page = readFileSync(join(root, "site", "source", "generated", "index.ts.html"), "utf8");
+    const lines = readFileSync(join(root, "generated", "index.ts"), "utf8").split("\n");
+    const mapLine = lines.length - 1;
+    expect(lines[mapLine - 1]).toMatch(/^\/\/# sourceMappingURL=data:/);
+    expect(page).toContain(`<p class="source-map" id="L${mapLine}">Line ${mapLine}, not shown`);
+    expect(page).toContain(`<a class="ln" href="#L${mapLine - 1}">`);
+    expect(page).not.toContain("base64,");
+    for (const cache of ["highlight.json", "markdown.json"]) expect(readFileSync(join(root, ".cache", "docs", cache), "utf8"), cache).not.toContain("sourceMappingURL");
+  });
+
   it("keeps in its highlight and Markdown caches only what the current build shows", async () => {
     const cache = join(root, ".cache", "docs");
     expect(readFileSync(join(cache, "highlight.json"), "utf8")).toContain("undocumented");

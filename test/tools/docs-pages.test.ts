@@ -1,15 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { plainTokens } from "../../tools/lib/docs/code-html.ts";
 import { buildModel } from "../../tools/lib/docs/model.ts";
-import { renderBlock, type PageContext } from "../../tools/lib/docs/pages.ts";
+import { renderBlock, renderSourcePage, withoutInlineSourceMap, type PageContext } from "../../tools/lib/docs/pages.ts";
+import { inlineSourceMapPrefix } from "../../tools/lib/sourcemap.ts";
 import { tangle } from "../../tools/lib/tangle.ts";
 import type { BlockReport, VerifyReport } from "../../tools/lib/verify.ts";
 
 const fence = "```";
-const doc = `---\ntangle: generated/a.ts\n---\n# A\n\nThe class.\n\n${fence}ts\nexport class A {\n  <<a-members>>\n}\n${fence}\n\nIts members.\n\n${fence}ts #a-members\nrun(): number { return "x" + LIMIT; }\n${fence}\n\nA constant.\n\n${fence}ts\nexport const LIMIT = 3;\n${fence}\n`;
+const doc = `---\ntangle: generated/a.ts\n---\n# A\n\nThe class.\n\n${fence}ts\nexport class A {\n  <<a-members>>\n}\n${fence}\n\nIts members.\n\n${fence}ts #a-members\nrun(): number { return "x" + LIMIT; }\n${fence}\n\nA constant.\n\n${fence}ts\nexport const LIMIT = 3;\n${fence}\n\nA script.\n\n${fence}js file=generated/b.js\nexport const b = 1;\n${fence}\n`;
 
-/** Block 0 is tested by two tests and stale, block 1 does not compile, block 2 is a tested constant. */
-function page(): { html: (index: number) => string } {
+/**
+ * Block 0 is tested by two tests and stale, block 1 does not compile, block 2 is a tested
+ * constant, block 3 a JavaScript file. `source` renders a generated file's page; `tokenized`
+ * is every code the highlighter was given.
+ */
+function page(): { html: (index: number) => string; source: (file: string) => { content: string; html: string }; tokenized: string[] } {
   const tangled = tangle([{ path: "literate/a.md", text: doc }]);
   const line = (i: number): number => tangled.blocks[i]?.line ?? 0;
   const base = (i: number, names: string[], tested: string, extra: Partial<Record<string, unknown>> = {}): BlockReport =>
@@ -31,8 +36,17 @@ function page(): { html: (index: number) => string } {
     milliseconds: 0,
   };
   const model = buildModel({ tangle: tangled, report, xref, tests: new Map([[0, ["A runs", "A stops"]], [1, ["run counts to the limit"]]]) });
-  const ctx: PageContext = { model, tokenize: plainTokens, siteTitle: "T", sourcePages: new Set(), documents: new Set(["literate/a.md"]) };
-  return { html: (index) => renderBlock(ctx, "chapters/a.html", model.blocks[index] ?? (undefined as never), new Map()) };
+  const tokenized: string[] = [];
+  const tokenize = (code: string): ReturnType<typeof plainTokens> => {
+    tokenized.push(code);
+    return plainTokens(code);
+  };
+  const ctx: PageContext = { model, tokenize, siteTitle: "T", sourcePages: new Set(), documents: new Set(["literate/a.md"]) };
+  const source = (file: string): { content: string; html: string } => {
+    const content = tangled.files.get(file) ?? "";
+    return { content, html: renderSourcePage(ctx, file, content).html };
+  };
+  return { html: (index) => renderBlock(ctx, "chapters/a.html", model.blocks[index] ?? (undefined as never), new Map()), source, tokenized };
 }
 
 describe("a rendered block", () => {
@@ -60,5 +74,42 @@ describe("a rendered block", () => {
   it("links a `<<name>>` line to the named block, which says where it is spliced", () => {
     expect(html(0)).toMatch(/<a [^>]*href="#block-1"[^>]*>[^]*?a-members/);
     expect(html(1)).toContain("Spliced into");
+  });
+});
+
+describe("a generated file's source page", () => {
+  const { source, tokenized } = page();
+  /** The text of line `n` of a page, tags and gutter dropped. */
+  const lineText = (html: string, n: number): string | undefined =>
+    new RegExp(`<span class="line" id="L${n}"><span class="gutter">.*?</span>(.*?)</span>(?:\\n|</code>)`).exec(html)?.[1]?.replace(/<[^>]*>/g, "").replaceAll("&quot;", '"');
+
+  it.each(["generated/a.ts", "generated/b.js"])("shows %s without its inline source map, in a short note naming its line", (file) => {
+    const { content, html } = source(file);
+    const lines = content.split("\n");
+    const mapLine = lines.findIndex((l) => l.startsWith(inlineSourceMapPrefix)) + 1;
+    expect(mapLine).toBe(lines.length - 1); // the last line, before the final newline
+    const payload = (lines[mapLine - 1] ?? "").slice(inlineSourceMapPrefix.length);
+    expect(payload.length).toBeGreaterThan(20);
+    expect(html).not.toContain(payload);
+    expect(html).not.toContain("base64,");
+    expect(html).not.toContain(`id="L${mapLine}"><span class="gutter">`);
+    expect(html).toContain(`<p class="source-map" id="L${mapLine}">Line ${mapLine}, not shown, is the source map (inline)`);
+    expect(tokenized.some((code) => code.includes(inlineSourceMapPrefix))).toBe(false);
+  });
+
+  it("keeps line N of the page line N of the file, cross-references included", () => {
+    const { content, html } = source("generated/a.ts");
+    const lines = content.split("\n");
+    for (let n = 1; n < lines.length - 1; n++) expect(lineText(html, n), `line ${n}`).toBe(lines[n - 1]);
+    const used = lines.findIndex((l) => l.includes("run(): number")) + 1;
+    expect(html).toMatch(new RegExp(`id="L${used}">.*?<a class="ref" href="[^"]*#block-2"[^>]*><span[^>]*>LIMIT</span></a>`));
+  });
+
+  it("finds the inline map only on the last line", () => {
+    const map = `${inlineSourceMapPrefix}eyJ9`;
+    expect(withoutInlineSourceMap(`a;\nb;\n${map}\n`)).toEqual({ code: "a;\nb;\n", mapLine: 3 });
+    expect(withoutInlineSourceMap(`a;\n${map}`)).toEqual({ code: "a;\n", mapLine: 2 });
+    expect(withoutInlineSourceMap(`${map}\nb;\n`)).toEqual({ code: `${map}\nb;\n` });
+    expect(withoutInlineSourceMap("a;\n//# sourceMappingURL=a.js.map\n")).toEqual({ code: "a;\n//# sourceMappingURL=a.js.map\n" });
   });
 });

@@ -87,6 +87,25 @@ describe("blocks", () => {
     ]);
   });
 
+  it("offers a block's code as one verbatim string only when its lines are whole Markdown lines", () => {
+    const cases: [string, string, string | undefined][] = [
+      ["a fence at column 1", md(`${fence}ts`, "const a = 1;", "  if (a) {}", "", fence), "const a = 1;\n  if (a) {}\n"],
+      ["one empty line", md(`${fence}ts`, "", fence), ""],
+      ["no line at all", md(`${fence}ts`, fence), undefined],
+      ["a fence inside a list item", md("- step", "", `  ${fence}ts`, "  x();", `  ${fence}`), undefined],
+      ["a fence inside a block quote", md(`> ${fence}ts`, "> x();", `> ${fence}`), undefined],
+      ["CRLF line endings", `${fence}ts\r\nx();\r\ny();\r\n${fence}\r\n`, undefined],
+    ];
+    for (const [name, text, verbatim] of cases) {
+      const [block] = parse(text).blocks;
+      expect(block?.verbatim, name).toBe(verbatim);
+      if (verbatim !== undefined) {
+        expect(block?.lines, name).toEqual(verbatim.split("\n"));
+        expect(block?.columnShift, name).toEqual(verbatim.split("\n").map(() => 0));
+      }
+    }
+  });
+
   it("tells an empty block (no lines) from a block holding one empty line", () => {
     const doc = parse(md(`${fence}ts no-tangle`, fence, "", `${fence}ts no-tangle`, "", fence));
     expect(doc.blocks.map((b) => b.lines)).toEqual([[], [""]]);

@@ -1,8 +1,8 @@
 /** The disk: listing documents, atomic writes, symlink checks and the stat cache, on real temp folders. */
-import { mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BatchWriteError, HashingReader, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, parseJson, readIfExists, statCachePath, writeAllAtomically, writeAtomically } from "../../tools/lib/io.ts";
+import { BatchWriteError, FolderListings, HashingReader, decodeTexts, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, parseJson, readIfExists, statCachePath, writeAllAtomically, writeAtomically } from "../../tools/lib/io.ts";
 import { sha256 } from "../../tools/lib/plan.ts";
 import { listFiles, project, read, removeTempDirs, tempDir, thrown, writeFiles } from "./support.ts";
 
@@ -17,6 +17,48 @@ describe("listDocuments", () => {
 
   it("finds nothing when there is no literate/ folder", () => {
     expect(listDocuments(tempDir())).toEqual([]);
+  });
+
+  it("follows a symbolic link to a document, but not one to a folder or to nothing", () => {
+    const root = project({ "literate/a.md": "", "elsewhere/b.md": "" });
+    symlinkSync(join(root, "elsewhere", "b.md"), join(root, "literate", "b.md"));
+    symlinkSync(join(root, "elsewhere"), join(root, "literate", "dir.md"));
+    symlinkSync(join(root, "nowhere.md"), join(root, "literate", "dangling.md"));
+    expect(listDocuments(root)).toEqual(["literate/a.md", "literate/b.md"]);
+  });
+});
+
+describe("decodeTexts", () => {
+  const files: [string, Buffer[]][] = [
+    ["ASCII files", [Buffer.from("# A\n"), Buffer.from(""), Buffer.from("```ts\nx;\n```\r\n")]],
+    ["a file with accents among ASCII ones", [Buffer.from("# A\n"), Buffer.from("café — naïve 😀\n"), Buffer.from("b\n")]],
+    ["a byte-order mark", [Buffer.from("\uFEFF# A\n"), Buffer.from("b")]],
+    ["bytes that are not UTF-8", [Buffer.from([0x61, 0xff, 0xfe, 0x62]), Buffer.from([0xc3]), Buffer.from([0xa9, 0x0a])]],
+  ];
+
+  it.each(files)("reads %s exactly as readFileSync reads them as UTF-8", (_name, buffers) => {
+    const root = tempDir();
+    buffers.forEach((bytes, i) => writeFileSync(join(root, `${i}.md`), bytes));
+    expect(decodeTexts(buffers)).toEqual(buffers.map((_, i) => readFileSync(join(root, `${i}.md`), "utf8")));
+  });
+});
+
+describe("FolderListings", () => {
+  it("says what stands at a path from one listing of its folder: a file, a folder, a link, nothing, or no folder at all", () => {
+    const root = project({ "generated/a.ts": "x", "generated/sub/b.ts": "y" });
+    symlinkSync("a.ts", join(root, "generated", "link.ts"));
+    const listings = new FolderListings(root);
+    expect(["generated/a.ts", "generated/sub", "generated/link.ts", "generated/missing.ts", "absent/x.ts"].map((p) => listings.entry(p))).toEqual(["file", "folder", "link", undefined, null]);
+    writeFiles(root, { "generated/new.ts": "z" });
+    expect(listings.entry("generated/new.ts")).toBeUndefined(); // a listing is kept until forgotten
+    listings.forget("generated/new.ts");
+    expect(listings.entry("generated/new.ts")).toBe("file");
+  });
+
+  it("cannot tell for a folder it cannot list, so the path itself must be asked", () => {
+    const root = tempDir();
+    symlinkSync("loop", join(root, "loop"));
+    expect(new FolderListings(root).entry("loop/a.ts")).toBe("unknown");
   });
 });
 
@@ -119,6 +161,32 @@ describe("the stat cache", () => {
       const reader = new HashingReader(root, cache);
       expect(reader.hash("a.md")).toEqual({ hash: sha256("hello"), text: "hello" });
     }
+  });
+
+  it("reads a document's bytes unless the cache proves it unchanged, and never hashes it", () => {
+    const root = project({ "a.md": "hello" });
+    utimesSync(join(root, "a.md"), past, past);
+    const first = new HashingReader(root, loadStatCache(root));
+    const read1 = first.stat("a.md");
+    expect(read1?.bytes?.toString("utf8")).toBe("hello");
+    expect(read1?.stamp).toEqual({ size: 5, mtimeMs: past.getTime() });
+    expect(first.stat("missing.md")).toBeUndefined();
+    first.save();
+    expect(loadStatCache(root).files["a.md"]).toEqual({ size: 5, mtimeMs: past.getTime() });
+    const second = new HashingReader(root, loadStatCache(root));
+    expect(second.stat("a.md")).toEqual({ stamp: { size: 5, mtimeMs: past.getTime() } });
+    expect(second.reads).toBe(0);
+  });
+
+  it("answers that a file is missing from its folder's listing, without asking for the file", () => {
+    const root = project({ "generated/a.ts": "x" });
+    const listings = new FolderListings(root);
+    const reader = new HashingReader(root, loadStatCache(root), listings);
+    expect(reader.hash("generated/a.ts")).toEqual({ hash: sha256("x"), text: "x" });
+    writeFiles(root, { "generated/b.ts": "y" });
+    expect(reader.hash("generated/b.ts")).toBeUndefined(); // not in the listing taken before it was written
+    reader.recordWritten("generated/b.ts", sha256("y"));
+    expect(reader.hash("generated/b.ts")?.hash).toBe(sha256("y"));
   });
 
   it("treats a missing or broken cache as empty", () => {

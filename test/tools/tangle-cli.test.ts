@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { LiterateError } from "../../tools/lib/diagnostics.ts";
 import { manifestPath } from "../../tools/lib/paths.ts";
 import { formatManifest, sha256 } from "../../tools/lib/plan.ts";
+import { readInlineSourceMap } from "../../tools/lib/sourcemap.ts";
 import { pendingPath, runTangle } from "../../tools/lib/tangle-run.ts";
 import { tangle } from "../../tools/lib/tangle.ts";
 import { fence, listFiles, md, read, removeTempDirs, snapshot, tempDir, thrown, writeFiles } from "./support.ts";
@@ -91,7 +92,7 @@ const cliTimeout = 120_000;
 const noTemporaries = (root: string): string[] => listFiles(root).filter((path) => path.includes(".tmp-"));
 
 describe.concurrent("tangle writes", { timeout: cliTimeout }, () => {
-  it("every target, its source map and the manifest, and lists them", async ({ expect }) => {
+  it("every target, its source map inline, and the manifest, and lists them", async ({ expect }) => {
     const root = newProject();
     const run = await cli(root);
     expect(run).toEqual({
@@ -99,11 +100,9 @@ describe.concurrent("tangle writes", { timeout: cliTimeout }, () => {
       stderr: "",
       stdout: [
         "wrote   generated/a.ts",
-        "wrote   generated/a.ts.map",
         "wrote   generated/b.ts",
-        "wrote   generated/b.ts.map",
         "wrote   generated/.tangle-manifest.json",
-        "tangle: 5 written, 0 deleted, 0 unchanged",
+        "tangle: 3 written, 0 deleted, 0 unchanged",
         "",
       ].join("\n"),
     });
@@ -113,14 +112,15 @@ describe.concurrent("tangle writes", { timeout: cliTimeout }, () => {
     for (const [path, content] of expected) hashes[path] = sha256(content);
     expect(read(root, manifestPath)).toBe(formatManifest({ version: 1, files: hashes }));
     expect(noTemporaries(root)).toEqual([]);
-    expect(listFiles(root)).toEqual([".cache/tangle-stat.json", manifestPath, "generated/a.ts", "generated/a.ts.map", "generated/b.ts", "generated/b.ts.map", "literate/a.md"]);
+    expect(listFiles(root)).toEqual([".cache/tangle-stat.json", manifestPath, "generated/a.ts", "generated/b.ts", "literate/a.md"]);
+    for (const path of ["generated/a.ts", "generated/b.ts"]) expect(readInlineSourceMap(read(root, path)), path).toMatchObject({ sources: ["../literate/a.md"] });
   });
 
   it("nothing on a second run, and keeps every file's mtime", async ({ expect }) => {
     const root = tangled();
     const before = snapshot(root, { skipCache: true });
     const run = await cli(root);
-    expect(run).toEqual({ status: 0, stderr: "", stdout: "tangle: 0 written, 0 deleted, 4 unchanged\n" });
+    expect(run).toEqual({ status: 0, stderr: "", stdout: "tangle: 0 written, 0 deleted, 2 unchanged\n" });
     expect(snapshot(root, { skipCache: true })).toEqual(before);
   });
 
@@ -131,8 +131,39 @@ describe.concurrent("tangle writes", { timeout: cliTimeout }, () => {
     const report = runTangle({ root });
     expect(report.actions.map((a) => `${a.kind} ${a.path}`)).toEqual(["write generated/a.ts", `write ${manifestPath}`]);
     const after = snapshot(root, { skipCache: true });
-    for (const path of ["generated/a.ts.map", "generated/b.ts", "generated/b.ts.map"]) expect(after[path], path).toEqual(before[path]);
+    expect(after["generated/b.ts"]).toEqual(before["generated/b.ts"]);
     expect(read(root, "generated/a.ts")).toContain("export const a = 10;");
+  });
+
+  it("over a project tangled when maps were separate files, deleting each `.ts.map` and refusing nothing", async ({ expect }) => {
+    // What an older tangle left: each target ending in a comment that names its map, the map
+    // beside it, all four in the manifest.
+    const root = newProject();
+    const old: Record<string, string> = {};
+    for (const [path, content] of tangle([{ path: "literate/a.md", text: chapter() }]).files) {
+      const name = path.slice(path.lastIndexOf("/") + 1);
+      old[path] = content.replace(/\/\/# sourceMappingURL=data:[^\n]*\n$/, `//# sourceMappingURL=${name}.map\n`);
+      old[`${path}.map`] = `${JSON.stringify({ ...readInlineSourceMap(content) })}\n`;
+    }
+    writeFiles(root, old);
+    writeFiles(root, { [manifestPath]: formatManifest({ version: 1, files: Object.fromEntries(Object.entries(old).map(([path, content]) => [path, sha256(content)])) }) });
+    const run = await cli(root);
+    expect(run).toEqual({
+      status: 0,
+      stderr: "",
+      stdout: [
+        "wrote   generated/a.ts",
+        "wrote   generated/b.ts",
+        "deleted generated/a.ts.map",
+        "deleted generated/b.ts.map",
+        "wrote   generated/.tangle-manifest.json",
+        "tangle: 3 written, 2 deleted, 0 unchanged",
+        "",
+      ].join("\n"),
+    });
+    expect(listFiles(root).filter((p) => p.startsWith("generated/"))).toEqual([manifestPath, "generated/a.ts", "generated/b.ts"].sort());
+    expect(readInlineSourceMap(read(root, "generated/a.ts"))).toMatchObject({ file: "a.ts", sources: ["../literate/a.md"] });
+    expect(await cli(root, "--check")).toEqual({ status: 0, stderr: "", stdout: "tangle: up to date (2 files)\n" });
   });
 
   it("atomically, leaving no temporary file behind", ({ expect }) => {
@@ -164,11 +195,9 @@ describe.concurrent("tangle --check", { timeout: cliTimeout }, () => {
       stdout: "",
       stderr: [
         "generated/a.ts: out of date (missing)",
-        "generated/a.ts.map: out of date (missing)",
         "generated/b.ts: out of date (missing)",
-        "generated/b.ts.map: out of date (missing)",
         "generated/.tangle-manifest.json: out of date (missing)",
-        "tangle: 5 file(s) out of date",
+        "tangle: 3 file(s) out of date",
         "  hint: run `npm run tangle` and commit the result",
         "",
       ].join("\n"),
@@ -178,7 +207,7 @@ describe.concurrent("tangle --check", { timeout: cliTimeout }, () => {
 
   it("exits 0 when everything is current", async ({ expect }) => {
     const root = tangled();
-    expect(await cli(root, "--check")).toEqual({ status: 0, stderr: "", stdout: "tangle: up to date (4 files)\n" });
+    expect(await cli(root, "--check")).toEqual({ status: 0, stderr: "", stdout: "tangle: up to date (2 files)\n" });
   });
 
   it("names a file that differs and one that would be deleted", async ({ expect }) => {
@@ -187,10 +216,9 @@ describe.concurrent("tangle --check", { timeout: cliTimeout }, () => {
     const before = snapshot(root);
     const run = await cli(root, "--check");
     expect(run.status).toBe(1);
-    expect(run.stderr.split("\n").slice(0, 4)).toEqual([
+    expect(run.stderr.split("\n").slice(0, 3)).toEqual([
       "generated/a.ts: out of date (differs)",
       "generated/b.ts: out of date (would be deleted)",
-      "generated/b.ts.map: out of date (would be deleted)",
       "generated/.tangle-manifest.json: out of date (differs)",
     ]);
     expect(snapshot(root)).toEqual(before);
@@ -252,10 +280,10 @@ describe.concurrent("tangle refuses", { timeout: cliTimeout }, () => {
     expect(again).toEqual({
       status: 0,
       stderr: "",
-      stdout: ["deleted generated/b.ts", "deleted generated/b.ts.map", "wrote   generated/.tangle-manifest.json", "tangle: 1 written, 2 deleted, 2 unchanged", ""].join("\n"),
+      stdout: ["deleted generated/b.ts", "wrote   generated/.tangle-manifest.json", "tangle: 1 written, 1 deleted, 1 unchanged", ""].join("\n"),
     });
-    expect(listFiles(root).filter((p) => p.startsWith("generated/"))).toEqual([manifestPath, "generated/a.ts", "generated/a.ts.map"].sort());
-    expect(Object.keys((JSON.parse(read(root, manifestPath)) as { files: Record<string, string> }).files)).toEqual(["generated/a.ts", "generated/a.ts.map"]);
+    expect(listFiles(root).filter((p) => p.startsWith("generated/"))).toEqual([manifestPath, "generated/a.ts"].sort());
+    expect(Object.keys((JSON.parse(read(root, manifestPath)) as { files: Record<string, string> }).files)).toEqual(["generated/a.ts"]);
   });
 
   it("to write anything when a document has errors, printing each with its location and hint", async ({ expect }) => {
@@ -283,7 +311,7 @@ describe.concurrent("tangle refuses", { timeout: cliTimeout }, () => {
     symlinkSync(outside, join(root, "generated"));
     const run = await cli(root);
     const refusal = (path: string) => `${path} bad-target: \`${path}\` leads outside the project through a symbolic link\n  hint: targets must be regular files inside the project\n`;
-    expect(run).toEqual({ status: 1, stdout: "", stderr: ["generated/a.ts", "generated/a.ts.map", "generated/b.ts", "generated/b.ts.map"].map(refusal).join("") });
+    expect(run).toEqual({ status: 1, stdout: "", stderr: ["generated/a.ts", "generated/b.ts"].map(refusal).join("") });
     expect(listFiles(outside)).toEqual([]);
     expect(listFiles(root).filter((p) => !p.startsWith("generated/"))).toEqual(["literate/a.md"]);
   });
@@ -462,13 +490,29 @@ describe("tangle's warnings", () => {
 describe.concurrent("tangle and the file system", { timeout: cliTimeout }, () => {
   it("takes the files a run killed halfway created in place as its own, and finishes the job", ({ expect }) => {
     const root = tangled(chapter("1", false));
-    // As a run killed while creating generated/b.ts leaves it: the journal, and a file cut short.
-    writeFiles(root, { [pendingPath]: `${JSON.stringify({ version: 1, files: ["generated/b.ts", "generated/b.ts.map"] })}\n`, "generated/b.ts": "// Generated by tools/tan" });
-    writeDoc(root, chapter(), "literate/a.md", 60);
+    const withC = `${chapter()}${md("", "A third file.", "", `${fence}ts file=generated/c.ts`, "export const c = 3;", fence)}`;
+    // As a run killed while creating generated/b.ts, before generated/c.ts, leaves it: the journal, and a file cut short.
+    writeFiles(root, { [pendingPath]: `${JSON.stringify({ version: 1, files: ["generated/b.ts", "generated/c.ts"] })}\n`, "generated/b.ts": "// Generated by tools/tan" });
+    writeDoc(root, withC, "literate/a.md", 60);
     const report = runTangle({ root });
-    expect(report.actions.map((a) => `${a.kind} ${a.path}`)).toEqual(["write generated/b.ts", "write generated/b.ts.map", `write ${manifestPath}`]);
-    expect(read(root, "generated/b.ts")).toBe(tangle([{ path: "literate/a.md", text: chapter() }]).files.get("generated/b.ts"));
+    expect(report.actions.map((a) => `${a.kind} ${a.path}`)).toEqual(["write generated/b.ts", "write generated/c.ts", `write ${manifestPath}`]);
+    expect(read(root, "generated/b.ts")).toBe(tangle([{ path: "literate/a.md", text: withC }]).files.get("generated/b.ts"));
     expect(existsSync(join(root, pendingPath))).toBe(false);
+  });
+
+  it("spends a journal whose files all exist already, so it cannot claim them on later runs", ({ expect }) => {
+    const root = tangled(chapter());
+    // As a run killed after creating generated/b.ts, its only new file, but before writing the manifest leaves it.
+    writeFiles(root, { [pendingPath]: `${JSON.stringify({ version: 1, files: ["generated/b.ts"] })}\n` });
+    const report = runTangle({ root });
+    expect(report.fastPath).toBe(false);
+    expect(existsSync(join(root, pendingPath))).toBe(false);
+    // With the journal gone, a file tangle never wrote is refused again.
+    writeDoc(root, chapter("1", false), "literate/a.md", 60);
+    runTangle({ root });
+    writeFiles(root, { "generated/b.ts": "// somebody's file" });
+    writeDoc(root, chapter(), "literate/a.md", 120);
+    expect(() => runTangle({ root })).toThrow("`generated/b.ts` exists and was not written by tangle");
   });
 
   it("still refuses a file it never wrote when no journal names it", ({ expect }) => {
@@ -506,6 +550,6 @@ describe.concurrent("tangle and the file system", { timeout: cliTimeout }, () =>
     runTangle({ root });
     expect(existsSync(join(root, "generated/sub"))).toBe(false);
     expect(existsSync(join(root, "scripts"))).toBe(true);
-    expect(listFiles(root).filter((p) => !p.startsWith(".cache/"))).toEqual([manifestPath, "generated/a.ts", "generated/a.ts.map", "literate/a.md"]);
+    expect(listFiles(root).filter((p) => !p.startsWith(".cache/"))).toEqual([manifestPath, "generated/a.ts", "literate/a.md"]);
   });
 });

@@ -43,6 +43,12 @@ export interface LiterateBlock {
    * (fence indentation, list indentation, `> `), so columns map back exactly.
    */
   readonly columnShift: readonly number[];
+  /**
+   * The code as one string, when it can be copied whole: at least one line, every line the
+   * whole Markdown line it stands on (no indentation or `> ` before it) and no `\r`. Then
+   * `lines` is exactly `verbatim.split("\n")` and every `columnShift` is 0.
+   */
+  readonly verbatim?: string;
   readonly closed: boolean;
   /** Whether a heading or non-empty paragraph precedes the block; set only by the remark scanner. */
   readonly proseBefore?: boolean;
@@ -99,10 +105,12 @@ export function parseLiterateDocument(path: string, source: string, mode: ScanMo
   if (scanned.frontMatter === undefined && unclosedFrontMatter.test(text)) {
     diagnostics.push(error({ file: path, line: 1, column: 1 }, "front-matter", "malformed front matter: the `---` on line 1 is never closed", "end the front matter with a line holding only `---`"));
   }
-  const sourceLines = new SourceLines(text);
+  // The line index is built only when a block needs it (a fence with attributes, an empty block, a fence the fast scanner did not find).
+  let sourceLines: SourceLines | undefined;
+  const linesOfText = (): SourceLines => (sourceLines ??= new SourceLines(text));
   // The fast scanner finds fences at column 1 only, and its values are verbatim slices of the text from the line after the fence.
   const verbatim = by === "fast";
-  const blocks = scanned.blocks.map((raw, index) => toBlock(path, index, withLanguage(raw), sourceLines, diagnostics, verbatim));
+  const blocks = scanned.blocks.map((raw, index) => toBlock(path, index, withLanguage(raw), linesOfText, diagnostics, verbatim));
   return { path, frontMatter, blocks, diagnostics };
 }
 
@@ -182,12 +190,17 @@ class SourceLines {
   }
 }
 
-/** `verbatim`: the block's code lines are known to be whole source lines (no column shift to look for). */
-function toBlock(doc: string, index: number, raw: RawBlock, sourceLines: SourceLines, out: Diagnostic[], verbatim: boolean): LiterateBlock {
-  const fenceText = sourceLines.line(raw.line - 1);
-  const attrs = readAttributes(doc, raw, fenceText, out);
-  const lines = raw.value === "" && raw.closed && isEmptyBlock(raw, sourceLines) ? [] : splitLines(raw.value);
-  const columnShift = verbatim || sourceLines.verbatimFrom(raw.line, raw.value) ? lines.map(() => 0) : lines.map((codeLine, i) => sourceLines.shift(raw.line + i, codeLine));
+/**
+ * `verbatim`: the block's code lines are known to be whole source lines (no column shift to look for).
+ *
+ * A block's `lines` and `columnShift` are computed when first read: tangle copies a verbatim
+ * block's text whole and never needs them, and on a large book splitting every block into
+ * line strings is a good part of a full tangle's time.
+ */
+function toBlock(doc: string, index: number, raw: RawBlock, sourceLines: () => SourceLines, out: Diagnostic[], verbatim: boolean): LiterateBlock {
+  const attrs = raw.meta === "" ? noAttributes : readAttributes(doc, raw, sourceLines().line(raw.line - 1), out);
+  const empty = raw.value === "" && raw.closed && isEmptyBlock(raw, sourceLines());
+  const whole = !empty && (verbatim || sourceLines().verbatimFrom(raw.line, raw.value));
   if (!raw.closed) {
     out.push(
       warning(
@@ -198,19 +211,50 @@ function toBlock(doc: string, index: number, raw: RawBlock, sourceLines: SourceL
       ),
     );
   }
-  const block: LiterateBlock = {
-    doc,
-    index,
-    lang: raw.lang,
-    attrs,
-    lines,
-    line: raw.line,
-    column: raw.column,
-    columnShift,
-    closed: raw.closed,
-    ...(raw.proseBefore === undefined ? {} : { proseBefore: raw.proseBefore }),
-  };
-  return block;
+  return new ScannedBlock(doc, index, raw, attrs, empty, whole, sourceLines);
+}
+
+/** A block as the scanners found it, with `lines` and `columnShift` computed on first read. */
+class ScannedBlock implements LiterateBlock {
+  readonly doc: string;
+  readonly index: number;
+  readonly lang: string;
+  readonly attrs: BlockAttributes;
+  readonly line: number;
+  readonly column: number;
+  readonly closed: boolean;
+  readonly verbatim?: string;
+  readonly proseBefore?: boolean;
+  readonly #value: string;
+  readonly #empty: boolean;
+  readonly #whole: boolean;
+  readonly #sourceLines: () => SourceLines;
+  #lines: readonly string[] | undefined;
+  #columnShift: readonly number[] | undefined;
+
+  constructor(doc: string, index: number, raw: RawBlock, attrs: BlockAttributes, empty: boolean, whole: boolean, sourceLines: () => SourceLines) {
+    this.doc = doc;
+    this.index = index;
+    this.lang = raw.lang;
+    this.attrs = attrs;
+    this.line = raw.line;
+    this.column = raw.column;
+    this.closed = raw.closed;
+    if (whole && !raw.value.includes("\r")) this.verbatim = raw.value;
+    if (raw.proseBefore !== undefined) this.proseBefore = raw.proseBefore;
+    this.#value = raw.value;
+    this.#empty = empty;
+    this.#whole = whole;
+    this.#sourceLines = sourceLines;
+  }
+
+  get lines(): readonly string[] {
+    return (this.#lines ??= this.#empty ? [] : splitLines(this.#value));
+  }
+
+  get columnShift(): readonly number[] {
+    return (this.#columnShift ??= this.#whole ? this.lines.map(() => 0) : this.lines.map((codeLine, i) => this.#sourceLines().shift(this.line + i, codeLine)));
+  }
 }
 
 /** A closed block whose closing fence directly follows its opening fence has no lines at all. */
@@ -218,6 +262,9 @@ function isEmptyBlock(raw: RawBlock, sourceLines: SourceLines): boolean {
   const next = sourceLines.line(raw.line);
   return /^[ \t>]*(`{3,}|~{3,})[ \t]*$/.test(next);
 }
+
+/** The attributes of a fence that has none (most fences): one shared object. */
+const noAttributes: BlockAttributes = Object.freeze({ test: false, noTangle: false });
 
 function readAttributes(doc: string, raw: RawBlock, fenceText: string, out: Diagnostic[]): BlockAttributes {
   let file: string | undefined;

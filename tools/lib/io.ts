@@ -3,7 +3,7 @@
  * cache that lets a no-change re-tangle finish without reading or hashing anything.
  */
 import { type Stats, closeSync, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
-import { Buffer } from "node:buffer";
+import { Buffer, isAscii } from "node:buffer";
 import { dirname, join, posix, relative, sep } from "node:path";
 import { error, type Diagnostic } from "./diagnostics.ts";
 import { sha256 } from "./plan.ts";
@@ -12,12 +12,71 @@ import { sha256 } from "./plan.ts";
 export function listDocuments(root: string, folder = "literate"): string[] {
   const base = join(root, folder);
   if (!existsSync(base)) return [];
-  const entries = readdirSync(base, { recursive: true, encoding: "utf8" });
-  return entries
-    .filter((entry) => entry.endsWith(".md"))
-    .map((entry) => `${folder}/${entry.split(sep).join("/")}`)
-    .filter((path) => statSync(join(root, path)).isFile())
-    .sort();
+  // The entries' types come with the listing: only a symbolic link needs a `stat` to say whether it leads to a file.
+  const entries = readdirSync(base, { recursive: true, withFileTypes: true });
+  const paths: string[] = [];
+  for (const entry of entries) {
+    if (!entry.name.endsWith(".md")) continue;
+    const full = join(entry.parentPath, entry.name);
+    if (entry.isFile() || (entry.isSymbolicLink() && statSync(full, { throwIfNoEntry: false })?.isFile() === true)) {
+      paths.push(`${folder}/${relative(base, full).split(sep).join("/")}`);
+    }
+  }
+  return paths.sort();
+}
+
+/** What a folder listing says stands at a name; `unknown` when the folder could not be listed (the path itself must be asked). */
+export type EntryKind = "file" | "folder" | "link" | "other" | "unknown";
+
+/**
+ * Folder listings of a project, read once per folder and kept until `forget`: one `readdir`
+ * answers whether hundreds of targets exist, where a `stat` each would cost hundreds of calls.
+ */
+export class FolderListings {
+  readonly #root: string;
+  readonly #folders = new Map<string, ReadonlyMap<string, EntryKind> | null | "unknown">();
+
+  constructor(root: string) {
+    this.#root = root;
+  }
+
+  /** The entries of project-relative `folder`, `null` when there is no such folder, `unknown` when it cannot be listed. */
+  folder(folder: string): ReadonlyMap<string, EntryKind> | null | "unknown" {
+    let listing = this.#folders.get(folder);
+    if (listing === undefined) {
+      listing = readFolder(join(this.#root, folder));
+      this.#folders.set(folder, listing);
+    }
+    return listing;
+  }
+
+  /** What stands at project-relative `path`: its kind, `undefined` for nothing in an existing folder, `null` when its folder is missing. */
+  entry(path: string): EntryKind | undefined | null {
+    const listing = this.folder(posix.dirname(path));
+    return listing === null || listing === "unknown" ? listing : listing.get(posix.basename(path));
+  }
+
+  /** Drops what is known of `path`'s folder (after writing or deleting there). */
+  forget(path: string): void {
+    this.#folders.delete(posix.dirname(path));
+  }
+}
+
+/**
+ * A folder's entries by name, `null` when it is missing or not a folder, `unknown` when it
+ * cannot be listed (a symbolic link loop, no permission): the caller then asks each path, and
+ * the error it meets names that path.
+ */
+function readFolder(full: string): ReadonlyMap<string, EntryKind> | null | "unknown" {
+  let entries;
+  try {
+    entries = readdirSync(full, { withFileTypes: true });
+  } catch (caught) {
+    return isMissing(caught) ? null : "unknown";
+  }
+  const listing = new Map<string, EntryKind>();
+  for (const e of entries) listing.set(e.name, e.isFile() ? "file" : e.isDirectory() ? "folder" : e.isSymbolicLink() ? "link" : "other");
+  return listing;
 }
 
 /** A file's JSON, or `undefined` when it is not JSON (a run cut short, a hand edit). */
@@ -108,10 +167,10 @@ export function writeAtomically(path: string, content: string): void {
   }
 }
 
-/** One file of a batch write: its path (relative to the batch's root) and content. */
+/** One file of a batch write: its path (relative to the batch's root) and content (text is written as UTF-8). */
 export interface BatchFile {
   readonly path: string;
-  readonly content: string;
+  readonly content: string | Uint8Array;
 }
 
 /**
@@ -172,7 +231,7 @@ export function writeAllAtomically(root: string, files: readonly BatchFile[], fr
       const entry = { path: file.path, full, temporary, stamp: { size: 0, mtimeMs: 0 } };
       staged.push(entry);
       try {
-        const bytes = Buffer.from(file.content, "utf8");
+        const bytes = typeof file.content === "string" ? Buffer.from(file.content, "utf8") : file.content;
         for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
         const s = fstatSync(fd);
         entry.stamp = { size: s.size, mtimeMs: s.mtimeMs };
@@ -223,9 +282,12 @@ export interface StatStamp {
   readonly mtimeMs: number;
 }
 
-/** What the stat cache remembers of one file. */
+/**
+ * What the stat cache remembers of one file: its size and mtime, and the hash of its content
+ * for a file tangle wrote. A document has no hash: its size and mtime stand for its content.
+ */
 export interface CachedFile extends StatStamp {
-  readonly hash: string;
+  readonly hash?: string;
 }
 
 /** The stat cache (in `.cache/`, never committed). */
@@ -273,20 +335,49 @@ export class HashingReader {
   readonly #root: string;
   readonly #cache: StatCache;
   readonly #seen: Record<string, CachedFile> = {};
+  readonly #listings: FolderListings | undefined;
   /** How many files had to be read (for tests and benchmarks). */
   reads = 0;
 
-  constructor(root: string, cache: StatCache) {
+  /** `listings`: folder listings to answer "not there" from, without a `stat` per missing file. */
+  constructor(root: string, cache: StatCache, listings?: FolderListings) {
     this.#root = root;
     this.#cache = cache;
+    this.#listings = listings;
+  }
+
+  /** The cached entry for `path` when `stat` proves the file unchanged since the cache was written. */
+  #unchanged(path: string, stat: StatStamp): CachedFile | undefined {
+    const cached = this.#cache.files[path];
+    return cached !== undefined && cached.size === stat.size && cached.mtimeMs === stat.mtimeMs && stat.mtimeMs < this.#cache.writtenAtMs ? cached : undefined;
+  }
+
+  /**
+   * A document's size and mtime, and its bytes unless the cache proves it unchanged (then
+   * `bytes` is absent). Documents are not hashed: a run that must read them tangles them anyway,
+   * and the next run knows them unchanged from their size and mtime alone.
+   */
+  stat(path: string): { stamp: StatStamp; bytes?: Buffer } | undefined {
+    const stat = statIfExists(join(this.#root, path));
+    if (stat === undefined) return undefined;
+    if (this.#unchanged(path, stat) !== undefined) {
+      this.#seen[path] = stat;
+      return { stamp: stat };
+    }
+    const bytes = readFileSync(join(this.#root, path));
+    this.reads++;
+    this.#seen[path] = stat;
+    return { stamp: stat, bytes };
   }
 
   /** The hash of a file, or `undefined` if it does not exist; `text` is filled when it had to be read. */
   hash(path: string): { hash: string; text?: string } | undefined {
+    const listed = this.#listings?.entry(path);
+    if (this.#listings !== undefined && (listed === undefined || listed === null)) return undefined;
     const stat = statIfExists(join(this.#root, path));
     if (stat === undefined) return undefined;
-    const cached = this.#cache.files[path];
-    if (cached !== undefined && cached.size === stat.size && cached.mtimeMs === stat.mtimeMs && stat.mtimeMs < this.#cache.writtenAtMs) {
+    const cached = this.#unchanged(path, stat);
+    if (cached?.hash !== undefined) {
       this.#seen[path] = cached;
       return { hash: cached.hash };
     }
@@ -299,12 +390,14 @@ export class HashingReader {
 
   /** Records a file just written with known content hash (and, when known, its size and mtime). */
   recordWritten(path: string, hash: string, written?: StatStamp): void {
+    this.#listings?.forget(path);
     const stat = written ?? statIfExists(join(this.#root, path));
     if (stat !== undefined) this.#seen[path] = { ...stat, hash };
   }
 
   /** Forgets a deleted file. */
   forget(path: string): void {
+    this.#listings?.forget(path);
     delete this.#seen[path];
   }
 
@@ -317,6 +410,19 @@ export class HashingReader {
       // the cache is an optimisation; a read-only checkout still tangles
     }
   }
+}
+
+/**
+ * Decodes files read as bytes into their texts (UTF-8, as `readFileSync(path, "utf8")` reads
+ * them). When every file is ASCII they are decoded as one string, and each text is a slice of
+ * it: one large string, allocated where the garbage collector never copies it, instead of
+ * hundreds of mid-sized ones it would copy until the run ends.
+ */
+export function decodeTexts(files: readonly Buffer[]): string[] {
+  if (!files.every((bytes) => isAscii(bytes))) return files.map((bytes) => bytes.toString("utf8"));
+  const whole = Buffer.concat(files).toString("latin1");
+  let at = 0;
+  return files.map((bytes) => whole.slice(at, (at += bytes.length)));
 }
 
 /** True for the errors that mean "nothing is there": no such file, or a file where a folder should be. */

@@ -136,8 +136,6 @@ function stripContainerPrefix(line: string, column: number): string {
   return /^[ \t>]*$/.test(prefix) ? line.slice(column - 1) : line;
 }
 
-// `[^]` rather than `.`: remark ends lines only at \r and \n, so U+2028 belongs to the info string.
-const fenceOpener = /^(`{3,}|~{3,})([^]*)$/;
 const frontMatterFence = /^---[ \t]*$/;
 /**
  * Lines that could make a fence mean something else: block quotes, HTML, and any fence that
@@ -145,8 +143,21 @@ const frontMatterFence = /^---[ \t]*$/;
  * footnote labels such as `[^1]:`), in any nesting (`- > \`\`\`ts`).
  */
 const unsure = /^(?: {0,3}[<>]|(?:[ \t>*+\-.)0-9]|\[\^[^\]]*\]:)+(?:`{3}|~{3}))/;
-/** Info string: remark splits language from meta at the first space or tab, and at nothing else. */
-const infoSplit = /^[ \t]*([^ \t]*)[ \t]*([^]*)$/;
+/**
+ * Splits an info string as remark does: the language is the first run of characters other
+ * than space and tab, the meta is the rest after the spaces and tabs that follow it, trimmed.
+ */
+export function splitInfo(info: string): { lang: string; meta: string } {
+  let a = 0;
+  while (a < info.length && (info.charCodeAt(a) === 32 || info.charCodeAt(a) === 9)) a++;
+  let b = a;
+  while (b < info.length && info.charCodeAt(b) !== 32 && info.charCodeAt(b) !== 9) b++;
+  // The common fence (```` ```ts ````) has nothing after its language.
+  if (a === 0 && b === info.length) return { lang: info, meta: "" };
+  let c = b;
+  while (c < info.length && (info.charCodeAt(c) === 32 || info.charCodeAt(c) === 9)) c++;
+  return { lang: info.slice(a, b), meta: info.slice(c).trim() };
+}
 
 /** True when a line starting with this character could match `unsure` (its first character class). */
 function mayBeUnsure(code: number): boolean {
@@ -212,23 +223,23 @@ export function scanFast(source: string): ScanResult | undefined {
       lineNo++;
       continue;
     }
-    const open = fenceOpener.exec(lineText(pos, end));
-    if (open === null) {
+    // An opening fence: three or more of one fence character, then the info string (read without a regular expression; the info string keeps any U+2028, as remark does).
+    let q = pos + 1;
+    while (q < end && text.charCodeAt(q) === first) q++;
+    if (q - pos < 3) {
       pos = end + 1;
       lineNo++;
       continue;
     }
-    const fence = open[1] ?? "```";
-    const info = open[2] ?? "";
-    if (fence[0] === "`" && info.includes("`")) {
+    const fence = text.slice(pos, q);
+    const info = lineText(q, end);
+    if (first === 96 && info.includes("`")) {
       pos = end + 1;
       lineNo++;
       continue;
     }
     if (info.includes("\\") || info.includes("&")) return undefined;
-    const split = infoSplit.exec(info);
-    const lang = split?.[1] ?? "";
-    const meta = (split?.[2] ?? "").trim();
+    const { lang, meta } = splitInfo(info);
     const start = lineNo;
     const fenceChar = fence.charCodeAt(0);
     const valueStart = end + 1;

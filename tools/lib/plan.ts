@@ -34,8 +34,8 @@ export interface Plan {
   readonly manifestText: string;
 }
 
-/** SHA-256 of a string, hex. */
-export function sha256(text: string): string {
+/** SHA-256 of a string (its UTF-8 bytes) or of bytes, hex. */
+export function sha256(text: string | Uint8Array): string {
   return createHash("sha256").update(text).digest("hex");
 }
 

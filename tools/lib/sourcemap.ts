@@ -62,17 +62,47 @@ function writeVlq(bytes: Uint8Array, at: number, value: number): number {
 }
 
 /**
+ * The UTF-16 code units of `text` (source map columns count them). An ASCII text is encoded
+ * into `scratch` when it fits (one native copy, no allocation; a loop over a typed array is
+ * also faster than `charCodeAt`); the view is valid until `scratch` is written again.
+ */
+function codeUnits(text: string, scratch: Buffer): Uint8Array | Uint16Array {
+  // UTF-8 takes at most 3 bytes per UTF-16 code unit: then the whole text fits, and it is ASCII exactly when every unit took one byte.
+  if (3 * text.length <= scratch.length) {
+    const written = scratch.write(text, 0, "utf8");
+    if (written === text.length) return scratch.subarray(0, written);
+  } else {
+    const ascii = Buffer.from(text, "utf8");
+    if (ascii.length === text.length) return ascii;
+  }
+  const units = new Uint16Array(text.length);
+  for (let i = 0; i < text.length; i++) units[i] = text.charCodeAt(i);
+  return units;
+}
+
+/**
  * Builds the `mappings` of a map incrementally, one generated line at a time. The text is kept
  * as ASCII bytes in one growing buffer (VLQ digits written directly, exactly as `encodeVlq`
  * spells them), so a large map costs no string per segment.
  */
 export class MappingsBuilder {
   #bytes = new Uint8Array(4096);
+  /** Room to encode a line or block of code into, reused. */
+  readonly #scratch = Buffer.allocUnsafe(64 * 1024);
   #length = 0;
   #lines = 0;
   #source = 0;
   #line = 0;
   #column = 0;
+
+  /** Starts a new map, keeping the buffer: one builder serves every target of a run in turn. */
+  reset(): void {
+    this.#length = 0;
+    this.#lines = 0;
+    this.#source = 0;
+    this.#line = 0;
+    this.#column = 0;
+  }
 
   /** Room for `extra` more bytes. */
   #reserve(extra: number): Uint8Array {
@@ -98,24 +128,55 @@ export class MappingsBuilder {
   /** Adds a generated line mapped to `origin`, one segment per word start. */
   addMapped(text: string, origin: LineOrigin): void {
     this.#startLine();
-    // A segment is at most 1 + 4 VLQs of 7 digits (32-bit values); a line has at most one per character.
-    const bytes = this.#reserve(29 * (Math.ceil(text.length / 2) + 1));
+    this.#addSegments(codeUnits(text, this.#scratch), 0, text.length, origin.source, origin.line, origin.shift);
+  }
+
+  /**
+   * Adds `text` as several generated lines (split at `\n`), line k mapped to line
+   * `origin.line + k` with the same shift: exactly what `addMapped` gives line by line, in one
+   * pass over a verbatim block's text with no string per line. Returns how many lines it added.
+   */
+  addMappedLines(text: string, origin: LineOrigin): number {
+    const before = this.#lines;
+    this.#startLine();
+    this.#addSegments(codeUnits(text, this.#scratch), 0, text.length, origin.source, origin.line, origin.shift);
+    return this.#lines - before;
+  }
+
+  /**
+   * Segments for the word starts of `codes` between `from` and `to`, from generated line
+   * `toLine` on: a `\n` in the range starts the next generated line (mapped to the next
+   * Markdown line), so a whole verbatim block is mapped in one loop.
+   */
+  #addSegments(codes: Uint8Array | Uint16Array, from: number, to: number, toSource: number, firstLine: number, shift: number): void {
+    // A segment is at most 1 + 4 VLQs of 7 digits (32-bit values), and there is at most one per two characters; each line adds a `;`.
+    const bytes = this.#reserve(15 * (to - from) + 29);
     let at = this.#length;
     let source = this.#source;
     let line = this.#line;
     let column = this.#column;
-    const { source: toSource, line: toLine, shift } = origin;
-    const length = text.length;
+    let toLine = firstLine;
+    let lineStart = from;
     let previousGenerated = 0;
     let first = true;
-    let c = 0;
-    // Word starts: a character other than space or tab, first on the line or after a space or tab.
-    while (c < length) {
-      let code = text.charCodeAt(c);
+    let i = from;
+    // Word starts: a character other than space, tab or newline, first on its line or after a space or tab.
+    while (i < to) {
+      let code = codes[i];
       if (code === 32 || code === 9) {
-        c++;
+        i++;
         continue;
       }
+      if (code === 10) {
+        bytes[at++] = 59; // ;
+        this.#lines++;
+        toLine++;
+        lineStart = ++i;
+        previousGenerated = 0;
+        first = true;
+        continue;
+      }
+      const c = i - lineStart;
       const sourceColumn = c + shift > 0 ? c + shift : 0;
       if (first) {
         first = false;
@@ -124,20 +185,32 @@ export class MappingsBuilder {
         at = writeVlq(bytes, at, toLine - line);
         at = writeVlq(bytes, at, sourceColumn - column);
       } else {
-        // Later words of a line: same source and line ("AA").
-        bytes[at++] = 44; // ,
-        at = writeVlq(bytes, at, c - previousGenerated);
-        bytes[at++] = 65; // A: same source
-        bytes[at++] = 65; // A: same line
-        at = writeVlq(bytes, at, sourceColumn - column);
+        // Later words of a line: same source and line ("AA"). Most words are less than 16
+        // characters on, and then each delta is one digit: written here without a call.
+        const generatedDelta = c - previousGenerated;
+        const sourceDelta = sourceColumn - column;
+        if (generatedDelta < 16 && sourceDelta >= 0 && sourceDelta < 16) {
+          bytes[at] = 44; // ,
+          bytes[at + 1] = base64Codes[generatedDelta << 1] ?? 65;
+          bytes[at + 2] = 65; // A: same source
+          bytes[at + 3] = 65; // A: same line
+          bytes[at + 4] = base64Codes[sourceDelta << 1] ?? 65;
+          at += 5;
+        } else {
+          bytes[at++] = 44;
+          at = writeVlq(bytes, at, generatedDelta);
+          bytes[at++] = 65;
+          bytes[at++] = 65;
+          at = writeVlq(bytes, at, sourceDelta);
+        }
       }
       previousGenerated = c;
       source = toSource;
       line = toLine;
       column = sourceColumn;
-      for (c++; c < length; c++) {
-        code = text.charCodeAt(c);
-        if (code === 32 || code === 9) break;
+      for (i++; i < to; i++) {
+        code = codes[i];
+        if (code === 32 || code === 9 || code === 10) break;
       }
     }
     this.#length = at;
@@ -146,8 +219,41 @@ export class MappingsBuilder {
     this.#column = column;
   }
 
+  /** The `mappings` so far, as ASCII bytes (a view, valid until the next addition). */
+  bytes(): Uint8Array {
+    return this.#bytes.subarray(0, this.#length);
+  }
+
   /** The `mappings` string so far. */
   toString(): string {
     return Buffer.from(this.#bytes.buffer, this.#bytes.byteOffset, this.#length).toString("latin1");
   }
+}
+
+/**
+ * How a generated file's source map comment begins: the map travels inside the file, base64
+ * JSON in a data URL, so a target is one file (half the files a tangle creates), and tools
+ * that read input maps only from the file itself (esbuild's transform, hence tsx) still find it.
+ */
+export const inlineSourceMapPrefix = "//# sourceMappingURL=data:application/json;charset=utf-8;base64,";
+
+/** The comment that carries a v3 map of `file` inline; `mappings` is given as the builder's ASCII bytes. */
+export function inlineSourceMapComment(file: string, sources: readonly string[], mappings: Uint8Array): string {
+  return `${inlineSourceMapPrefix}${sourceMapJson(file, sources, mappings).toString("base64")}`;
+}
+
+/** A v3 map of `file` as JSON bytes (a copy: the builder's buffer may be reused at once). */
+export function sourceMapJson(file: string, sources: readonly string[], mappings: Uint8Array): Buffer {
+  const head = Buffer.from(`{"version":3,"file":${JSON.stringify(file)},"sources":${JSON.stringify(sources)},"names":[],"mappings":"`, "utf8");
+  return Buffer.concat([head, mappings, Buffer.from('"}', "latin1")]);
+}
+
+/** The inline source map a generated file ends with, or `undefined` when its last line carries none. */
+export function readInlineSourceMap(content: string): SourceMapV3 | undefined {
+  const start = content.lastIndexOf(`\n${inlineSourceMapPrefix}`);
+  if (start === -1) return undefined;
+  const end = content.indexOf("\n", start + 1);
+  if (end !== -1 && end !== content.length - 1) return undefined;
+  const payload = content.slice(start + 1 + inlineSourceMapPrefix.length, end === -1 ? content.length : end);
+  return JSON.parse(Buffer.from(payload, "base64").toString("utf8")) as SourceMapV3;
 }

@@ -8,13 +8,14 @@
  * orphans and the folders they leave empty. Warnings ride along with every outcome, and are
  * kept in the stat cache for runs that tangle nothing.
  */
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { LiterateError, error, type Diagnostic } from "./diagnostics.ts";
-import { BatchWriteError, HashingReader, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, parseJson, readIfExists, type StatStamp, removeEmptyFolders, writeAllAtomically, writeAtomically } from "./io.ts";
+import { BatchWriteError, FolderListings, HashingReader, decodeTexts, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, parseJson, readIfExists, type StatStamp, removeEmptyFolders, writeAllAtomically, writeAtomically } from "./io.ts";
 import { isCanonicalTarget, manifestPath } from "./paths.ts";
 import { formatManifest, parseManifest, planWrites, sha256, type Action, type Manifest } from "./plan.ts";
 import { tangle, type TangleInput, type TangleResult } from "./tangle.ts";
-import { rmSync, statSync, unlinkSync } from "node:fs";
+import { Buffer } from "node:buffer";
+import { readFileSync, rmSync, statSync, unlinkSync } from "node:fs";
 
 /** Options of a run. */
 export interface TangleRunOptions {
@@ -37,19 +38,25 @@ export interface TangleRunReport {
   readonly result?: TangleResult;
 }
 
-/** Reads every document of the project (through the cache) and returns their inputs and digest. */
+/**
+ * Reads every document of the project (through the cache) and returns their inputs and a
+ * digest of their paths, sizes and mtimes: when every document is unchanged since the cache was
+ * written (`allCached`), the digest tells whether the set of documents is the one the last run saw.
+ */
 function readDocuments(root: string, reader: HashingReader): { inputs: TangleInput[]; digest: string; allCached: boolean; count: number } {
   const paths = listDocuments(root);
   const parts: string[] = [];
-  const hashed = paths.map((path) => {
-    const entry = reader.hash(path);
+  const seen = paths.map((path) => {
+    const entry = reader.stat(path);
     if (entry === undefined) throw new Error(`document vanished while reading: ${path}`);
-    parts.push(`${path}\0${entry.hash}`);
+    parts.push(`${path}\0${entry.stamp.size}\0${entry.stamp.mtimeMs}`);
     return { path, entry };
   });
-  const allCached = hashed.every((h) => h.entry.text === undefined);
+  const allCached = seen.every((h) => h.entry.bytes === undefined);
   const digest = sha256(parts.join("\n"));
-  const inputs = allCached ? [] : hashed.map(({ path, entry }) => ({ path, text: entry.text ?? readIfExists(join(root, path)) ?? "" }));
+  if (allCached) return { inputs: [], digest, allCached, count: paths.length };
+  const texts = decodeTexts(seen.map(({ path, entry }) => entry.bytes ?? readFileSync(join(root, path))));
+  const inputs = seen.map(({ path }, i) => ({ path, text: texts[i] ?? "" }));
   return { inputs, digest, allCached, count: paths.length };
 }
 
@@ -80,8 +87,7 @@ export const pendingPath = ".cache/tangle-pending.json";
  * place, the files it listed in `pendingPath` are tangle's own (with whatever they hold now), so
  * they are rewritten or deleted rather than refused as somebody else's.
  */
-function withPending(root: string, manifest: Manifest | undefined, reader: HashingReader): Manifest | undefined {
-  const text = readIfExists(join(root, pendingPath));
+function withPending(root: string, manifest: Manifest | undefined, reader: HashingReader, text: string | undefined): Manifest | undefined {
   if (text === undefined) return manifest;
   // A journal cut short (not JSON) lists nothing that was created.
   const listed = (parseJson(text) as { files?: unknown } | null | undefined)?.files;
@@ -122,11 +128,14 @@ export function runTangle(options: TangleRunOptions): TangleRunReport {
 function tangleProject(options: TangleRunOptions, warnings: Diagnostic[]): TangleRunReport {
   const { root } = options;
   const cache = loadStatCache(root);
-  const reader = new HashingReader(root, cache);
+  const listings = new FolderListings(root);
+  const reader = new HashingReader(root, cache, listings);
   let documents = readDocuments(root, reader);
-  const manifest = withPending(root, readManifest(root), reader);
+  // A journal left by a killed run is spent by the next run that completes: its files are then in the manifest, or deleted.
+  const journal = readIfExists(join(root, pendingPath));
+  const manifest = withPending(root, readManifest(root), reader, journal);
 
-  if (documents.allCached && cache.lastRun?.sourcesDigest === documents.digest && manifest !== undefined && !options.force) {
+  if (journal === undefined && documents.allCached && cache.lastRun?.sourcesDigest === documents.digest && manifest !== undefined && !options.force) {
     const manifestEntry = reader.hash(manifestPath);
     const current = manifestEntry?.hash === cache.lastRun.manifestHash && Object.entries(manifest.files).every(([path, hash]) => reader.hash(path)?.hash === hash);
     if (current) {
@@ -144,7 +153,9 @@ function tangleProject(options: TangleRunOptions, warnings: Diagnostic[]): Tangl
   if (!result.ok) throw new LiterateError(result.diagnostics);
 
   const realpaths = new Map<string, string>();
-  refuseSymlinkEscapes(root, result.files.keys(), realpaths, "targets must be regular files inside the project", warnings);
+  refuseSymlinkEscapes(root, result.files.keys(), realpaths, listings, "targets must be regular files inside the project", warnings);
+  // Each file is encoded once: the same bytes are hashed for the manifest and written.
+  const encoded = new Map<string, Buffer>();
   const plan = planWrites(
     result.files,
     manifest,
@@ -152,11 +163,18 @@ function tangleProject(options: TangleRunOptions, warnings: Diagnostic[]): Tangl
       const entry = reader.hash(path);
       return entry === undefined ? { exists: false } : { exists: true, hash: entry.hash };
     },
-    { force: options.force === true },
+    {
+      force: options.force === true,
+      outputHash: (path, content) => {
+        const bytes = Buffer.from(content, "utf8");
+        encoded.set(path, bytes);
+        return sha256(bytes);
+      },
+    },
   );
   if (plan.conflicts.length > 0) throw new LiterateError([...plan.conflicts, ...warnings]);
   const deletes = plan.actions.flatMap((a) => (a.kind === "delete" ? [a.path] : []));
-  refuseSymlinkEscapes(root, deletes, realpaths, "tangle deletes only regular files inside the project", warnings);
+  refuseSymlinkEscapes(root, deletes, realpaths, listings, "tangle deletes only regular files inside the project", warnings);
 
   const report: TangleRunReport = { documents: documents.inputs.length, actions: plan.actions, unchanged: plan.unchanged.length, warnings, fastPath: false, result };
   if (options.check) return report;
@@ -165,23 +183,33 @@ function tangleProject(options: TangleRunOptions, warnings: Diagnostic[]): Tangl
   const fresh = new Set(plan.actions.flatMap((a) => (a.kind === "write" && a.reason === "new" && a.path !== manifestPath ? [a.path] : [])));
   // Fresh files are created in place: say so first, so a run killed halfway leaves files the next run knows as its own.
   if (fresh.size > 0) writeAtomically(join(root, pendingPath), `${JSON.stringify({ version: 1, files: [...fresh].sort() })}\n`);
-  writeAll(root, plan.actions, plan.manifest, manifest, reader, fresh);
+  writeAll(root, plan.actions, plan.manifest, manifest, reader, fresh, encoded);
   for (const path of deletes) {
     unlinkSync(join(root, path));
     reader.forget(path);
     removeEmptyFolders(root, path);
   }
   reader.save({ sourcesDigest: documents.digest, manifestHash: sha256(plan.manifestText), warnings });
-  if (fresh.size > 0) rmSync(join(root, pendingPath), { force: true });
+  if (fresh.size > 0 || journal !== undefined) rmSync(join(root, pendingPath), { force: true });
   return report;
 }
 
-/** Refuses (with `hint`, and the warnings) every path in `paths` that leads outside `root` through a symlink. */
-function refuseSymlinkEscapes(root: string, paths: Iterable<string>, realpaths: Map<string, string>, hint: string, warnings: readonly Diagnostic[]): void {
+/**
+ * Refuses (with `hint`, and the warnings) every path in `paths` that leads outside `root`
+ * through a symlink. A path whose folder listing shows a regular file or nothing needs no check
+ * of its own once its folder is known to be a real folder inside the project; a missing folder
+ * is checked for its first path only (the nearest existing folder decides for all of them).
+ */
+function refuseSymlinkEscapes(root: string, paths: Iterable<string>, realpaths: Map<string, string>, listings: FolderListings, hint: string, warnings: readonly Diagnostic[]): void {
   const unsafe: Diagnostic[] = [];
+  const safeFolders = new Set<string>();
   for (const path of paths) {
+    const folder = posix.dirname(path);
+    const kind = listings.entry(path);
+    if ((kind === "file" || kind === undefined || kind === null) && safeFolders.has(folder)) continue;
     const reason = escapesThroughSymlink(root, path, realpaths);
     if (reason !== undefined) unsafe.push(error({ file: path, line: 0, column: 0 }, "bad-target", reason, hint));
+    else if (kind === "file" || kind === undefined || kind === null) safeFolders.add(folder);
   }
   if (unsafe.length > 0) throw new LiterateError([...unsafe, ...warnings]);
 }
@@ -208,8 +236,8 @@ function projectPath(root: string, path: string | undefined): string {
  * renaming fails midway, the files already renamed are recorded in a manifest written at once,
  * so the next run sees them as tangle's own and not as hand edits.
  */
-function writeAll(root: string, actions: readonly Action[], planned: Manifest, previous: Manifest | undefined, reader: HashingReader, fresh: ReadonlySet<string>): void {
-  const writes = actions.flatMap((a) => (a.kind === "write" ? [{ path: a.path, content: a.content }] : []));
+function writeAll(root: string, actions: readonly Action[], planned: Manifest, previous: Manifest | undefined, reader: HashingReader, fresh: ReadonlySet<string>, encoded: ReadonlyMap<string, Uint8Array>): void {
+  const writes = actions.flatMap((a) => (a.kind === "write" ? [{ path: a.path, content: encoded.get(a.path) ?? a.content }] : []));
   let stamps: Map<string, StatStamp>;
   try {
     stamps = writeAllAtomically(root, writes, fresh);

@@ -8,7 +8,7 @@ import { posix } from "node:path";
 import { error, hasErrors, type Diagnostic } from "./diagnostics.ts";
 import { isTypeScript, parseLiterateDocument, type LiterateBlock, type LiterateDocument, type ScanMode } from "./document.ts";
 import { checkTargetPath } from "./paths.ts";
-import { MappingsBuilder, type SourceMapV3 } from "./sourcemap.ts";
+import { MappingsBuilder, inlineSourceMapComment } from "./sourcemap.ts";
 
 /** One Markdown document to tangle: its project-relative path and its text. */
 export interface TangleInput {
@@ -32,8 +32,6 @@ export interface TangledTarget {
   readonly lineSource: readonly number[];
   /** For each generated line, Markdown column of generated column c is c + shift. */
   readonly lineShift: readonly number[];
-  /** Path of the source map written beside it, when the target is TypeScript or JavaScript. */
-  readonly mapPath?: string;
 }
 
 /** Where a block ended up: its target and the context it was spliced into. */
@@ -49,7 +47,7 @@ export interface TangleResult {
   /** Every block of every document, in document order (documents in sorted path order). */
   readonly blocks: readonly LiterateBlock[];
   readonly targets: readonly TangledTarget[];
-  /** Every file to write (targets and source maps), path → content. */
+  /** Every file to write, path → content (a TypeScript or JavaScript target carries its source map inline). */
   readonly files: ReadonlyMap<string, string>;
   /** Global block index → where it was placed (first placement for blocks spliced twice). */
   readonly placements: ReadonlyMap<number, BlockPlacement>;
@@ -101,28 +99,21 @@ export function tangle(inputs: readonly TangleInput[], options: TangleOptions = 
   const referenced = new Set<string>();
   const targets: TangledTarget[] = [];
   const files = new Map<string, string>();
-  const mapTargets = new Set<string>();
 
+  // One source map buffer for all targets: each target's map is copied out when it finishes.
+  const mappings = new MappingsBuilder();
   for (const [path, entries] of roots) {
     const comment = commentStyleFor(path);
     const sources = [...new Set(entries.map((i) => blocks[i]?.doc ?? ""))];
-    const emitter = new TargetEmitter(path, comment, sources);
+    const emitter = new TargetEmitter(path, comment, sources, mappings);
+    const ctx: EmitContext = { blocks, named, placements, referenced, diagnostics, stack: [] };
     for (const i of entries) {
       placements.set(i, { target: path, parent: -1 });
-      emitter.emitBlock(i, "", { blocks, named, placements, referenced, diagnostics, stack: [] });
+      emitter.emitBlock(i, "", ctx);
     }
     const target = emitter.finish();
     targets.push(target);
     files.set(path, target.content);
-    if (target.mapPath !== undefined) {
-      files.set(target.mapPath, emitter.sourceMap());
-      mapTargets.add(target.mapPath);
-    }
-  }
-  for (const mapPath of mapTargets) {
-    if (roots.has(mapPath)) {
-      diagnostics.push(error({ file: mapPath, line: 0, column: 0 }, "target-collision", `\`${mapPath}\` is both a target and the source map of another target`, "rename the target"));
-    }
   }
 
   // Named blocks nothing written references are checked too: a wrong `<<ref>>` or a cycle is
@@ -250,33 +241,104 @@ interface EmitContext {
   readonly stack: string[];
 }
 
-/** Accumulates one target's lines, provenance and source map. */
+/**
+ * A target's per-line provenance, recorded as runs of consecutive lines and spelled out line
+ * by line only when read: tangle itself never reads it, verify and the docs site do.
+ */
+class LineRuns {
+  readonly #count: number[] = [];
+  readonly #block: number[] = [];
+  /** Markdown line of the run's first line; 0 for lines that came from no Markdown line. */
+  readonly #source: number[] = [];
+  readonly #shift: number[] = [];
+  #tables: { lineBlock: number[]; lineSource: number[]; lineShift: number[] } | undefined;
+
+  /** Adds `count` lines from `block`, the first from Markdown line `source` (0: none), the next ones from the lines after it. */
+  add(count: number, block: number, source: number, shift: number): void {
+    const last = this.#count.length - 1;
+    const lastSource = this.#source[last] ?? 0;
+    // A line continuing the previous run (the slow path pushes one line at a time) extends it.
+    if (last >= 0 && this.#block[last] === block && this.#shift[last] === shift && (source === 0 ? lastSource === 0 : lastSource !== 0 && lastSource + (this.#count[last] ?? 0) === source)) {
+      this.#count[last] = (this.#count[last] ?? 0) + count;
+      return;
+    }
+    this.#count.push(count);
+    this.#block.push(block);
+    this.#source.push(source);
+    this.#shift.push(shift);
+  }
+
+  /** The three per-line tables of `TangledTarget`, built on first use. */
+  tables(): { lineBlock: number[]; lineSource: number[]; lineShift: number[] } {
+    if (this.#tables !== undefined) return this.#tables;
+    const lineBlock: number[] = [];
+    const lineSource: number[] = [];
+    const lineShift: number[] = [];
+    this.#count.forEach((count, r) => {
+      const block = this.#block[r] ?? -1;
+      const source = this.#source[r] ?? 0;
+      const shift = this.#shift[r] ?? 0;
+      for (let k = 0; k < count; k++) {
+        lineBlock.push(block);
+        lineSource.push(source === 0 ? 0 : source + k);
+        lineShift.push(shift);
+      }
+    });
+    this.#tables = { lineBlock, lineSource, lineShift };
+    return this.#tables;
+  }
+}
+
+/** How many lines `text` holds, split at `\n`. */
+function lineCount(text: string): number {
+  let count = 1;
+  for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", nl + 1)) count++;
+  return count;
+}
+
+/**
+ * Accumulates one target's text, provenance and source map. The text is kept as chunks of
+ * whole lines: a verbatim block (see `LiterateBlock.verbatim`) written at top level is one
+ * chunk, copied whole and mapped in one pass; everything else goes line by line.
+ */
 class TargetEmitter {
   readonly #path: string;
   readonly #comment: CommentStyle;
   readonly #sources: readonly string[];
   readonly #sourceIndex: Map<string, number>;
-  readonly #lines: string[] = [];
-  readonly #lineBlock: number[] = [];
-  readonly #lineSource: number[] = [];
-  readonly #lineShift: number[] = [];
-  readonly #mappings = new MappingsBuilder();
+  readonly #chunks: string[] = [];
+  #lines = 0;
+  readonly #runs = new LineRuns();
+  /** Only targets commented with `//` carry a source map. */
+  readonly #mappings: MappingsBuilder | undefined;
   #headerWritten = false;
 
-  constructor(path: string, comment: CommentStyle, sources: readonly string[]) {
+  /** `mappings`: a builder to reuse (reset here); the map is copied out of it in `finish`. */
+  constructor(path: string, comment: CommentStyle, sources: readonly string[], mappings?: MappingsBuilder) {
     this.#path = path;
     this.#comment = comment;
     this.#sources = sources;
     this.#sourceIndex = new Map(sources.map((s, i) => [s, i]));
+    this.#mappings = comment === "slash" ? (mappings ?? new MappingsBuilder()) : undefined;
+    this.#mappings?.reset();
   }
 
   #push(text: string, block: number, sourceLine: number, shift: number, source: string | undefined): void {
-    this.#lines.push(text);
-    this.#lineBlock.push(block);
-    this.#lineSource.push(sourceLine);
-    this.#lineShift.push(shift);
-    if (source === undefined || this.#comment !== "slash") this.#mappings.addUnmapped();
+    this.#chunks.push(text);
+    this.#lines++;
+    this.#runs.add(1, block, sourceLine, shift);
+    if (this.#mappings === undefined) return;
+    if (source === undefined) this.#mappings.addUnmapped();
     else this.#mappings.addMapped(text, { source: this.#sourceIndex.get(source) ?? 0, line: sourceLine - 1, shift });
+  }
+
+  /** Writes a verbatim block's text whole: its lines, from Markdown line `firstLine` on, at column shift 0. */
+  #pushVerbatim(text: string, block: number, firstLine: number, source: string): void {
+    // The map counts the lines as it goes; a target without one counts them itself.
+    const count = this.#mappings?.addMappedLines(text, { source: this.#sourceIndex.get(source) ?? 0, line: firstLine - 1, shift: 0 }) ?? lineCount(text);
+    this.#chunks.push(text);
+    this.#lines += count;
+    this.#runs.add(count, block, firstLine, 0);
   }
 
   #header(firstLine: string | undefined, block: LiterateBlock): boolean {
@@ -301,8 +363,15 @@ class TargetEmitter {
   emitBlock(index: number, prefix: string, ctx: EmitContext): void {
     const block = ctx.blocks[index];
     if (block === undefined) return;
-    const skipFirst = this.#header(block.lines[0], block);
-    if (this.#comment !== "none" && this.#lines.length > 0 && prefix === "") this.#push("", -1, 0, 0, undefined);
+    const whole = block.verbatim;
+    // Only a first line starting with `#!` matters to the header: a verbatim block need not be split to know.
+    const skipFirst = this.#header(whole === undefined || whole.startsWith("#!") ? block.lines[0] : undefined, block);
+    if (this.#comment !== "none" && this.#lines > 0 && prefix === "") this.#push("", -1, 0, 0, undefined);
+    if (whole !== undefined && !skipFirst && prefix === "" && !whole.includes("<<")) {
+      this.#provenance(block.doc, block.line + 1, prefix);
+      this.#pushVerbatim(whole, index, block.line + 1, block.doc);
+      return;
+    }
     let needProvenance = true;
     for (let i = skipFirst ? 1 : 0; i < block.lines.length; i++) {
       const text = block.lines[i] ?? "";
@@ -343,34 +412,37 @@ class TargetEmitter {
     ctx.stack.pop();
   }
 
-  /** The finished target. */
+  /**
+   * The finished target. A target commented with `//` ends with its source map, inline: the
+   * comment line is unmapped itself, so the map has a (empty) entry for every line.
+   */
   finish(): TangledTarget {
-    const slash = this.#comment === "slash";
-    const mapPath = slash ? `${this.#path}.map` : undefined;
-    if (mapPath !== undefined) this.#push(`//# sourceMappingURL=${posix.basename(mapPath)}`, -1, 0, 0, undefined);
-    const content = this.#lines.length === 0 ? "" : `${this.#lines.join("\n")}\n`;
+    const mappings = this.#mappings;
+    if (mappings !== undefined) {
+      mappings.addUnmapped();
+      const dir = posix.dirname(this.#path);
+      this.#chunks.push(inlineSourceMapComment(posix.basename(this.#path), this.#sources.map((s) => posix.relative(dir, s)), mappings.bytes()));
+      this.#lines++;
+      this.#runs.add(1, -1, 0, 0);
+    }
+    // A final empty chunk gives the last line its newline: one flat string, with no concatenation to flatten later.
+    if (this.#lines > 0) this.#chunks.push("");
+    const content = this.#chunks.join("\n");
+    const runs = this.#runs;
     return {
       path: this.#path,
       content,
       comment: this.#comment,
       sources: this.#sources,
-      lineBlock: this.#lineBlock,
-      lineSource: this.#lineSource,
-      lineShift: this.#lineShift,
-      ...(mapPath === undefined ? {} : { mapPath }),
+      get lineBlock() {
+        return runs.tables().lineBlock;
+      },
+      get lineSource() {
+        return runs.tables().lineSource;
+      },
+      get lineShift() {
+        return runs.tables().lineShift;
+      },
     };
-  }
-
-  /** The source map JSON, once `finish` has run. */
-  sourceMap(): string {
-    const dir = posix.dirname(this.#path);
-    const map: SourceMapV3 = {
-      version: 3,
-      file: posix.basename(this.#path),
-      sources: this.#sources.map((s) => posix.relative(dir, s)),
-      names: [],
-      mappings: this.#mappings.toString(),
-    };
-    return `${JSON.stringify(map)}\n`;
   }
 }

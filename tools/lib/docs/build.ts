@@ -24,7 +24,7 @@ import type { CodeToken } from "./code-html.ts";
 import { codeTheme, createTokenizer } from "./highlight.ts";
 import { lineAnchor, sourcePath } from "./html.ts";
 import { buildModel, type DocsModel } from "./model.ts";
-import { chapterLinks, renderChapterPage, renderIndexPage, renderSourcePage, type IndexedError, type PageContext, type RenderedPage, sourceLanguage } from "./pages.ts";
+import { chapterLinks, renderChapterPage, renderIndexPage, renderSourcePage, type IndexedError, type PageContext, type RenderedPage, sourceLanguage, withoutInlineSourceMap } from "./pages.ts";
 import { buildSearchIndex, type SearchEntry } from "./search.ts";
 import { crossReference, readCompilerOptions, type XrefResult } from "./xref.ts";
 import { cachedPath, hashParts, linkTree, pruneCache, writeCachedText, readCachedJson, restoreCachedFolder, storeCachedFolder, treeFingerprint, writeCachedJson } from "./cache.ts";
@@ -101,7 +101,8 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   const tVerify = lap();
   progress(`docs: verify ${report.ok ? "PASS" : `FAIL (${report.problems.length} problems)`} in ${Math.round(tVerify)} ms${cachedSteps.includes("verify") ? " (cached report of this tree)" : ""}`);
 
-  const tsFiles = new Map(tangled.targets.filter((t) => /\.(c|m)?tsx?$/.test(t.path)).map((t) => [t.path, t.content]));
+  // The inline source map on a target's last line is for machines: no program, highlighter or page reads it.
+  const tsFiles = new Map(tangled.targets.filter((t) => /\.(c|m)?tsx?$/.test(t.path)).map((t) => [t.path, withoutInlineSourceMap(t.content).code]));
   const compilerOptions = readCompilerOptions(root);
   const sourcesKey = hashParts([ts.version, codeVersion, JSON.stringify(compilerOptions), lockStamp(root), ...[...tsFiles].flat()]);
   const xrefName = `xref-${sourcesKey}.json`;
@@ -160,7 +161,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   const model = buildModel({ tangle: tangled, report, xref, tests, ...(api === undefined ? {} : { api: api.pages }), apiProblems, headings });
   const toolFiles = listTools(root);
   // The harness's and the tools' own sources; tests raise errors on purpose and are left out.
-  const errorInputs = [...tangled.targets.filter((t) => tsFiles.has(t.path) && !isTestFile(t.path)).map((t) => ({ file: t.path, text: t.content })), ...toolFiles.map((f) => ({ file: f, text: readIfExists(join(root, f)) ?? "" }))];
+  const errorInputs = [...tangled.targets.filter((t) => tsFiles.has(t.path) && !isTestFile(t.path)).map((t) => ({ file: t.path, text: tsFiles.get(t.path) ?? "" })), ...toolFiles.map((f) => ({ file: f, text: readIfExists(join(root, f)) ?? "" }))];
   const errorsName = `errors-${hashParts([codeVersion, ...errorInputs.flatMap((f) => [f.file, f.text])])}.json`;
   let errorSites = useCache ? readCachedJson<ErrorSite[]>(root, errorsName) : undefined;
   if (errorSites === undefined) {
@@ -206,7 +207,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   };
   const targetsByPath = new Map(model.targets.map((t) => [t.path, t]));
   const sourceCodes = (wanted: Map<string, { code: string; lang: string }>, file: string): void => {
-    const content = sourceContents.get(file) ?? "";
+    const content = withoutInlineSourceMap(sourceContents.get(file) ?? "").code;
     const target = targetsByPath.get(file);
     const lang = sourceLanguage(file);
     if (target !== undefined && lang === "ts") for (const global of new Set(target.lineBlock)) blockCode(wanted, global);

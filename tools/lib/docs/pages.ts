@@ -4,6 +4,7 @@
  */
 import type { Code } from "mdast";
 import { formatLocation, type Diagnostic } from "../diagnostics.ts";
+import { inlineSourceMapPrefix } from "../sourcemap.ts";
 import { renderChapter, type ChapterHeading, type ChapterOptions, type ChapterSection } from "./chapter.ts";
 import { renderCode, type CodeOverlay, type CodeToken, type LineMark } from "./code-html.ts";
 import type { ErrorSite } from "./errors-index.ts";
@@ -258,14 +259,30 @@ export function sourceLanguage(file: string): string {
   return /\.(c|m)?tsx?$/.test(file) ? "ts" : /\.md$/.test(file) ? "md" : "";
 }
 
+/**
+ * A generated file's text without the source map its last line carries inline, and that line's
+ * number (1-based) when there is one. The map is base64 for machines: a page shows a note
+ * instead, neither the highlighter nor the cross-reference program reads it, and every line
+ * before it keeps its number, so line N of a page is still line N of the file.
+ */
+export function withoutInlineSourceMap(content: string): { readonly code: string; readonly mapLine?: number } {
+  const end = content.endsWith("\n") ? content.length - 1 : content.length;
+  const start = content.lastIndexOf("\n", end - 1) + 1;
+  if (!content.startsWith(inlineSourceMapPrefix, start)) return { code: content };
+  let mapLine = 1;
+  for (let nl = content.indexOf("\n"); nl !== -1 && nl < start; nl = content.indexOf("\n", nl + 1)) mapLine++;
+  return { code: content.slice(0, start), mapLine };
+}
+
 /** Renders the source page of a tangled file (with provenance links and cross-references) or of a tool's file. */
 export function renderSourcePage(ctx: PageContext, file: string, content: string): RenderedPage {
   const page = sourcePath(file);
   const hovers = new Map<number, string>();
-  const lines = content.endsWith("\n") ? content.slice(0, -1) : content;
+  const { code: shown, mapLine } = withoutInlineSourceMap(content);
+  const lines = shown.endsWith("\n") ? shown.slice(0, -1) : shown;
   const target = ctx.model.targets.find((t) => t.path === file);
   const lang = sourceLanguage(file);
-  const tokens = target === undefined || lang !== "ts" ? ctx.tokenize(lines, lang) : targetTokens(ctx, target);
+  const tokens = target === undefined || lang !== "ts" ? ctx.tokenize(lines, lang) : targetTokens(ctx, target, lines);
   const overlays = new Map<number, CodeOverlay[]>();
   if (target !== undefined) {
     const occurrences = ctx.model.xref.occurrences.filter((o) => o.file === file);
@@ -297,7 +314,11 @@ export function renderSourcePage(ctx: PageContext, file: string, content: string
   const code = renderCode({ id: "src", lang: "ts", lines: tokens, overlays: new Map([...overlays].map(([k, v]) => [k, v.sort((a, b) => a.column - b.column)])), marks: new Map() })
     .replace(/<span class="line" id="src-L(\d+)">/g, (_m, n: string) => `<span class="line" id="${lineAnchor(Number(n))}"><span class="gutter">${gutter[Number(n) - 1] ?? ""}</span>`);
   const origin = target === undefined ? "" : `<p>Tangled from ${target.sources.map((s) => `<a href="${escapeHtml(relativeHref(page, chapterPath(s)))}">${escapeHtml(s)}</a>`).join(", ")}. Never edited by hand.</p>`;
-  const html = shell(ctx, { path: page, title: file, body: `<article class="source"><h1><code>${escapeHtml(file)}</code></h1>${origin}${code}</article>`, hovers });
+  const mapNote =
+    mapLine === undefined
+      ? ""
+      : `<p class="source-map" id="${lineAnchor(mapLine)}">Line ${mapLine}, not shown, is the source map (inline): a base64 <code>//# sourceMappingURL=data:…</code> comment that takes stack traces, tsx and coverage back to the Markdown lines.</p>`;
+  const html = shell(ctx, { path: page, title: file, body: `<article class="source"><h1><code>${escapeHtml(file)}</code></h1>${origin}${code}${mapNote}</article>`, hovers });
   return { path: page, html, headings: [], sections: [] };
 }
 
@@ -305,12 +326,13 @@ export function renderSourcePage(ctx: PageContext, file: string, content: string
 const commentColor = "#6A737D";
 
 /**
- * The tokens of a tangled file, reusing each block's tokens (the highlighter is the costly part
- * of a build): a line from a block is that block's line behind its splice indentation; the
- * lines tangle writes itself are comments.
+ * The tokens of the `shown` lines of a tangled file (its text without the inline source map),
+ * reusing each block's tokens (the highlighter is the costly part of a build): a line from a
+ * block is that block's line behind its splice indentation; the lines tangle writes itself are
+ * comments.
  */
-function targetTokens(ctx: PageContext, target: DocsModel["targets"][number]): CodeToken[][] {
-  const lines = target.content.replace(/\n$/, "").split("\n");
+function targetTokens(ctx: PageContext, target: DocsModel["targets"][number], shown: string): CodeToken[][] {
+  const lines = shown.split("\n");
   const blockTokens = new Map<number, CodeToken[][]>();
   return lines.map((text, i) => {
     const global = target.lineBlock[i] ?? -1;
