@@ -82,8 +82,12 @@ function commentLine(style: CommentStyle, text: string): string {
 export function tangle(inputs: readonly TangleInput[], options: TangleOptions = {}): TangleResult {
   const sorted = [...inputs].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const documents = sorted.map((input) => options.parsed?.(input) ?? parseLiterateDocument(input.path, input.text, options.scan ?? "auto"));
-  const diagnostics: Diagnostic[] = documents.flatMap((d) => d.diagnostics);
-  const blocks: LiterateBlock[] = documents.flatMap((d) => d.blocks);
+  const diagnostics: Diagnostic[] = [];
+  const blocks: LiterateBlock[] = [];
+  for (const d of documents) {
+    diagnostics.push(...d.diagnostics);
+    for (const block of d.blocks) blocks.push(block);
+  }
 
   const named = new Map<string, number[]>();
   blocks.forEach((block, i) => {
@@ -107,8 +111,10 @@ export function tangle(inputs: readonly TangleInput[], options: TangleOptions = 
     const sources = [...new Set(entries.map((i) => blocks[i]?.doc ?? ""))];
     const emitter = new TargetEmitter(path, comment, sources, mappings);
     const ctx: EmitContext = { blocks, named, placements, referenced, diagnostics, stack: [] };
+    // Every block written at the top level of this target shares one (frozen) placement.
+    const topLevel: BlockPlacement = Object.freeze({ target: path, parent: -1 });
     for (const i of entries) {
-      placements.set(i, { target: path, parent: -1 });
+      placements.set(i, topLevel);
       emitter.emitBlock(i, "", ctx);
     }
     const target = emitter.finish();
