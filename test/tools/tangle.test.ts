@@ -305,11 +305,16 @@ describe("named blocks", () => {
 
   it("records where each block was placed", () => {
     const result = tangleOne(chapter);
-    expect([...result.placements]).toEqual([
-      [0, { target: "generated/a.ts", parent: -1 }],
-      [1, { target: "generated/a.ts", parent: 0 }],
-      [2, { target: "test/a.test.ts", parent: -1 }],
+    expect(result.placements).toEqual([
+      { target: "generated/a.ts", parent: -1 },
+      { target: "generated/a.ts", parent: 0 },
+      { target: "test/a.test.ts", parent: -1 },
     ]);
+  });
+
+  it("records no place for a block that is never written", () => {
+    const result = tangleOne(md(...frontMatter(), "", `${fence}ts no-tangle`, "illustration();", fence, "", `${fence}ts`, "export const a = 1;", fence));
+    expect(result.placements).toEqual([undefined, { target: "generated/a.ts", parent: -1 }]);
   });
 });
 

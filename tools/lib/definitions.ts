@@ -52,7 +52,7 @@ export function analyzeDefinitions(result: TangleResult): { analyses: BlockAnaly
   };
   const testTargets = new Set<string>();
   result.placements.forEach((placement, index) => {
-    if (placement.parent === -1 && result.blocks[index]?.attrs.test === true) testTargets.add(placement.target);
+    if (placement !== undefined && placement.parent === -1 && result.blocks[index]?.attrs.test === true) testTargets.add(placement.target);
   });
   const spans = new Map<number, { target: string; first: number; last: number }>();
 
@@ -85,7 +85,7 @@ export function analyzeDefinitions(result: TangleResult): { analyses: BlockAnaly
   const analyses: BlockAnalysis[] = [];
   const diagnostics: Diagnostic[] = [];
   result.blocks.forEach((block, index) => {
-    const placement = result.placements.get(index);
+    const placement = result.placements[index];
     const span = spans.get(index);
     const generated = span === undefined ? {} : { generated: span };
     if (!isTypeScript(block) || block.attrs.noTangle || placement === undefined) {

@@ -49,8 +49,8 @@ export interface TangleResult {
   readonly targets: readonly TangledTarget[];
   /** Every file to write, path → content (a TypeScript or JavaScript target carries its source map inline). */
   readonly files: ReadonlyMap<string, string>;
-  /** Global block index → where it was placed (first placement for blocks spliced twice). */
-  readonly placements: ReadonlyMap<number, BlockPlacement>;
+  /** Global block index → where it was placed (first placement for blocks spliced twice); no entry for a block never written. */
+  readonly placements: readonly (BlockPlacement | undefined)[];
   readonly diagnostics: readonly Diagnostic[];
   /** True when no diagnostic is an error. */
   readonly ok: boolean;
@@ -99,7 +99,8 @@ export function tangle(inputs: readonly TangleInput[], options: TangleOptions = 
   });
 
   const roots = collectRoots(documents, blocks, diagnostics);
-  const placements = new Map<number, BlockPlacement>();
+  // An array indexed by block, not a Map: a large book has tens of thousands of blocks, and a Map's growth shows in the profile.
+  const placements: (BlockPlacement | undefined)[] = new Array<BlockPlacement | undefined>(blocks.length).fill(undefined);
   const referenced = new Set<string>();
   const targets: TangledTarget[] = [];
   const files = new Map<string, string>();
@@ -114,7 +115,7 @@ export function tangle(inputs: readonly TangleInput[], options: TangleOptions = 
     // Every block written at the top level of this target shares one (frozen) placement.
     const topLevel: BlockPlacement = Object.freeze({ target: path, parent: -1 });
     for (const i of entries) {
-      placements.set(i, topLevel);
+      placements[i] = topLevel;
       emitter.emitBlock(i, "", ctx);
     }
     const target = emitter.finish();
@@ -130,7 +131,7 @@ export function tangle(inputs: readonly TangleInput[], options: TangleOptions = 
     if (live.has(name) || expanded.has(name)) continue;
     expanded.add(name);
     const nowhere = new TargetEmitter(`#${name}`, "none", []);
-    const ctx: EmitContext = { blocks, named, placements: new Map(), referenced: expanded, diagnostics, stack: [name] };
+    const ctx: EmitContext = { blocks, named, placements: [], referenced: expanded, diagnostics, stack: [name] };
     for (const i of indexes) nowhere.emitBlock(i, "", ctx);
   }
 
@@ -240,7 +241,7 @@ function collectRoots(documents: readonly LiterateDocument[], blocks: readonly L
 interface EmitContext {
   readonly blocks: readonly LiterateBlock[];
   readonly named: ReadonlyMap<string, readonly number[]>;
-  readonly placements: Map<number, BlockPlacement>;
+  readonly placements: (BlockPlacement | undefined)[];
   readonly referenced: Set<string>;
   readonly diagnostics: Diagnostic[];
   /** Names being expanded, outermost first, for cycle reports. */
@@ -412,7 +413,7 @@ class TargetEmitter {
     }
     ctx.stack.push(name);
     for (const child of found) {
-      if (!ctx.placements.has(child)) ctx.placements.set(child, { target: this.#path, parent });
+      if (ctx.placements[child] === undefined) ctx.placements[child] = { target: this.#path, parent };
       this.emitBlock(child, indent, ctx);
     }
     ctx.stack.pop();

@@ -291,7 +291,7 @@ function usableEvidence(root: string, result: TangleResult, out: Diagnostic[]): 
 function childrenOf(result: TangleResult): Map<number, number[]> {
   const children = new Map<number, number[]>();
   result.placements.forEach((placement, index) => {
-    if (placement.parent < 0) return;
+    if (placement === undefined || placement.parent < 0) return;
     const list = children.get(placement.parent) ?? [];
     list.push(index);
     children.set(placement.parent, list);
