@@ -132,9 +132,11 @@ describe("planWrites", () => {
     expect(plan.actions).toEqual([{ kind: "write", path: manifestPath, content: plan.manifestText, reason: "changed" }]);
   });
 
-  it("uses the injected hash function for outputs", () => {
-    const plan = planWrites(files({ "a.ts": "A" }), undefined, disk({}), { outputHash: (path, content) => `${path}:${content}` });
-    expect(plan.manifest.files).toEqual({ "a.ts": "a.ts:A" });
+  it("hashes a file given as UTF-8 bytes as it hashes the same text", () => {
+    const asText = planWrites(files({ "a.ts": "café ☕" }), undefined, disk({}));
+    const asBytes = planWrites(new Map([["a.ts", Buffer.from("café ☕", "utf8")]]), undefined, disk({}));
+    expect(asBytes.manifest).toEqual(asText.manifest);
+    expect(asBytes.manifest.files["a.ts"]).toBe(sha256("café ☕"));
   });
 });
 

@@ -21,7 +21,7 @@ export type DiskEntry = { readonly exists: false } | { readonly exists: true; re
 
 /** One change to the disk. */
 export type Action =
-  | { readonly kind: "write"; readonly path: string; readonly content: string; readonly reason: "new" | "changed" }
+  | { readonly kind: "write"; readonly path: string; readonly content: string | Uint8Array; readonly reason: "new" | "changed" }
   | { readonly kind: "delete"; readonly path: string };
 
 /** The outcome of planning. */
@@ -59,17 +59,16 @@ export function parseManifest(text: string | undefined): Manifest | undefined {
 }
 
 /**
- * Plans the writes for `files` (path → new content) given the previous manifest and what the
- * disk holds. `outputHash` is injected so callers can reuse hashes they already have.
+ * Plans the writes for `files` (path → new content, as text or as the UTF-8 bytes to write)
+ * given the previous manifest and what the disk holds.
  */
 export function planWrites(
-  files: ReadonlyMap<string, string>,
+  files: ReadonlyMap<string, string | Uint8Array>,
   previous: Manifest | undefined,
   disk: (path: string) => DiskEntry,
-  options: { readonly force?: boolean; readonly outputHash?: (path: string, content: string) => string } = {},
+  options: { readonly force?: boolean } = {},
 ): Plan {
   const force = options.force === true;
-  const hashOf = options.outputHash ?? ((_path: string, content: string) => sha256(content));
   const actions: Action[] = [];
   const conflicts: Diagnostic[] = [];
   const unchanged: string[] = [];
@@ -78,7 +77,7 @@ export function planWrites(
 
   for (const path of [...files.keys()].sort()) {
     const content = files.get(path) ?? "";
-    const hash = hashOf(path, content);
+    const hash = sha256(content);
     recorded[path] = hash;
     const onDisk = disk(path);
     if (!onDisk.exists) {

@@ -243,17 +243,25 @@ export function inlineSourceMapComment(file: string, sources: readonly string[],
 }
 
 /** A v3 map of `file` as JSON bytes (a copy: the builder's buffer may be reused at once). */
-export function sourceMapJson(file: string, sources: readonly string[], mappings: Uint8Array): Buffer {
+function sourceMapJson(file: string, sources: readonly string[], mappings: Uint8Array): Buffer {
   const head = Buffer.from(`{"version":3,"file":${JSON.stringify(file)},"sources":${JSON.stringify(sources)},"names":[],"mappings":"`, "utf8");
   return Buffer.concat([head, mappings, Buffer.from('"}', "latin1")]);
 }
 
+/**
+ * Where a generated file's inline source map stands: the offsets of its last line (`end` before
+ * the final newline), or `undefined` when the last line carries no inline map.
+ */
+export function inlineSourceMapLine(content: string): { readonly start: number; readonly end: number } | undefined {
+  const end = content.endsWith("\n") ? content.length - 1 : content.length;
+  const start = content.lastIndexOf("\n", end - 1) + 1;
+  return content.startsWith(inlineSourceMapPrefix, start) ? { start, end } : undefined;
+}
+
 /** The inline source map a generated file ends with, or `undefined` when its last line carries none. */
 export function readInlineSourceMap(content: string): SourceMapV3 | undefined {
-  const start = content.lastIndexOf(`\n${inlineSourceMapPrefix}`);
-  if (start === -1) return undefined;
-  const end = content.indexOf("\n", start + 1);
-  if (end !== -1 && end !== content.length - 1) return undefined;
-  const payload = content.slice(start + 1 + inlineSourceMapPrefix.length, end === -1 ? content.length : end);
+  const line = inlineSourceMapLine(content);
+  if (line === undefined) return undefined;
+  const payload = content.slice(line.start + inlineSourceMapPrefix.length, line.end);
   return JSON.parse(Buffer.from(payload, "base64").toString("utf8")) as SourceMapV3;
 }

@@ -155,22 +155,15 @@ function tangleProject(options: TangleRunOptions, warnings: Diagnostic[]): Tangl
   const realpaths = new Map<string, string>();
   refuseSymlinkEscapes(root, result.files.keys(), realpaths, listings, "targets must be regular files inside the project", warnings);
   // Each file is encoded once: the same bytes are hashed for the manifest and written.
-  const encoded = new Map<string, Buffer>();
+  const encoded = new Map([...result.files].map(([path, content]) => [path, Buffer.from(content, "utf8")]));
   const plan = planWrites(
-    result.files,
+    encoded,
     manifest,
     (path) => {
       const entry = reader.hash(path);
       return entry === undefined ? { exists: false } : { exists: true, hash: entry.hash };
     },
-    {
-      force: options.force === true,
-      outputHash: (path, content) => {
-        const bytes = Buffer.from(content, "utf8");
-        encoded.set(path, bytes);
-        return sha256(bytes);
-      },
-    },
+    { force: options.force === true },
   );
   if (plan.conflicts.length > 0) throw new LiterateError([...plan.conflicts, ...warnings]);
   const deletes = plan.actions.flatMap((a) => (a.kind === "delete" ? [a.path] : []));
@@ -183,7 +176,7 @@ function tangleProject(options: TangleRunOptions, warnings: Diagnostic[]): Tangl
   const fresh = new Set(plan.actions.flatMap((a) => (a.kind === "write" && a.reason === "new" && a.path !== manifestPath ? [a.path] : [])));
   // Fresh files are created in place: say so first, so a run killed halfway leaves files the next run knows as its own.
   if (fresh.size > 0) writeAtomically(join(root, pendingPath), `${JSON.stringify({ version: 1, files: [...fresh].sort() })}\n`);
-  writeAll(root, plan.actions, plan.manifest, manifest, reader, fresh, encoded);
+  writeAll(root, plan.actions, plan.manifest, manifest, reader, fresh);
   for (const path of deletes) {
     unlinkSync(join(root, path));
     reader.forget(path);
@@ -206,10 +199,12 @@ function refuseSymlinkEscapes(root: string, paths: Iterable<string>, realpaths: 
   for (const path of paths) {
     const folder = posix.dirname(path);
     const kind = listings.entry(path);
-    if ((kind === "file" || kind === undefined || kind === null) && safeFolders.has(folder)) continue;
+    // A regular file or nothing at all: its folder decides, and a folder found safe once stays so.
+    const folderDecides = kind === "file" || kind === undefined || kind === null;
+    if (folderDecides && safeFolders.has(folder)) continue;
     const reason = escapesThroughSymlink(root, path, realpaths);
     if (reason !== undefined) unsafe.push(error({ file: path, line: 0, column: 0 }, "bad-target", reason, hint));
-    else if (kind === "file" || kind === undefined || kind === null) safeFolders.add(folder);
+    else if (folderDecides) safeFolders.add(folder);
   }
   if (unsafe.length > 0) throw new LiterateError([...unsafe, ...warnings]);
 }
@@ -236,8 +231,8 @@ function projectPath(root: string, path: string | undefined): string {
  * renaming fails midway, the files already renamed are recorded in a manifest written at once,
  * so the next run sees them as tangle's own and not as hand edits.
  */
-function writeAll(root: string, actions: readonly Action[], planned: Manifest, previous: Manifest | undefined, reader: HashingReader, fresh: ReadonlySet<string>, encoded: ReadonlyMap<string, Uint8Array>): void {
-  const writes = actions.flatMap((a) => (a.kind === "write" ? [{ path: a.path, content: encoded.get(a.path) ?? a.content }] : []));
+function writeAll(root: string, actions: readonly Action[], planned: Manifest, previous: Manifest | undefined, reader: HashingReader, fresh: ReadonlySet<string>): void {
+  const writes = actions.flatMap((a) => (a.kind === "write" ? [{ path: a.path, content: a.content }] : []));
   let stamps: Map<string, StatStamp>;
   try {
     stamps = writeAllAtomically(root, writes, fresh);

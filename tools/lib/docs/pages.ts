@@ -4,7 +4,7 @@
  */
 import type { Code } from "mdast";
 import { formatLocation, type Diagnostic } from "../diagnostics.ts";
-import { inlineSourceMapPrefix } from "../sourcemap.ts";
+import { inlineSourceMapLine } from "../sourcemap.ts";
 import { renderChapter, type ChapterHeading, type ChapterOptions, type ChapterSection } from "./chapter.ts";
 import { renderCode, type CodeOverlay, type CodeToken, type LineMark } from "./code-html.ts";
 import type { ErrorSite } from "./errors-index.ts";
@@ -266,12 +266,11 @@ export function sourceLanguage(file: string): string {
  * before it keeps its number, so line N of a page is still line N of the file.
  */
 export function withoutInlineSourceMap(content: string): { readonly code: string; readonly mapLine?: number } {
-  const end = content.endsWith("\n") ? content.length - 1 : content.length;
-  const start = content.lastIndexOf("\n", end - 1) + 1;
-  if (!content.startsWith(inlineSourceMapPrefix, start)) return { code: content };
+  const line = inlineSourceMapLine(content);
+  if (line === undefined) return { code: content };
   let mapLine = 1;
-  for (let nl = content.indexOf("\n"); nl !== -1 && nl < start; nl = content.indexOf("\n", nl + 1)) mapLine++;
-  return { code: content.slice(0, start), mapLine };
+  for (let nl = content.indexOf("\n"); nl !== -1 && nl < line.start; nl = content.indexOf("\n", nl + 1)) mapLine++;
+  return { code: content.slice(0, line.start), mapLine };
 }
 
 /** Renders the source page of a tangled file (with provenance links and cross-references) or of a tool's file. */
