@@ -204,7 +204,7 @@ function benchTangle(corpus: Corpus, reps: number): void {
     samples: edit,
     peer: "full tangle",
     peerMs: median(fullRow.samples),
-    note: `${(writes / reps).toFixed(1)} files written per run (target, map, manifest)`,
+    note: `${(writes / reps).toFixed(1)} files written per run (the target, its source map inline, and the manifest)`,
   });
 }
 

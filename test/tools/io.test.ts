@@ -2,7 +2,7 @@
 import { mkdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BatchWriteError, FolderListings, HashingReader, decodeTexts, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, parseJson, readIfExists, statCachePath, writeAllAtomically, writeAtomically } from "../../tools/lib/io.ts";
+import { BatchWriteError, FolderListings, HashingReader, decodeTexts, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, parseJson, readFiles, readIfExists, statCachePath, writeAllAtomically, writeAtomically } from "../../tools/lib/io.ts";
 import { sha256 } from "../../tools/lib/plan.ts";
 import { listFiles, project, read, removeTempDirs, tempDir, thrown, writeFiles } from "./support.ts";
 
@@ -40,6 +40,40 @@ describe("decodeTexts", () => {
     const root = tempDir();
     buffers.forEach((bytes, i) => writeFileSync(join(root, `${i}.md`), bytes));
     expect(decodeTexts(buffers)).toEqual(buffers.map((_, i) => readFileSync(join(root, `${i}.md`), "utf8")));
+  });
+
+  it.each(files)("reads %s file by file, with the same texts, when they hold more bytes than one string may", (_name, buffers) => {
+    expect(decodeTexts(buffers, 1)).toEqual(decodeTexts(buffers));
+  });
+});
+
+describe("readFiles", () => {
+  it("reads files of known sizes into views of one buffer, end to end, that decode as readFileSync reads them", () => {
+    const contents = ["# A\n", "", "```ts\nx;\n```\n", "café 😀\n"];
+    const root = project(Object.fromEntries(contents.map((text, i) => [`${i}.md`, text])));
+    const files = contents.map((_, i) => ({ path: `${i}.md`, size: statSync(join(root, `${i}.md`)).size }));
+    const views = readFiles(root, files);
+    expect(views.map((v) => v.toString("utf8"))).toEqual(contents);
+    expect(new Set(views.map((v) => v.buffer)).size).toBe(1);
+    views.slice(1).forEach((v, i) => expect(v.byteOffset).toBe((views[i]?.byteOffset ?? 0) + (views[i]?.length ?? 0)));
+    expect(decodeTexts(views)).toEqual(contents);
+    // Past the limit, each file is read on its own, with the same bytes.
+    const separate = readFiles(root, files, 1);
+    expect(separate.map((v) => v.toString("utf8"))).toEqual(contents);
+    expect(decodeTexts(separate, 1)).toEqual(contents);
+  });
+
+  it("reads a file whose size changed since its stat again, whole, so no document is cut short or run into the next", () => {
+    const root = project({ "a.md": "aaaa", "b.md": "bb", "c.md": "cccccc" });
+    // Sizes as a stat saw them before a.md grew and b.md shrank.
+    const views = readFiles(root, [{ path: "a.md", size: 2 }, { path: "b.md", size: 5 }, { path: "c.md", size: 6 }]);
+    expect(views.map((v) => v.toString("utf8"))).toEqual(["aaaa", "bb", "cccccc"]);
+    expect(decodeTexts(views)).toEqual(["aaaa", "bb", "cccccc"]);
+  });
+
+  it("names the file it cannot read", () => {
+    const root = project({ "a.md": "x" });
+    expect(() => readFiles(root, [{ path: "a.md", size: 1 }, { path: "gone.md", size: 3 }])).toThrow(/gone\.md/);
   });
 });
 
@@ -163,18 +197,16 @@ describe("the stat cache", () => {
     }
   });
 
-  it("reads a document's bytes unless the cache proves it unchanged, and never hashes it", () => {
+  it("tells whether the cache proves a document unchanged, without reading or hashing it", () => {
     const root = project({ "a.md": "hello" });
     utimesSync(join(root, "a.md"), past, past);
     const first = new HashingReader(root, loadStatCache(root));
-    const read1 = first.stat("a.md");
-    expect(read1?.bytes?.toString("utf8")).toBe("hello");
-    expect(read1?.stamp).toEqual({ size: 5, mtimeMs: past.getTime() });
+    expect(first.stat("a.md")).toEqual({ stamp: { size: 5, mtimeMs: past.getTime() }, unchanged: false });
     expect(first.stat("missing.md")).toBeUndefined();
     first.save();
     expect(loadStatCache(root).files["a.md"]).toEqual({ size: 5, mtimeMs: past.getTime() });
     const second = new HashingReader(root, loadStatCache(root));
-    expect(second.stat("a.md")).toEqual({ stamp: { size: 5, mtimeMs: past.getTime() } });
+    expect(second.stat("a.md")).toEqual({ stamp: { size: 5, mtimeMs: past.getTime() }, unchanged: true });
     expect(second.reads).toBe(0);
   });
 

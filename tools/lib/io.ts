@@ -2,7 +2,7 @@
  * The disk, for the CLIs: finding documents, atomic writes, symlink-safe paths, and the stat
  * cache that lets a no-change re-tangle finish without reading or hashing anything.
  */
-import { type Stats, closeSync, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { type Stats, closeSync, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { Buffer, isAscii } from "node:buffer";
 import { dirname, join, posix, relative, sep } from "node:path";
 import { error, type Diagnostic } from "./diagnostics.ts";
@@ -353,21 +353,15 @@ export class HashingReader {
   }
 
   /**
-   * A document's size and mtime, and its bytes unless the cache proves it unchanged (then
-   * `bytes` is absent). Documents are not hashed: a run that must read them tangles them anyway,
-   * and the next run knows them unchanged from their size and mtime alone.
+   * A document's size and mtime, and whether the cache proves it unchanged since the last run.
+   * Nothing is read here: a run that must tangle reads every document at once (`readFiles`),
+   * and documents are never hashed, since their size and mtime stand for their content.
    */
-  stat(path: string): { stamp: StatStamp; bytes?: Buffer } | undefined {
+  stat(path: string): { stamp: StatStamp; unchanged: boolean } | undefined {
     const stat = statIfExists(join(this.#root, path));
     if (stat === undefined) return undefined;
-    if (this.#unchanged(path, stat) !== undefined) {
-      this.#seen[path] = stat;
-      return { stamp: stat };
-    }
-    const bytes = readFileSync(join(this.#root, path));
-    this.reads++;
     this.#seen[path] = stat;
-    return { stamp: stat, bytes };
+    return { stamp: stat, unchanged: this.#unchanged(path, stat) !== undefined };
   }
 
   /** The hash of a file, or `undefined` if it does not exist; `text` is filled when it had to be read. */
@@ -412,17 +406,65 @@ export class HashingReader {
   }
 }
 
+/** Past this many bytes, files are decoded one by one: V8 strings hold at most 2^29 - 24 characters. */
+const wholeTextLimit = 2 ** 28;
+
+/**
+ * Reads files whose sizes a `stat` just gave into one buffer, in order, and returns a view of
+ * each: one allocation for the whole set instead of one per file, which `decodeTexts` then
+ * decodes without a copy. Each read asks for one byte more than the size, so a file that grew
+ * since its `stat` is noticed (that byte lands where the next file goes, before it is read);
+ * a file whose size changed is read again, whole, on its own. Past `limit` bytes in all, each
+ * file is read into a buffer of its own.
+ */
+export function readFiles(root: string, files: readonly { readonly path: string; readonly size: number }[], limit = wholeTextLimit): Buffer[] {
+  const total = files.reduce((sum, file) => sum + file.size, 0);
+  // A set too large to decode as one text gains nothing from one buffer (and may not fit in one).
+  if (total > limit) return files.map(({ path }) => readFileSync(join(root, path)));
+  const all = Buffer.allocUnsafeSlow(total + 1);
+  let at = 0;
+  return files.map(({ path, size }) => {
+    const full = join(root, path);
+    const fd = openSync(full, "r");
+    let got = 0;
+    try {
+      for (let n = -1; got <= size && n !== 0; got += n) n = readSync(fd, all, at + got, size + 1 - got, null);
+    } finally {
+      closeSync(fd);
+    }
+    if (got !== size) return readFileSync(full);
+    const view = all.subarray(at, at + size);
+    at += size;
+    return view;
+  });
+}
+
 /**
  * Decodes files read as bytes into their texts (UTF-8, as `readFileSync(path, "utf8")` reads
  * them). When every file is ASCII they are decoded as one string, and each text is a slice of
  * it: one large string, allocated where the garbage collector never copies it, instead of
- * hundreds of mid-sized ones it would copy until the run ends.
+ * hundreds of mid-sized ones it would copy until the run ends. Views that lie end to end in one
+ * buffer (as `readFiles` returns them) are decoded in place, without first being copied together.
+ * Past `limit` bytes in all, each file is decoded on its own.
  */
-export function decodeTexts(files: readonly Buffer[]): string[] {
-  if (!files.every((bytes) => isAscii(bytes))) return files.map((bytes) => bytes.toString("utf8"));
-  const whole = Buffer.concat(files).toString("latin1");
+export function decodeTexts(files: readonly Buffer[], limit = wholeTextLimit): string[] {
+  const total = files.reduce((sum, bytes) => sum + bytes.length, 0);
+  if (total > limit || !files.every((bytes) => isAscii(bytes))) return files.map((bytes) => bytes.toString("utf8"));
+  const whole = (endToEnd(files) ?? Buffer.concat(files)).toString("latin1");
   let at = 0;
   return files.map((bytes) => whole.slice(at, (at += bytes.length)));
+}
+
+/** The one buffer the views `files` make up when each begins where the one before it ends; `undefined` otherwise. */
+function endToEnd(files: readonly Buffer[]): Buffer | undefined {
+  const first = files[0];
+  if (first === undefined) return undefined;
+  let end = first.byteOffset;
+  for (const bytes of files) {
+    if (bytes.buffer !== first.buffer || bytes.byteOffset !== end) return undefined;
+    end += bytes.length;
+  }
+  return Buffer.from(first.buffer, first.byteOffset, end - first.byteOffset);
 }
 
 /** True for the errors that mean "nothing is there": no such file, or a file where a folder should be. */

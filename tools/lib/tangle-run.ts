@@ -10,12 +10,12 @@
  */
 import { isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { LiterateError, error, type Diagnostic } from "./diagnostics.ts";
-import { BatchWriteError, FolderListings, HashingReader, decodeTexts, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, parseJson, readIfExists, type StatStamp, removeEmptyFolders, writeAllAtomically, writeAtomically } from "./io.ts";
+import { BatchWriteError, FolderListings, HashingReader, decodeTexts, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, parseJson, readFiles, readIfExists, type StatStamp, removeEmptyFolders, writeAllAtomically, writeAtomically } from "./io.ts";
 import { isCanonicalTarget, manifestPath } from "./paths.ts";
 import { formatManifest, parseManifest, planWrites, sha256, type Action, type Manifest } from "./plan.ts";
 import { tangle, type TangleInput, type TangleResult } from "./tangle.ts";
 import { Buffer } from "node:buffer";
-import { readFileSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { rmSync, statSync, unlinkSync } from "node:fs";
 
 /** Options of a run. */
 export interface TangleRunOptions {
@@ -52,10 +52,10 @@ function readDocuments(root: string, reader: HashingReader): { inputs: TangleInp
     parts.push(`${path}\0${entry.stamp.size}\0${entry.stamp.mtimeMs}`);
     return { path, entry };
   });
-  const allCached = seen.every((h) => h.entry.bytes === undefined);
+  const allCached = seen.every((h) => h.entry.unchanged);
   const digest = sha256(parts.join("\n"));
   if (allCached) return { inputs: [], digest, allCached, count: paths.length };
-  const texts = decodeTexts(seen.map(({ path, entry }) => entry.bytes ?? readFileSync(join(root, path))));
+  const texts = decodeTexts(readFiles(root, seen.map(({ path, entry }) => ({ path, size: entry.stamp.size }))));
   const inputs = seen.map(({ path }, i) => ({ path, text: texts[i] ?? "" }));
   return { inputs, digest, allCached, count: paths.length };
 }
