@@ -24,7 +24,7 @@ import { tangle, type TangleInput } from "../tools/lib/tangle.ts";
 import { runTangle } from "../tools/lib/tangle-run.ts";
 import { nativeCompilerPath, typeCheck } from "../tools/lib/typecheck.ts";
 import { writeCorpus, type CorpusInfo } from "./corpus.ts";
-import { corpusBase, filesUnder, floorTangle, median, projectRoot, removeAll, runChild, timeOnce, writeOutputs } from "./toolchain.ts";
+import { corpusBase, filesUnder, floorTangle, median, minimalTangle, projectRoot, removeAll, runChild, timeOnce, writeOutputs } from "./toolchain.ts";
 import { benchDaemon } from "./daemon.ts";
 import { benchDelegates } from "./delegates.ts";
 import { benchDocs } from "./docs.ts";
@@ -122,13 +122,17 @@ function prepareCorpus(size: number): Corpus {
 function benchTangle(corpus: Corpus, reps: number): void {
   const { root, size } = corpus;
   const floorOut = join(root, ".floor");
+  const minimalOut = join(root, ".minimal");
+  checkMinimalTangle(root, minimalOut);
   const floor: number[] = [];
+  const minimal: number[] = [];
   const full: number[] = [];
   const again: number[] = [];
   let fastPathHits = 0;
-  // Interleaved, so floor and full tangle see the same machine weather.
+  // Interleaved, so floor, minimal and full tangle see the same machine weather.
   for (let r = 0; r < reps; r++) {
     floor.push(timeOnce(() => void floorTangle(root, floorOut), () => removeAll(floorOut)));
+    minimal.push(timeOnce(() => void minimalTangle(root, minimalOut), () => removeAll(minimalOut)));
     full.push(
       timeOnce(
         () => void runTangle({ root }),
@@ -154,6 +158,13 @@ function benchTangle(corpus: Corpus, reps: number): void {
     samples: floor,
     note: `the floor writes ${floorWrote.files} files (${mb(floorWrote.bytes)}): the fenced ts lines of each document, no header, provenance or source map`,
   });
+  const minimalRow = addRow({
+    name: `minimal tangle: tangle's exact bytes, least work (${size})`,
+    samples: minimal,
+    peer: "floor",
+    peerMs: median(floorRow.samples),
+    note: minimalNote(minimal, floor),
+  });
   const fullRow = addRow({
     name: `full tangle, nothing on disk (${size})`,
     samples: full,
@@ -163,6 +174,13 @@ function benchTangle(corpus: Corpus, reps: number): void {
     note:
       `median of per-repetition ratios ${median(full.map((f, i) => f / (floor[i] ?? f))).toFixed(3)}; tangle writes ${tangleWrote.generated.files} files in generated/ (${mb(tangleWrote.generated.bytes)}: targets with header and provenance, ` +
       `each with its v3 source map inline, and the manifest) plus ${tangleWrote.cache.files} stat cache file (${mb(tangleWrote.cache.bytes)}), new files created in place after a one-line journal, against the floor's ${floorWrote.files} files (${mb(floorWrote.bytes)})`,
+  });
+  addRow({
+    name: `full tangle against the minimal tangle (${size})`,
+    samples: full,
+    peer: "minimal tangle",
+    peerMs: median(minimalRow.samples),
+    note: "information: what tangle's checks, general scanner, atomic writes, journal and stat cache cost beyond the least work that writes its bytes",
   });
   addRow({
     name: `same-output floor: write tangle's ${outputs.size} files, precomputed (${size})`,
@@ -224,12 +242,15 @@ function benchTangleInMemoryFiles(corpus: Corpus, reps: number): void {
   try {
     cpSync(join(corpus.root, "literate"), join(root, "literate"), { recursive: true });
     const floor: number[] = [];
+    const minimal: number[] = [];
     const full: number[] = [];
     for (let r = 0; r < reps; r++) {
       floor.push(timeOnce(() => void floorTangle(root, join(root, ".floor")), () => removeAll(join(root, ".floor"))));
+      minimal.push(timeOnce(() => void minimalTangle(root, join(root, ".minimal")), () => removeAll(join(root, ".minimal"))));
       full.push(timeOnce(() => void runTangle({ root }), () => removeAll(join(root, "generated"), join(root, ".cache"))));
     }
     const floorRow = addRow({ name: `tmpfs: floor (${corpus.size})`, samples: floor, note: "the floor on /dev/shm, where writing a file costs almost nothing" });
+    addRow({ name: `tmpfs: minimal tangle (${corpus.size})`, samples: minimal, peer: "tmpfs floor", peerMs: median(floorRow.samples), note: minimalNote(minimal, floor) });
     addRow({
       name: `tmpfs: full tangle (${corpus.size})`,
       samples: full,
@@ -240,6 +261,32 @@ function benchTangleInMemoryFiles(corpus: Corpus, reps: number): void {
   } finally {
     removeAll(root);
   }
+}
+
+/**
+ * Proves that `minimalTangle` writes exactly the files a full tangle writes on this corpus (the
+ * targets and the manifest, byte for byte), so the two are timed doing the same job; throws if not.
+ */
+function checkMinimalTangle(root: string, minimalOut: string): void {
+  removeAll(join(root, "generated"), join(root, ".cache"), minimalOut);
+  runTangle({ root });
+  minimalTangle(root, minimalOut);
+  const names = (dir: string): string[] => readdirSync(dir).sort();
+  const tangled = names(join(root, "generated"));
+  const minimal = names(join(minimalOut, "generated"));
+  const differing = tangled.filter((n) => !minimal.includes(n) || !readFileSync(join(root, "generated", n)).equals(readFileSync(join(minimalOut, "generated", n))));
+  if (differing.length > 0 || minimal.length !== tangled.length) {
+    throw new Error(`the minimal tangle does not write tangle's files (${differing.length} differ, ${minimal.length} against ${tangled.length} files, e.g. ${differing[0] ?? "an extra file"}): fix minimalTangle in bench/toolchain.ts`);
+  }
+  removeAll(minimalOut);
+}
+
+/** The note of a minimal tangle row: what it is, and its ratio per repetition. */
+function minimalNote(minimal: readonly number[], floor: readonly number[]): string {
+  return (
+    `information: the same bytes as the full tangle (checked, byte for byte) with the least work known, one streaming pass with no checks, temporary files, journal or stat cache; ` +
+    `while this row is at or above 2× the floor, the ≤ 2× target is out of reach for a real tangle (median of per-repetition ratios ${median(minimal.map((m, i) => m / (floor[i] ?? m))).toFixed(3)})`
+  );
 }
 
 function readInputs(root: string): TangleInput[] {
@@ -386,7 +433,7 @@ function benchCli(corpus: Corpus, reps: number): void {
 function removeCorpusOutput(): void {
   for (const size of ["300", "2000"]) {
     const root = join(corpusBase, size);
-    removeAll(join(root, "generated"), join(root, ".floor"), join(root, ".floor-same"), join(root, ".cache"));
+    removeAll(join(root, "generated"), join(root, ".floor"), join(root, ".floor-same"), join(root, ".minimal"), join(root, ".cache"));
   }
 }
 process.on("exit", removeCorpusOutput);
