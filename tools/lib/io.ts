@@ -336,7 +336,7 @@ export class HashingReader {
   readonly #cache: StatCache;
   readonly #seen: Record<string, CachedFile> = {};
   readonly #listings: FolderListings | undefined;
-  /** How many files had to be read (for tests and benchmarks). */
+  /** How many files `hash` had to read (for tests and benchmarks); documents are read by `readFiles`. */
   reads = 0;
 
   /** `listings`: folder listings to answer "not there" from, without a `stat` per missing file. */
@@ -428,7 +428,12 @@ export function readFiles(root: string, files: readonly { readonly path: string;
     const fd = openSync(full, "r");
     let got = 0;
     try {
-      for (let n = -1; got <= size && n !== 0; got += n) n = readSync(fd, all, at + got, size + 1 - got, null);
+      // Until the end of the file, or one byte past the size the stat gave.
+      while (got <= size) {
+        const n = readSync(fd, all, at + got, size + 1 - got, null);
+        if (n === 0) break;
+        got += n;
+      }
     } finally {
       closeSync(fd);
     }

@@ -44,7 +44,7 @@ export interface SourceMapV3 {
 }
 
 /** Writes `value` as a base64 VLQ (exactly as `encodeVlq` spells it) at `at`; returns the end. */
-function writeVlq(bytes: Uint8Array, at: number, value: number): number {
+export function writeVlq(bytes: Uint8Array, at: number, value: number): number {
   // Most deltas (a column a few characters on) are one digit: 0 to 15 need no continuation bit.
   if (value >= 0 && value < 16) {
     bytes[at] = base64Codes[value << 1] ?? 65;
