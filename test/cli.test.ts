@@ -339,7 +339,7 @@ describe("an approval prompt a model tries to disguise", () => {
     const chat = start(["chat"], { ...env, WORKSPACE_DIR: workspace }, "make some notes\n/approve\n/deny\n");
     const code = await chat.exited;
     model.close();
-    const out = chat.output(); console.log(JSON.stringify(out));
+    const out = chat.output();
     expect(code).toBe(0);
     expect(out).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
     expect(out).toContain(`Waiting for your approval: run "touch" ${quoteForTerminal(disguise)} in ${quoteForTerminal(workspace)}`);
