@@ -82,7 +82,7 @@ describe("loadEvidence", () => {
             { line: 12, column: 2, endLine: 12, count: 2 },
             { line: 20, column: 0, endLine: 20, count: 1 },
           ],
-          functions: [{ line: 11, column: 16, count: 2 }],
+          functions: [{ line: 11, column: 16, body: { line: 11, column: 50 }, count: 2 }],
         },
       ],
     ]);
@@ -147,7 +147,7 @@ describe("judgeExecution", () => {
             { line: 20, column: 0, endLine: 20, count: topLevel },
             { line: 31, column: 0, endLine: 31, count: 0 },
           ],
-          functions: [{ line: 11, column: 16, count: calls }],
+          functions: [{ line: 11, column: 16, body: { line: 11, column: 50 }, count: calls }],
         },
       ],
     ]),

@@ -28,10 +28,15 @@ export interface CountedStatement extends Counted {
   readonly endLine: number;
 }
 
+/** A counted function: where its declaration starts, and where its body does. */
+export interface CountedFunction extends Counted {
+  readonly body: { readonly line: number; readonly column: number };
+}
+
 /** What one document's lines did in a run. */
 export interface DocumentEvidence {
   readonly statements: readonly CountedStatement[];
-  readonly functions: readonly Counted[];
+  readonly functions: readonly CountedFunction[];
 }
 
 /** What one test run proved, per Markdown document. */
@@ -108,7 +113,12 @@ export function loadEvidence(root: string): { evidence: TestEvidence } | { missi
       endLine: loc.end.line,
       count: data.s[id] ?? 0,
     }));
-    const functions = Object.entries(data.fnMap).map(([id, fn]) => ({ line: fn.decl.start.line, column: fn.decl.start.column ?? 0, count: data.f[id] ?? 0 }));
+    const functions = Object.entries(data.fnMap).map(([id, fn]) => ({
+      line: fn.decl.start.line,
+      column: fn.decl.start.column ?? 0,
+      body: { line: fn.loc.start.line, column: fn.loc.start.column ?? 0 },
+      count: data.f[id] ?? 0,
+    }));
     documents.set(projectPath(file), { statements, functions });
   }
   const testFiles = (results.testResults ?? []).flatMap((r) => (typeof r.name === "string" ? [projectPath(r.name)] : []));

@@ -41,6 +41,8 @@ export interface BlockFunction extends Place {
   readonly description: string;
   /** The function it is nested in (index into the list), or -1. */
   readonly parent: number;
+  /** Where its body starts. */
+  readonly body: { readonly line: number; readonly column: number };
 }
 
 /** An identifier that reads a value some block declares. */
@@ -113,8 +115,9 @@ export function findRunnables(result: TangleResult, sources: ReadonlyMap<string,
       if (ts.isCallExpression(node) && /\.(skip|todo)$/.test(node.expression.getText(source))) skipped = true;
       if (ts.isFunctionLike(node) && "body" in node && node.body !== undefined) {
         const at = place(anchorOf(node, source));
-        if (at !== undefined) {
-          functions.push({ ...at, description: describe(node, source), parent: within });
+        const body = place(node.body.getStart(source)) ?? at;
+        if (at !== undefined && body !== undefined) {
+          functions.push({ ...at, description: describe(node, source), parent: within, body: { line: body.line, column: body.column } });
           within = functions.length - 1;
         }
       }
@@ -239,11 +242,26 @@ export function judgeRunnables(evidence: TestEvidence, runnables: Runnables): Ru
     entry.ast.push(i);
     lines.set(key, entry);
   });
+  // A declaration start with no source-map segment of its own takes the one before it, maybe on
+  // the line above; the body's start is mapped where it is. So a function the declaration lines
+  // do not find is looked for by its body.
+  const bodies = new Map<string, { column: number; count: number }[]>();
   for (const [doc, data] of evidence.documents) {
-    for (const f of data.functions) lines.get(keyOf(doc, f.line))?.counts.push({ column: f.column, count: f.count });
+    for (const f of data.functions) {
+      lines.get(keyOf(doc, f.line))?.counts.push({ column: f.column, count: f.count });
+      const key = keyOf(doc, f.body.line);
+      bodies.set(key, [...(bodies.get(key) ?? []), { column: f.body.column, count: f.count }]);
+    }
   }
   for (const { ast, counts } of lines.values()) {
-    if (counts.length === 0) continue;
+    if (counts.length === 0) {
+      for (const fn of ast) {
+        const f = functions[fn];
+        const found = f === undefined ? undefined : nearest(bodies.get(keyOf(f.doc, f.body.line)) ?? [], f.body.column);
+        functionRan[fn] = (found?.count ?? 0) > 0;
+      }
+      continue;
+    }
     ast.sort((a, b) => (functions[a]?.column ?? 0) - (functions[b]?.column ?? 0));
     counts.sort((a, b) => a.column - b.column);
     ast.forEach((fn, k) => {
