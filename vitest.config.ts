@@ -10,8 +10,11 @@ const attribution = fileURLToPath(new URL("test/docs/attribution.setup.ts", impo
 // runs that collect coverage: a partial run of a few test files must not overwrite them.
 const collectsCoverage = process.argv.some((arg) => arg === "--coverage" || arg.startsWith("--coverage."));
 
-// Coverage is collected on generated/ and remapped through tangle's source maps, so the
-// report (and verify's rule 4) speaks in literate/*.md lines.
+// Coverage is collected on generated/ and on the tangled test helpers (vitest never covers the
+// test files themselves), and remapped through tangle's source maps, so the report (and verify's
+// rule 4) speaks in literate/*.md lines. The helpers are covered because rule 4 asks of a
+// constant that code which ran reads it. The json reporter copies the run's coverage into the
+// results file: that copy is what ties `coverage-final.json` to the results it sits beside.
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
@@ -23,7 +26,7 @@ export default defineConfig({
     testTimeout: 30_000,
     coverage: {
       provider: "v8",
-      include: ["generated/**/*.ts"],
+      include: ["generated/**/*.ts", "test/helpers/**/*.ts"],
       reporter: ["json", "text-summary"],
       reportsDirectory: "coverage",
     },

@@ -21,6 +21,20 @@ function coverageOf(root: string, calls: number): string {
   });
 }
 
+/** The results of a passing run whose coverage was `coverageOf(root, calls)`, as vitest's json reporter writes them. */
+const resultsOf =
+  (calls: number) =>
+  (root: string): string =>
+    JSON.stringify({
+      numTotalTests: 3,
+      numPassedTests: 3,
+      numFailedTests: 0,
+      numFailedTestSuites: 0,
+      startTime: 1_700_000_000_000,
+      success: true,
+      testResults: [{ name: join(root, "test", "x.test.ts"), status: "passed", assertionResults: [{ status: "passed" }] }],
+      coverageMap: JSON.parse(coverageOf(root, calls)) as unknown,
+    });
 const results = JSON.stringify({ numTotalTests: 3, numPassedTests: 3, numFailedTests: 0, startTime: 1_700_000_000_000, success: true });
 const failedResults = JSON.stringify({ numTotalTests: 3, numPassedTests: 2, numFailedTests: 1, startTime: 1_700_000_000_000, success: false });
 
@@ -53,68 +67,87 @@ describe("loadEvidence", () => {
     expect(loadEvidence(project(files))).toEqual({ missing });
   });
 
-  it("reads the counts, the start time and each document's statements and functions by project path", () => {
-    const root = project({ "coverage/coverage-final.json": (r) => coverageOf(r, 2), "coverage/vitest-results.json": () => results });
+  it("reads the counts, the start time, the test files and each document's statements and functions by project path", () => {
+    const root = project({ "coverage/coverage-final.json": (r) => coverageOf(r, 2), "coverage/vitest-results.json": resultsOf(2) });
     const loaded = loadEvidence(root);
-    if ("missing" in loaded) throw new Error(loaded.missing);
+    if (!("evidence" in loaded)) throw new Error(JSON.stringify(loaded));
     expect(loaded.evidence.tests).toEqual({ total: 3, passed: 3, failed: 0 });
     expect(loaded.evidence.startTime).toBe(1_700_000_000_000);
+    expect(loaded.evidence.testFiles).toEqual(["test/x.test.ts"]);
     expect([...loaded.evidence.documents]).toEqual([
       [
         "literate/x.md",
         {
           statements: [
-            { line: 12, count: 2 },
-            { line: 20, count: 1 },
+            { line: 12, column: 2, endLine: 12, count: 2 },
+            { line: 20, column: 0, endLine: 20, count: 1 },
           ],
-          functions: [{ line: 11, count: 2 }],
+          functions: [{ line: 11, column: 16, body: { line: 11, column: 50 }, count: 2 }],
         },
       ],
     ]);
   });
 
   it("names documents by project path when the root is reached through a symbolic link", () => {
-    const root = project({ "coverage/coverage-final.json": (r) => coverageOf(r, 1), "coverage/vitest-results.json": () => results });
+    const root = project({ "coverage/coverage-final.json": (r) => coverageOf(r, 1), "coverage/vitest-results.json": resultsOf(1) });
     const link = `${root}-link`;
     symlinkSync(root, link, "dir");
     roots.push(link);
     const loaded = loadEvidence(link);
-    if ("missing" in loaded) throw new Error(loaded.missing);
+    if (!("evidence" in loaded)) throw new Error(JSON.stringify(loaded));
     expect([...loaded.evidence.documents.keys()]).toEqual(["literate/x.md"]);
   });
 
-  it("reports a failing run by its results, though a failing run writes no coverage", () => {
-    const root = project({ "coverage/vitest-results.json": () => failedResults });
-    expect(loadEvidence(root)).toEqual({ evidence: { tests: { total: 3, passed: 2, failed: 1 }, startTime: 1_700_000_000_000, documents: new Map() } });
+  it("refuses a run whose results record a failed test, whatever coverage sits beside them", () => {
+    const root = project({ "coverage/vitest-results.json": () => failedResults, "coverage/coverage-final.json": (r) => coverageOf(r, 1) });
+    expect(loadEvidence(root)).toEqual({ refused: "`coverage/vitest-results.json` records a failed run (1 failed test(s))" });
   });
 
-  it("refuses coverage left by an earlier run than the results", () => {
-    const future = JSON.stringify({ numTotalTests: 1, numPassedTests: 1, numFailedTests: 0, startTime: Date.now() + 60_000 });
-    const root = project({ "coverage/coverage-final.json": (r) => coverageOf(r, 1), "coverage/vitest-results.json": () => future });
-    expect(loadEvidence(root)).toEqual({ missing: "`coverage/coverage-final.json` is older than the latest test run, which collected no coverage" });
+  it.each([
+    ["a failed suite (a hook that threw, its tests skipped)", { numFailedTestSuites: 1, testResults: [{ name: "/t/x.test.ts", status: "passed", assertionResults: [{ status: "skipped" }] }] }, "1 failed suite(s)"],
+    ["a test file that failed to load", { testResults: [{ name: "/t/x.test.ts", status: "failed", message: "broken", assertionResults: [] }] }, "1 failed test file(s)"],
+    ["a failed test the counts leave out", { testResults: [{ name: "/t/x.test.ts", status: "failed", assertionResults: [{ status: "failed" }] }] }, "1 failed test(s), 1 failed test file(s)"],
+    ["only vitest's own verdict", { success: false }, "vitest says it did not succeed"],
+  ])("refuses results that record %s", (_, fields, what) => {
+    const root = project({
+      "coverage/vitest-results.json": (r) => JSON.stringify({ ...(JSON.parse(resultsOf(1)(r)) as object), ...fields }),
+      "coverage/coverage-final.json": (r) => coverageOf(r, 1),
+    });
+    expect(loadEvidence(root)).toEqual({ refused: `\`coverage/vitest-results.json\` records a failed run (${what})` });
+  });
+
+  it("refuses a coverage file another run wrote, naming both files", () => {
+    const root = project({ "coverage/coverage-final.json": (r) => coverageOf(r, 2), "coverage/vitest-results.json": resultsOf(1) });
+    expect(loadEvidence(root)).toEqual({ refused: "`coverage/coverage-final.json` does not belong to the run recorded in `coverage/vitest-results.json` (its coverage differs from the run's)" });
+  });
+
+  it("refuses coverage beside the results of a run that collected none", () => {
+    const root = project({ "coverage/coverage-final.json": (r) => coverageOf(r, 1), "coverage/vitest-results.json": () => results });
+    expect(loadEvidence(root)).toEqual({ refused: "the run recorded in `coverage/vitest-results.json` collected no coverage, so `coverage/coverage-final.json` is another run's" });
   });
 
   it("takes absent counts as zero", () => {
-    const root = project({ "coverage/coverage-final.json": () => "{}", "coverage/vitest-results.json": () => "{}" });
-    expect(loadEvidence(root)).toEqual({ evidence: { tests: { total: 0, passed: 0, failed: 0 }, startTime: 0, documents: new Map() } });
+    const root = project({ "coverage/coverage-final.json": () => "{}", "coverage/vitest-results.json": () => JSON.stringify({ coverageMap: {} }) });
+    expect(loadEvidence(root)).toEqual({ evidence: { tests: { total: 0, passed: 0, failed: 0 }, startTime: 0, testFiles: [], documents: new Map() } });
   });
 });
 
 describe("judgeExecution", () => {
-  /** Lines 10–14 hold function `add` (declared on 11, called `calls` times, body statement on 12); line 20 a top-level statement. */
+  /** Line 12 a statement in a function body that ran `calls` times; line 20 a top-level statement; line 31 one that never ran. */
   const evidence = (calls: number, topLevel = 1): TestEvidence => ({
     tests: { total: 1, passed: 1, failed: 0 },
     startTime: 0,
+    testFiles: [],
     documents: new Map([
       [
         "literate/x.md",
         {
           statements: [
-            { line: 12, count: calls },
-            { line: 20, count: topLevel },
-            { line: 31, count: 0 },
+            { line: 12, column: 2, endLine: 12, count: calls },
+            { line: 20, column: 0, endLine: 20, count: topLevel },
+            { line: 31, column: 0, endLine: 31, count: 0 },
           ],
-          functions: [{ line: 11, count: calls }],
+          functions: [{ line: 11, column: 16, body: { line: 11, column: 50 }, count: calls }],
         },
       ],
     ]),
@@ -122,10 +155,8 @@ describe("judgeExecution", () => {
   const lines = (from: number, to: number): Set<number> => new Set(Array.from({ length: to - from + 1 }, (_, i) => from + i));
 
   it.each<[string, TestEvidence, string, Set<number>, Execution]>([
-    ["a called function", evidence(1), "literate/x.md", lines(10, 14), "executed"],
-    ["a function never called, though its module loaded", evidence(0), "literate/x.md", lines(10, 14), "not-executed"],
-    ["a block holding a called function and a top-level statement", evidence(1), "literate/x.md", lines(10, 21), "executed"],
-    ["an uncalled function beside a statement that ran", evidence(0, 1), "literate/x.md", lines(10, 21), "not-executed"],
+    ["a fragment of a body that ran", evidence(1), "literate/x.md", lines(12, 12), "executed"],
+    ["a fragment of a body that never ran, though its module loaded", evidence(0), "literate/x.md", lines(12, 12), "not-executed"],
     ["a top-level statement that ran", evidence(0), "literate/x.md", lines(19, 21), "executed"],
     ["a statement that never ran", evidence(1), "literate/x.md", lines(30, 32), "not-executed"],
     ["lines with nothing to run", evidence(1), "literate/x.md", lines(40, 45), "nothing-to-run"],

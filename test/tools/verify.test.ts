@@ -583,3 +583,124 @@ describe("verify --stamp while someone edits a document", () => {
     slow,
   );
 });
+
+/**
+ * A document each of whose blocks ran only in part: a class one of whose methods no test calls,
+ * a function whose returned closure no test calls, and a constant nothing reads. Module loading
+ * and the parts that did run once made each of them count as tested.
+ */
+const partial = `---
+tangle: generated/x.ts
+test: test/x.test.ts
+---
+
+# Parts
+
+**step** is what a count goes up by; the counter reads it.
+
+\`\`\`ts
+export const step = 1;
+\`\`\`
+
+**limit** is the largest count; nothing reads it.
+
+\`\`\`ts
+export const limit = 10;
+\`\`\`
+
+A **Counter** counts up, and can start again; no test starts it again.
+
+\`\`\`ts
+export class Counter {
+  #count = 0;
+  increment(): number {
+    this.#count += step;
+    return this.#count;
+  }
+  reset(): void {
+    this.#count = 0;
+  }
+}
+\`\`\`
+
+**evens** keeps the even numbers and can say why it dropped one; no test asks why.
+
+\`\`\`ts
+export function evens(xs: readonly number[]): { kept: number[]; why: (n: number) => string } {
+  return { kept: xs.filter((x) => x % 2 === 0), why: (n) => \`\${n} is odd\` };
+}
+\`\`\`
+
+The tests call some of it.
+
+\`\`\`ts test
+import { expect, it } from "vitest";
+import { Counter, evens } from "../generated/x.ts";
+
+it("counts", () => expect(new Counter().increment()).toBe(1));
+it("keeps the even numbers", () => expect(evens([1, 2, 3, 4]).kept).toEqual([2, 4]));
+\`\`\`
+`;
+
+describe("verify asks every part of a block to have run", { concurrent: true }, () => {
+  it(
+    "fails naming a method never called, a closure never run and a constant nothing reads, and stamps only the constant that is read",
+    async ({ expect }) => {
+      const project = new Project({ [doc]: partial });
+      try {
+        project.tangleNow();
+        const verified = await project.verify("--stamp");
+        const hint = (what: string): string => `  hint: ${what}\n`;
+        const calls = hint("add a test that calls it, stating the behaviour that needs it (or remove it, if nothing can), then `npm run verify -- --stamp`");
+        expect(verified.stdout).toBe(
+          `${doc}:${fenceOf(partial, "export const limit")}:1 tested: the constant \`limit\` (line ${lineOf(partial, "export const limit")}) is never read by code that ran\n` +
+            hint("add a test that uses it, or the code that reads it (or remove it, if nothing needs it), then `npm run verify -- --stamp`") +
+            `${doc}:${fenceOf(partial, "export class Counter")}:1 tested: the method \`reset\` (line ${lineOf(partial, "reset(): void")}) never ran\n` +
+            calls +
+            `${doc}:${fenceOf(partial, "export function evens")}:1 tested: the function \`why\` (line ${lineOf(partial, "why: (n) =>")}) never ran\n` +
+            calls +
+            "\n" +
+            `${doc}: 4 definition blocks (0 type-only), 1/4 tested, 3 problem(s)\n` +
+            "stamps: 1 written, 0 removed\n" +
+            "FAIL: 3 problems\n",
+        );
+        expect(verified.code).toBe(1);
+        expect(fenceLines(project.read(doc))).toEqual([`\`\`\`ts tested=${hashesOf(partial)[0]}`, "```ts", "```ts", "```ts", "```ts test"]);
+      } finally {
+        project.remove();
+      }
+    },
+    slow,
+  );
+});
+
+describe("verify and evidence from more than one run", { concurrent: true }, () => {
+  it(
+    "refuses results that record a failed test file, though a later run of some tests left newer coverage beside them",
+    async ({ expect }) => {
+      const project = new Project({ [doc]: good });
+      try {
+        project.tangleNow();
+        expect((await project.verify("--stamp")).code).toBe(0);
+        // The whole suite fails on a test file that cannot load; a run of the one good file then
+        // writes coverage, but not results (its reporter is not the json one), and keeps the
+        // folder's other files.
+        project.write("test/broken.test.ts", 'throw new Error("broken at import");\n');
+        expect((await project.test()).code).toBe(1);
+        const partialRun = await run(join(repository, "node_modules", ".bin", "vitest"), ["run", "--coverage", "--coverage.clean=false", "--reporter=default", "test/x.test.ts"], project.root);
+        expect(partialRun.code).toBe(0);
+        const verified = await project.verify();
+        expect(verified.stdout).toBe(
+          "test run tested: `coverage/vitest-results.json` records a failed run (1 failed suite(s), 1 failed test file(s)), so no block counts as tested\n" +
+            "  hint: run the whole suite again until it passes: `npm test`, or `npm run verify -- --stamp`\n\n" +
+            summary(7, 1, 0, 0) +
+            "FAIL: 1 problems\n",
+        );
+        expect(verified.code).toBe(1);
+      } finally {
+        project.remove();
+      }
+    },
+    slow,
+  );
+});

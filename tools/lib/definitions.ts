@@ -39,8 +39,8 @@ interface Tally {
 
 const typeScriptTarget = /\.(c|m)?tsx?$/;
 
-/** Classifies every block and reports rule-1 problems. */
-export function analyzeDefinitions(result: TangleResult): { analyses: BlockAnalysis[]; diagnostics: Diagnostic[] } {
+/** Classifies every block and reports rule-1 problems; `sources` are the targets' trees, when already parsed. */
+export function analyzeDefinitions(result: TangleResult, sources?: ReadonlyMap<string, ts.SourceFile>): { analyses: BlockAnalysis[]; diagnostics: Diagnostic[] } {
   const tallies = new Map<number, Tally>();
   const tally = (block: number): Tally => {
     let t = tallies.get(block);
@@ -64,7 +64,7 @@ export function analyzeDefinitions(result: TangleResult): { analyses: BlockAnaly
       else span.last = line + 1;
     });
     if (!typeScriptTarget.test(target.path) || testTargets.has(target.path)) continue;
-    const source = ts.createSourceFile(target.path, target.content, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+    const source = sources?.get(target.path) ?? ts.createSourceFile(target.path, target.content, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
     const ownerOf = (node: ts.Node): number => target.lineBlock[source.getLineAndCharacterOfPosition(node.getStart(source)).line] ?? -1;
     for (const statement of source.statements) {
       const owner = ownerOf(statement);

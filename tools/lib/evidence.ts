@@ -3,17 +3,40 @@
  *
  * Vitest writes `coverage/coverage-final.json` (istanbul format) already remapped through
  * tangle's source maps, so it is keyed by `literate/*.md` files with Markdown line numbers, and
- * `coverage/vitest-results.json` with the pass/fail counts and the run's start time. Coverage
- * does not say which test ran a line, so the evidence counts only when every test passed.
+ * `coverage/vitest-results.json` with the outcome of every suite and test and the run's start
+ * time. Coverage does not say which test ran a line, so the evidence counts only when nothing
+ * in the run failed.
+ *
+ * The two files must come from the same run. Vitest's json reporter copies the run's coverage
+ * map into the results (`coverageMap`), so the coverage file belongs to the results exactly
+ * when it holds that same map: a coverage file left by another run, older or newer, differs.
  */
-import { realpathSync, statSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { parseJson, readIfExists } from "./io.ts";
 
-/** A counted position: a Markdown line and how often it ran. */
+/** A counted position: a Markdown line and column (0-based, as istanbul counts) and how often it ran. */
 export interface Counted {
   readonly line: number;
+  readonly column: number;
   readonly count: number;
+}
+
+/** A counted statement, which may span lines. */
+export interface CountedStatement extends Counted {
+  readonly endLine: number;
+}
+
+/** A counted function: where its declaration starts, and where its body does. */
+export interface CountedFunction extends Counted {
+  readonly body: { readonly line: number; readonly column: number };
+}
+
+/** What one document's lines did in a run. */
+export interface DocumentEvidence {
+  readonly statements: readonly CountedStatement[];
+  readonly functions: readonly CountedFunction[];
 }
 
 /** What one test run proved, per Markdown document. */
@@ -22,48 +45,102 @@ export interface TestEvidence {
   readonly tests: { readonly total: number; readonly passed: number; readonly failed: number };
   /** When the run started (ms since the epoch). */
   readonly startTime: number;
+  /** The test files the run ran (project-relative). */
+  readonly testFiles: readonly string[];
   /** Statements and functions per document path (project-relative). */
-  readonly documents: ReadonlyMap<string, { readonly statements: readonly Counted[]; readonly functions: readonly Counted[] }>;
+  readonly documents: ReadonlyMap<string, DocumentEvidence>;
 }
 
 /** Where the evidence files live. */
 export const evidencePaths = { coverage: "coverage/coverage-final.json", results: "coverage/vitest-results.json" } as const;
 
+interface Position {
+  line: number;
+  column: number | null;
+}
+
 interface IstanbulFile {
-  statementMap: Record<string, { start: { line: number } }>;
+  statementMap: Record<string, { start: Position; end: Position }>;
   s: Record<string, number>;
-  fnMap: Record<string, { decl: { start: { line: number } }; loc: { start: { line: number } } }>;
+  fnMap: Record<string, { decl: { start: Position }; loc: { start: Position } }>;
   f: Record<string, number>;
 }
 
-/** Loads the evidence of the latest run, or `undefined` (with the reason) when there is none. */
-export function loadEvidence(root: string): { evidence: TestEvidence } | { missing: string } {
+/** The parts of vitest's json report verify reads. */
+interface VitestResults {
+  numTotalTests?: number;
+  numPassedTests?: number;
+  numFailedTests?: number;
+  numFailedTestSuites?: number;
+  startTime?: number;
+  success?: boolean;
+  coverageMap?: unknown;
+  testResults?: readonly { name?: string; status?: string; message?: string; assertionResults?: readonly { status?: string }[] }[];
+}
+
+/**
+ * Loads the evidence of the latest run. `missing` says there is none to read (no files, or
+ * files that are not what vitest writes); `refused` says there is some, and it proves nothing.
+ */
+export function loadEvidence(root: string): { evidence: TestEvidence } | { missing: string } | { refused: string } {
   const resultsText = readIfExists(join(root, evidencePaths.results));
   if (resultsText === undefined) return { missing: `no test results found at \`${evidencePaths.results}\`` };
-  const results = parseJson(resultsText) as { numTotalTests?: number; numPassedTests?: number; numFailedTests?: number; startTime?: number } | undefined;
-  if (typeof results !== "object" || results === null) return { missing: `\`${evidencePaths.results}\` is not a test results file (not a JSON object)` };
+  const results = parseJson(resultsText) as VitestResults | undefined;
+  if (typeof results !== "object" || results === null || Array.isArray(results)) return { missing: `\`${evidencePaths.results}\` is not a test results file (not a JSON object)` };
   const tests = { total: results.numTotalTests ?? 0, passed: results.numPassedTests ?? 0, failed: results.numFailedTests ?? 0 };
-  const startTime = results.startTime ?? 0;
-  // A failing run writes no coverage; its results are the evidence that nothing counts.
-  if (tests.failed > 0) return { evidence: { tests, startTime, documents: new Map() } };
+  const failure = failureOf(results);
+  if (failure !== undefined) return { refused: `\`${evidencePaths.results}\` records a failed run (${failure})` };
   const coverageText = readIfExists(join(root, evidencePaths.coverage));
   if (coverageText === undefined) return { missing: `no coverage found at \`${evidencePaths.coverage}\`` };
-  const coverageWritten = statSync(join(root, evidencePaths.coverage)).mtimeMs;
-  if (coverageWritten < startTime) return { missing: `\`${evidencePaths.coverage}\` is older than the latest test run, which collected no coverage` };
   const coverage = parseJson(coverageText) as Record<string, IstanbulFile> | undefined;
   if (typeof coverage !== "object" || coverage === null || !Object.values(coverage).every(isIstanbulFile)) {
     return { missing: `\`${evidencePaths.coverage}\` is not an istanbul coverage file` };
   }
-  const documents = new Map<string, { statements: Counted[]; functions: Counted[] }>();
+  if (results.coverageMap === undefined) {
+    return { refused: `the run recorded in \`${evidencePaths.results}\` collected no coverage, so \`${evidencePaths.coverage}\` is another run's` };
+  }
+  if (!isDeepStrictEqual(results.coverageMap, coverage)) {
+    return { refused: `\`${evidencePaths.coverage}\` does not belong to the run recorded in \`${evidencePaths.results}\` (its coverage differs from the run's)` };
+  }
   // Vitest names files by their real path (its working folder is resolved); `root` may be a link.
   const base = realpathSync(root);
+  const projectPath = (file: string): string => relative(base, file).split(sep).join("/");
+  const documents = new Map<string, DocumentEvidence>();
   for (const [file, data] of Object.entries(coverage)) {
-    const path = relative(base, file).split(sep).join("/");
-    const statements = Object.entries(data.statementMap).map(([id, loc]) => ({ line: loc.start.line, count: data.s[id] ?? 0 }));
-    const functions = Object.entries(data.fnMap).map(([id, fn]) => ({ line: fn.decl.start.line, count: data.f[id] ?? 0 }));
-    documents.set(path, { statements, functions });
+    const statements = Object.entries(data.statementMap).map(([id, loc]) => ({
+      line: loc.start.line,
+      column: loc.start.column ?? 0,
+      endLine: loc.end.line,
+      count: data.s[id] ?? 0,
+    }));
+    const functions = Object.entries(data.fnMap).map(([id, fn]) => ({
+      line: fn.decl.start.line,
+      column: fn.decl.start.column ?? 0,
+      body: { line: fn.loc.start.line, column: fn.loc.start.column ?? 0 },
+      count: data.f[id] ?? 0,
+    }));
+    documents.set(projectPath(file), { statements, functions });
   }
-  return { evidence: { tests, startTime, documents } };
+  const testFiles = (results.testResults ?? []).flatMap((r) => (typeof r.name === "string" ? [projectPath(r.name)] : []));
+  return { evidence: { tests, startTime: results.startTime ?? 0, testFiles, documents } };
+}
+
+/**
+ * What failed in a run, or `undefined` when nothing did: a failed test, a failed suite (a hook
+ * that threw, whose tests never ran), a test file that failed to load, or vitest's own verdict.
+ */
+function failureOf(results: VitestResults): string | undefined {
+  const files = results.testResults ?? [];
+  const failedTests = Math.max(results.numFailedTests ?? 0, files.reduce((n, f) => n + (f.assertionResults ?? []).filter((a) => a.status === "failed").length, 0));
+  const failedSuites = results.numFailedTestSuites ?? 0;
+  const failedFiles = files.filter((f) => f.status === "failed").length;
+  const parts = [
+    ...(failedTests > 0 ? [`${failedTests} failed test(s)`] : []),
+    ...(failedSuites > 0 ? [`${failedSuites} failed suite(s)`] : []),
+    ...(failedFiles > 0 ? [`${failedFiles} failed test file(s)`] : []),
+  ];
+  if (parts.length > 0) return parts.join(", ");
+  return results.success === false ? "vitest says it did not succeed" : undefined;
 }
 
 /** True for one file's entry of an istanbul coverage report, in the parts verify reads. */
@@ -77,14 +154,12 @@ function isIstanbulFile(value: unknown): value is IstanbulFile {
 export type Execution = "executed" | "not-executed" | "nothing-to-run";
 
 /**
- * Judges execution: if functions are declared on these lines, one of them must have been
- * called (loading a module is not testing a function); otherwise a statement on them must have run.
+ * Judges execution of lines that define no function (a fragment of a function's body): a
+ * statement on them must have run.
  */
 export function judgeExecution(evidence: TestEvidence, doc: string, lines: ReadonlySet<number>): Execution {
   const data = evidence.documents.get(doc);
   if (data === undefined) return "not-executed";
-  const functions = data.functions.filter((f) => lines.has(f.line));
-  if (functions.length > 0) return functions.some((f) => f.count > 0) ? "executed" : "not-executed";
   const statements = data.statements.filter((s) => lines.has(s.line));
   if (statements.length > 0) return statements.some((s) => s.count > 0) ? "executed" : "not-executed";
   return "nothing-to-run";

@@ -4,16 +4,18 @@
  * 1. one definition per block (read from the tangled files' syntax trees, `definitions.ts`);
  * 2. prose before code (remark decides what a heading or paragraph is);
  * 3. compiles (one compiler run for the whole project, `typecheck.ts`);
- * 4. tested (coverage of the latest, fully passing test run, `evidence.ts`, and a `tested=`
- *    stamp equal to the block's current hash, `stamps.ts`).
+ * 4. tested (coverage of the latest, fully passing test run, `evidence.ts`: every function the
+ *    block defines ran, or, for a value with no function in it, code that ran read it, `runs.ts`;
+ *    and a `tested=` stamp equal to the block's current hash, `stamps.ts`).
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { LiterateError, error, sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
 import { analyzeDefinitions, type BlockKind } from "./definitions.ts";
-import { judgeExecution, loadEvidence, type TestEvidence } from "./evidence.ts";
+import { evidencePaths, judgeExecution, loadEvidence, type TestEvidence } from "./evidence.ts";
 import { listDocuments, readIfExists, writeAtomically } from "./io.ts";
+import { findRunnables, judgeRunnables, parseTargets, type Runnables, type RunVerdicts } from "./runs.ts";
 import { applyStampEdits, blockHashes, type StampEdit } from "./stamps.ts";
 import { tangle, type TangleResult } from "./tangle.ts";
 import { typeCheck, type TypeCheckResult } from "./typecheck.ts";
@@ -98,13 +100,17 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
   }
 
   const global: Diagnostic[] = [];
-  const { analyses, diagnostics: definitionProblems } = analyzeDefinitions(result);
+  const sources = parseTargets(result);
+  const { analyses, diagnostics: definitionProblems } = analyzeDefinitions(result, sources);
   const checked = typeCheck(root, options.compiler === undefined ? {} : { compiler: options.compiler });
   const compileProblems = mapCompilerDiagnostics(result, checked, global);
   requireInProgram(root, result, global);
   const { evidence, missing } = usableEvidence(root, result, global);
   const hashes = blockHashes(result.blocks);
   const children = childrenOf(result);
+  const values = analyses.flatMap((a, block) => (a.kind === "definition" && !a.typeOnly && a.names.length > 0 ? [{ block, names: a.names }] : []));
+  const runnables = findRunnables(result, sources, values);
+  const parts = evidence === undefined ? undefined : partsOf(runnables, judgeRunnables(evidence, runnables));
 
   // Stamps follow evidence only: without usable evidence (none, or older than the code), none is touched.
   const stamping = options.stamp === true && evidence !== undefined;
@@ -133,14 +139,21 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
     let tested: TestedState = "exempt";
     let desired: string | undefined;
     if (runtime) {
-      const executed = evidence !== undefined && executedBlock(evidence, result, index, children);
+      const missed = evidence === undefined || parts === undefined ? [] : missedParts(evidence, result, index, children, analysis, parts);
+      const executed = evidence !== undefined && missed.length === 0;
       desired = executed ? hash : undefined;
       const stamp = options.stamp === true ? desired : block.attrs.tested;
       if (!executed) {
         tested = "untested";
         const named = analysis.names.length > 0 ? ` (\`${analysis.names.join("`, `")}\`)` : "";
-        if (evidence !== undefined) problems.push(error(at, "tested", `no passing test executed this block${named}`, "write a test that runs it, then `npm run verify -- --stamp`"));
-        else if (missing) problems.push(error(at, "tested", `no test results exist, so this block${named} is not known to be tested`, "run `npm test`, then `npm run verify -- --stamp`"));
+        if (evidence === undefined) {
+          if (missing) problems.push(error(at, "tested", `no test results exist, so this block${named} is not known to be tested`, "run `npm test`, then `npm run verify -- --stamp`"));
+        } else {
+          for (const miss of missed) {
+            if (miss === "nothing") problems.push(error(at, "tested", `no passing test executed this block${named}`, "write a test that runs it, then `npm run verify -- --stamp`"));
+            else problems.push(error(at, "tested", miss.message, miss.hint));
+          }
+        }
       } else if (stamp === undefined) {
         tested = "unstamped";
         problems.push(error(at, "tested", "the tests execute this block but it carries no `tested=` stamp", "run `npm run verify -- --stamp` to stamp it from the evidence"));
@@ -272,9 +285,16 @@ function usableEvidence(root: string, result: TangleResult, out: Diagnostic[]): 
     out.push(error(at, "tested", `${loaded.missing}, so no block counts as tested`, "run `npm test`, or `npm run verify -- --stamp`"));
     return { evidence: undefined, missing: true };
   }
+  if ("refused" in loaded) {
+    out.push(error(at, "tested", `${loaded.refused}, so no block counts as tested`, "run the whole suite again until it passes: `npm test`, or `npm run verify -- --stamp`"));
+    return { evidence: undefined, missing: false };
+  }
   const { evidence } = loaded;
-  if (evidence.tests.failed > 0) {
-    out.push(error(at, "tested", `the latest test run had ${evidence.tests.failed} failing test(s), so no block counts as tested`, "fix the failing tests and run them again"));
+  // A run of some test files proves nothing about the others, which may fail.
+  const ran = new Set(evidence.testFiles);
+  const notRun = testTargets(result).filter((path) => !ran.has(path));
+  if (notRun.length > 0) {
+    out.push(error(at, "tested", `the run recorded in \`${evidencePaths.results}\` did not run \`${notRun.join("`, `")}\`, so no block counts as tested`, "run the whole suite: `npm test`, or `npm run verify -- --stamp`"));
     return { evidence: undefined, missing: false };
   }
   for (const target of result.targets) {
@@ -285,6 +305,72 @@ function usableEvidence(root: string, result: TangleResult, out: Diagnostic[]): 
     }
   }
   return { evidence, missing: false };
+}
+
+/** The tangled test files: the targets of test blocks written at top level. */
+function testTargets(result: TangleResult): string[] {
+  const targets = new Set<string>();
+  result.placements.forEach((placement, index) => {
+    if (placement !== undefined && placement.parent === -1 && result.blocks[index]?.attrs.test === true && /\.test\.(c|m)?tsx?$/.test(placement.target)) targets.add(placement.target);
+  });
+  return [...targets].sort();
+}
+
+/** The runnables grouped for judging blocks: functions by the block that defines them, reads by the block read. */
+interface Parts {
+  readonly runnables: Runnables;
+  readonly verdicts: RunVerdicts;
+  readonly functionsOf: ReadonlyMap<number, readonly number[]>;
+  readonly readsOf: ReadonlyMap<number, readonly number[]>;
+}
+
+function partsOf(runnables: Runnables, verdicts: RunVerdicts): Parts {
+  const functionsOf = new Map<number, number[]>();
+  runnables.functions.forEach((f, i) => functionsOf.set(f.block, [...(functionsOf.get(f.block) ?? []), i]));
+  const readsOf = new Map<number, number[]>();
+  runnables.references.forEach((r, i) => {
+    for (const block of r.blocks) if (block !== r.block) readsOf.set(block, [...(readsOf.get(block) ?? []), i]);
+  });
+  return { runnables, verdicts, functionsOf, readsOf };
+}
+
+/**
+ * What of a block did not run: `nothing` when no part of it did, else one entry per function
+ * that never ran (the outermost: a closure inside a function that never ran goes unsaid) or
+ * the value nothing read. Empty when the block counts as executed.
+ */
+function missedParts(
+  evidence: TestEvidence,
+  result: TangleResult,
+  index: number,
+  children: ReadonlyMap<number, number[]>,
+  analysis: { readonly kind: BlockKind; readonly names: readonly string[] },
+  parts: Parts,
+): ("nothing" | { readonly message: string; readonly hint: string })[] {
+  const { runnables, verdicts } = parts;
+  const own = parts.functionsOf.get(index) ?? [];
+  if (own.length > 0) {
+    if (!own.some((f) => verdicts.functionRan[f] === true) && !executedBlock(evidence, result, index, children)) return ["nothing"];
+    return own
+      .filter((f) => {
+        if (verdicts.functionRan[f] === true) return false;
+        const parent = runnables.functions[runnables.functions[f]?.parent ?? -1];
+        return parent === undefined || parent.block !== index || verdicts.functionRan[runnables.functions[f]?.parent ?? -1] === true;
+      })
+      .map((f) => {
+        const fn = runnables.functions[f];
+        return {
+          message: `${fn?.description ?? "a function"} (line ${fn?.line ?? 0}) never ran`,
+          hint: "add a test that calls it, stating the behaviour that needs it (or remove it, if nothing can), then `npm run verify -- --stamp`",
+        };
+      });
+  }
+  if (!executedBlock(evidence, result, index, children)) return ["nothing"];
+  if (analysis.kind !== "definition" || analysis.names.length === 0) return [];
+  if ((parts.readsOf.get(index) ?? []).some((r) => verdicts.referenceRan[r] === true)) return [];
+  const declared = runnables.kinds.get(index);
+  const what = `the ${declared?.kind ?? "value"} \`${analysis.names.join("`, `")}\`${declared === undefined ? "" : ` (line ${declared.line})`}`;
+  return [{ message: `${what} is never read by code that ran`, hint: "add a test that uses it, or the code that reads it (or remove it, if nothing needs it), then `npm run verify -- --stamp`" }];
 }
 
 /** Blocks spliced into each block (first placements). */
