@@ -10,7 +10,12 @@
 // The 100k signals go through `converse`, the function POST /signal calls, inside the child, without
 // the HTTP round trip, which on a loaded two-core machine would make the run take many minutes.
 //
-// Run alone: `npx tsx bench/daemon.ts`.
+// Durability (issue: acknowledged memory writes lost on a crash): `buffer-update` signals, each writing one
+// memory node, through `converse` on two agents in the same child, one journalling (every answer waits for its
+// changes to be fdatasync'd, with group commit) and one with the journal off (`bootAgent({ journal: false })`,
+// the behaviour before the journal), alternated twice, printed as signals/s and their ratio.
+//
+// Run alone: `npx tsx bench/daemon.ts`; only the durability rows: `npx tsx bench/daemon.ts --durability`.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
@@ -49,6 +54,8 @@ async function child(): Promise<void> {
   const { bootAgent, converse, shutdownAgent } = await import("../generated/main.ts");
   const home = mkdtempSync(join(tmpdir(), "pp-bench-daemon-"));
   const agent = await bootAgent({ env: { HOME: home, PROVIDER_CASCADE: "scripted", MEMORY_SAVE_ON_EXIT: "false" }, heartbeat: false });
+  const plainHome = mkdtempSync(join(tmpdir(), "pp-bench-nojournal-"));
+  const plain = await bootAgent({ env: { HOME: plainHome, PROVIDER_CASCADE: "scripted", MEMORY_SAVE_ON_EXIT: "false" }, heartbeat: false, journal: false });
   await agent.state.checked;
   const { token } = ensureToken(agent.config.paths.tokenFile);
   const daemon = await startDaemon(agent, { port: 0, token, bodyLimitBytes: 65536, rateLimit: 0 });
@@ -68,6 +75,21 @@ async function child(): Promise<void> {
       });
       processed += batch.done;
       reply({ processed, heap: heapUsed(), perSecond: (batch.done / (performance.now() - started)) * 1000 });
+    } else if (command === "durable") {
+      // Alternate journal on and off, twice, so a change in the machine's load touches both alike.
+      const rates = { on: [] as number[], off: [] as number[] };
+      let n = 0;
+      for (let round = 0; round < 2; round++) {
+        for (const [key, target] of [["on", agent], ["off", plain]] as const) {
+          const started = performance.now();
+          const batch = await hammer(Number(count), 60_000, async () => {
+            const exchange = await converse(target, { type: "event", payload: { sensor: "buffer-update", node: { id: `bench-${++n}`, type: "note", content: "x" } } });
+            if (!exchange.accepted) throw new Error("a signal was refused");
+          });
+          rates[key].push((batch.done / (performance.now() - started)) * 1000);
+        }
+      }
+      reply({ on: rates.on.reduce((a, b) => a + b, 0) / rates.on.length, off: rates.off.reduce((a, b) => a + b, 0) / rates.off.length });
     } else if (command === "heap") {
       reply({ processed, heap: heapUsed(), nodes: agent.h.memory.nodes.size, logLines: agent.h.logs.buffer.recent().entries.length, actuators: agent.h.actuators.size });
     } else break;
@@ -76,7 +98,9 @@ async function child(): Promise<void> {
   raw.closeAllConnections();
   await daemon.close();
   await shutdownAgent(agent);
+  await shutdownAgent(plain);
   rmSync(home, { recursive: true, force: true });
+  rmSync(plainHome, { recursive: true, force: true });
 }
 
 // ---- the parent: the client -------------------------------------------------------------------
@@ -113,6 +137,25 @@ async function startChild(): Promise<{ readonly child: Child; readonly urls: { d
 
 const mb = (bytes: number | undefined): string => `${((bytes ?? 0) / 1024 / 1024).toFixed(1)} MB`;
 
+/** Prints signals/s of memory-writing signals with the journal on against the same run with it off. */
+async function durabilityRows(daemonChild: Child, print: (line: string) => void): Promise<void> {
+  const result = await daemonChild.ask("durable 3000");
+  const on = result["on"] ?? 0;
+  const off = result["off"] ?? 0;
+  print(`daemon signals/s with durability on (buffer-update through converse, ${CONCURRENCY} in flight, each answer after its change is fdatasync'd to the journal): ${Math.round(on)} signals/s`);
+  print(`daemon signals/s with durability off (same run, journal off, answers before anything is on disk): ${Math.round(off)} signals/s: with durability on, throughput is ${off > 0 ? (on / off).toFixed(2) : "?"}× that without it`);
+}
+
+/** Only the durability rows, for `npx tsx bench/daemon.ts --durability`. */
+export async function benchDurability(print: (line: string) => void): Promise<void> {
+  const { child: daemonChild } = await startChild();
+  try {
+    await durabilityRows(daemonChild, print);
+  } finally {
+    await daemonChild.stop();
+  }
+}
+
 export async function benchDaemon(print: (line: string) => void): Promise<void> {
   const { child: daemonChild, urls } = await startChild();
   try {
@@ -145,6 +188,7 @@ export async function benchDaemon(print: (line: string) => void): Promise<void> 
     print(`baseline: bare node:http server in the daemon's process, same client: ${rounds.map((r) => r.raw).join(", ")} req/s (${rounds.length} runs of ${MEASURE_MS / 1000} s, alternated with the daemon's)`);
     print(`daemon GET /health: ${rounds.map((r) => r.health).join(", ")} req/s (${CONCURRENCY} in flight) = ${Math.round((sum((r) => r.health) / sum((r) => r.raw)) * 100)}% of the baseline`);
     print(`daemon POST /signal (scripted backend): ${await rate(post)} req/s (${CONCURRENCY} in flight)`);
+    await durabilityRows(daemonChild, print);
     const start = await daemonChild.ask("heap");
     print(`daemon heap after GC, own process (--expose-gc), after 0 signals through converse (the HTTP runs done): ${mb(start["heap"])}`);
     const marks: { processed: number; heap: number }[] = [];
@@ -169,4 +213,4 @@ export async function benchDaemon(print: (line: string) => void): Promise<void> 
 }
 
 if (process.argv.includes("--child")) await child();
-else if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await benchDaemon((line) => console.log(line));
+else if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await (process.argv.includes("--durability") ? benchDurability : benchDaemon)((line) => console.log(line));

@@ -3,10 +3,11 @@
 // literate/memory.md:22
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash, randomUUID } from "node:crypto";
-import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, copyFileSync, existsSync, fdatasync, fsyncSync, ftruncateSync, linkSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, write, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { canonicalJson, checkJson, describeJson, isPlainObject, type Checked, type JsonObject } from "./schema.ts";
 
-// literate/memory.md:35
+// literate/memory.md:36
 /**
  * MemoryNode is one immutable node of the object store: a change replaces the node with a new object, which is what makes undo cheap.
  * `version` counts writes that changed it; `hash` covers type, attributes and content (see `contentHash`), not its place in the tree.
@@ -22,7 +23,7 @@ export type MemoryNode = {
   readonly hash: string;
 };
 
-// literate/memory.md:54
+// literate/memory.md:55
 /**
  * NodeInput is what {@link ingest} accepts: a node without the fields the store computes, with its children nested inside it.
  * Omitted attributes and content keep the existing node's (default `{}` and `""` for a new node).
@@ -37,7 +38,7 @@ export type NodeInput = {
   readonly children?: readonly NodeInput[];
 };
 
-// literate/memory.md:72
+// literate/memory.md:73
 /**
  * contentHash is the SHA-256 (hex) of the canonical JSON of type, attributes and content, so attribute order does not change a hash.
  */
@@ -45,7 +46,7 @@ export function contentHash(type: string, attributes: JsonObject, content: strin
   return createHash("sha256").update(canonicalJson([type, attributes, content])).digest("hex");
 }
 
-// literate/memory.md:86
+// literate/memory.md:87
 /**
  * Change is one undo-log entry: the node before the transaction first touched it (`undefined` if it did not exist) and as the transaction last left it.
  */
@@ -54,7 +55,7 @@ export interface Change {
   after: MemoryNode | undefined;
 }
 
-// literate/memory.md:98
+// literate/memory.md:99
 /**
  * Transaction is the undo log of one signal: one `Change` per node id touched, so its size is bounded by the distinct nodes touched.
  * Start one with {@link openTransaction}.
@@ -63,7 +64,7 @@ export interface Transaction {
   readonly changes: Map<string, Change>;
 }
 
-// literate/memory.md:112
+// literate/memory.md:113
 /**
  * Memory is the object store, its id generator and the per-async-chain slot for the current transaction, so concurrent signals each log into their own transaction.
  * Make one with `createMemory`.
@@ -74,9 +75,11 @@ export interface Memory {
   readonly newId: () => string;
   /** The transaction of the signal whose code is running, if any. */
   readonly active: AsyncLocalStorage<Transaction>;
+  /** Told every change to `nodes` as it is made, writes and rollbacks alike, in order: the journal's tap (see "The journal"). `undefined`: nobody listens. */
+  onChange: ((id: string, node: MemoryNode | undefined) => void) | undefined;
 }
 
-// literate/memory.md:128
+// literate/memory.md:131
 /**
  * MemoryHost is anything with a `memory`, so a test can pass `{ memory: createMemory() }` without building a whole harness.
  */
@@ -84,16 +87,16 @@ export interface MemoryHost {
   readonly memory: Memory;
 }
 
-// literate/memory.md:140
+// literate/memory.md:143
 /**
  * createMemory makes an empty store.
  * `newId` defaults to `crypto.randomUUID`; tests inject a counter so ids are predictable.
  */
 export function createMemory(options: { readonly newId?: () => string } = {}): Memory {
-  return { nodes: new Map(), newId: options.newId ?? randomUUID, active: new AsyncLocalStorage() };
+  return { nodes: new Map(), newId: options.newId ?? randomUUID, active: new AsyncLocalStorage(), onChange: undefined };
 }
 
-// literate/memory.md:153
+// literate/memory.md:156
 /**
  * openTransaction starts an empty undo log; pass it to {@link runInTransaction}, and to {@link rollback} if the signal fails.
  */
@@ -101,7 +104,7 @@ export function openTransaction(): Transaction {
   return { changes: new Map() };
 }
 
-// literate/memory.md:164
+// literate/memory.md:167
 /**
  * runInTransaction runs `fn` with `tx` as the current transaction of everything it calls, including what it awaits, and returns what `fn` returns, promise or not.
  * Writes made outside any transaction are not logged and cannot be rolled back.
@@ -110,7 +113,7 @@ export function runInTransaction<T>(h: MemoryHost, tx: Transaction, fn: () => T)
   return h.memory.active.run(tx, fn);
 }
 
-// literate/memory.md:177
+// literate/memory.md:180
 /**
  * writeNode is the only place that changes the store: it records the change in the current transaction, if any, then sets or (for `undefined`) deletes node `id`.
  */
@@ -123,9 +126,10 @@ export function writeNode(memory: Memory, id: string, next: MemoryNode | undefin
   }
   if (next === undefined) memory.nodes.delete(id);
   else memory.nodes.set(id, next);
+  memory.onChange?.(id, next);
 }
 
-// literate/memory.md:198
+// literate/memory.md:203
 /**
  * RollbackReport counts what {@link rollback} put back and what it left alone because another signal changed it since.
  */
@@ -136,7 +140,7 @@ export interface RollbackReport {
   readonly conflicts: number;
 }
 
-// literate/memory.md:212
+// literate/memory.md:217
 /**
  * rollback puts every node `tx` touched back as it was, at one map operation per touched node.
  * A node changed since by another signal is left alone and counted as a conflict.
@@ -152,26 +156,27 @@ export function rollback(h: MemoryHost, tx: Transaction): RollbackReport {
     }
     if (change.before === undefined) h.memory.nodes.delete(id);
     else h.memory.nodes.set(id, change.before);
+    h.memory.onChange?.(id, change.before);
     reverted++;
   }
   tx.changes.clear();
   return { reverted, conflicts };
 }
 
-// literate/memory.md:239
+// literate/memory.md:245
 /**
- * MemoryError is misuse of the store, or a memory file that cannot be read at all; `code` tells apart an unknown parent, a cycle, an exhausted id generator and an unreadable file, and the message names the offending id or path.
+ * MemoryError is misuse of the store, a memory file that cannot be read at all, or a journal that cannot be written; `code` tells apart an unknown parent, a cycle, an exhausted id generator, an unreadable file and changes not saved, and the message names the offending id or path.
  */
 export class MemoryError extends Error {
-  readonly code: "unknown-parent" | "cycle" | "id-exhausted" | "unreadable";
-  constructor(code: "unknown-parent" | "cycle" | "id-exhausted" | "unreadable", message: string) {
+  readonly code: "unknown-parent" | "cycle" | "id-exhausted" | "unreadable" | "unsaved";
+  constructor(code: MemoryError["code"], message: string) {
     super(message);
     this.name = "MemoryError";
     this.code = code;
   }
 }
 
-// literate/memory.md:259
+// literate/memory.md:265
 /**
  * freshId asks the store's generator for ids until one is unused.
  * Throws a {@link MemoryError} `id-exhausted` after 100 tries rather than loop forever.
@@ -184,7 +189,7 @@ export function freshId(memory: Memory): string {
   throw new MemoryError("id-exhausted", "the id generator returned only ids already in use (100 tries)");
 }
 
-// literate/memory.md:282
+// literate/memory.md:288
 /** isAncestor reports whether `candidate` is `node` or one of its ancestors, walking up the parent links. */
 export function isAncestor(memory: Memory, candidate: string, node: string | undefined): boolean {
   for (let at = node; at !== undefined; at = memory.nodes.get(at)?.parent) {
@@ -193,7 +198,7 @@ export function isAncestor(memory: Memory, candidate: string, node: string | und
   return false;
 }
 
-// literate/memory.md:294
+// literate/memory.md:300
 /**
  * removeSubtree deletes node `id` and everything below it and returns how many nodes went (0 if absent).
  * It does not unhook the node from its parent's children; callers do.
@@ -207,7 +212,7 @@ export function removeSubtree(memory: Memory, id: string): number {
   return removed;
 }
 
-// literate/memory.md:313
+// literate/memory.md:319
 /**
  * ingestNode creates or updates one node and, recursively, its children, placing it under `parent` (or, when `undefined`, its existing parent), and returns its id.
  * It writes only what changed, and throws a {@link MemoryError} `cycle` if the node would contain itself.
@@ -259,7 +264,7 @@ export function ingestNode(memory: Memory, input: NodeInput, parent: string | un
   return id;
 }
 
-// literate/memory.md:370
+// literate/memory.md:376
 /**
  * ingest creates or updates every node of a tree and returns the id of the top node.
  * With `parent` (which must exist, else {@link MemoryError} `unknown-parent`) the node is also appended to the parent's children.
@@ -278,13 +283,13 @@ export function ingest(h: MemoryHost, input: NodeInput, parent?: string): string
   return id;
 }
 
-// literate/memory.md:394
+// literate/memory.md:400
 /** lookupObject returns the node with this id, or `undefined`. */
 export function lookupObject(h: MemoryHost, id: string): MemoryNode | undefined {
   return h.memory.nodes.get(id);
 }
 
-// literate/memory.md:403
+// literate/memory.md:409
 /**
  * NodeQuery selects nodes by type, by attribute values (compared as canonical JSON) and by a predicate; every given part must hold.
  * The empty query `{}` matches every node.
@@ -298,7 +303,7 @@ export interface NodeQuery {
   readonly limit?: number;
 }
 
-// literate/memory.md:421
+// literate/memory.md:427
 /**
  * queryObjects returns the nodes matching `query`, scanning the whole store in insertion order, at most `query.limit` of them.
  */
@@ -315,7 +320,7 @@ export function queryObjects(h: MemoryHost, query: NodeQuery): MemoryNode[] {
   return found;
 }
 
-// literate/memory.md:441
+// literate/memory.md:447
 /**
  * removeObject deletes node `id` with its subtree, unhooks it from its parent, and returns how many nodes went (0 if absent).
  */
@@ -327,7 +332,7 @@ export function removeObject(h: MemoryHost, id: string): number {
   return removeSubtree(h.memory, id);
 }
 
-// literate/memory.md:660
+// literate/memory.md:673
 /**
  * parseNodeInput checks an untrusted node tree (e.g. from a stimulus) recursively before ingest and copies only the known fields; the reason names the path of the first problem.
  */
@@ -366,7 +371,7 @@ export function parseNodeInput(raw: unknown, path = "$"): Checked<NodeInput> {
   };
 }
 
-// literate/memory.md:730
+// literate/memory.md:743
 /**
  * contextAssembleGlobalAwareness lists, for the system prompt, the active projects (nodes tagged `project`, whether `tags` is a string or a list) with their titles and ids, at most `limit` (default 20).
  */
@@ -384,7 +389,7 @@ export function contextAssembleGlobalAwareness(h: MemoryHost, limit = 20): strin
   return `ACTIVE PROJECTS:\n${lines.length === 0 ? "- none" : lines.join("\n")}`;
 }
 
-// literate/memory.md:766
+// literate/memory.md:779
 /**
  * PersistHost is a `MemoryHost` with a clock (to name a set-aside corrupt file) and dice (to name the temporary file).
  */
@@ -395,41 +400,138 @@ export interface PersistHost extends MemoryHost {
   readonly random: () => number;
 }
 
-// literate/memory.md:780
+// literate/memory.md:793
 /**
  * memoryFileFormat tags a memory file, so a stranger's JSON file is recognised as not ours rather than loaded as an empty store.
  */
 export const memoryFileFormat = "passepartout-memory/1";
 
-// literate/memory.md:791
+// literate/memory.md:814
+/** SaveFileSystem is the part of `node:fs` that {@link saveMemory} uses; a test replaces one call to inject a fault. */
+export interface SaveFileSystem {
+  readonly openSync: (path: string, flags: string, mode: number) => number;
+  readonly writeSync: (fd: number, text: string) => number;
+  readonly fsyncSync: (fd: number) => void;
+  readonly closeSync: (fd: number) => void;
+  readonly linkSync: (existing: string, path: string) => void;
+  readonly copyFileSync: (from: string, to: string) => void;
+  readonly renameSync: (from: string, to: string) => void;
+}
+
+// literate/memory.md:829
+/** realFileSystem is `node:fs` itself, as a {@link SaveFileSystem}. */
+export const realFileSystem: SaveFileSystem = { openSync, writeSync, fsyncSync, closeSync, linkSync, copyFileSync, renameSync };
+
+// literate/memory.md:836
+/** SaveOptions: the journal position the saved store includes, and the file system to save through. */
+export interface SaveOptions {
+  /** Written as the file's `journalSeq`. @defaultValue none */
+  readonly journalSeq?: number;
+  /** @defaultValue realFileSystem */
+  readonly fs?: SaveFileSystem;
+}
+
+// literate/memory.md:848
+/** syncFolder fsyncs the folder `dir`, ignoring a file system that refuses to. */
+export function syncFolder(dir: string): void {
+  try {
+    const fd = openSync(dir, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // not supported here: the rename is still atomic, only not yet flushed
+  }
+}
+
+// literate/memory.md:866
+/** removeQuietly unlinks `path`, ignoring any error: for cleanup on a path already failing. */
+export function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone, or the failure being reported is the one that matters
+  }
+}
+
+// literate/memory.md:879
 /**
- * saveMemory writes the store to `path` so that a crash at any moment leaves a loadable file: a flushed temporary file beside it, the current file copied to `PATH.bak`, then an atomic rename.
+ * backupMemoryFile makes the current `path` the new `PATH.bak` (hard link, or a copy where links are refused), under a temporary name renamed into place,
+ * so the old backup is replaced only by a complete one. Returns false, leaving the old backup, when neither works.
+ */
+export function backupMemoryFile(path: string, suffix: string, fs: SaveFileSystem): boolean {
+  const temporary = `${path}.bak.tmp-${suffix}`;
+  try {
+    try {
+      fs.linkSync(path, temporary);
+    } catch {
+      fs.copyFileSync(path, temporary);
+      chmodSync(temporary, 0o600);
+    }
+    fs.renameSync(temporary, `${path}.bak`);
+    return true;
+  } catch {
+    removeQuietly(temporary);
+    return false;
+  }
+}
+
+// literate/memory.md:904
+/**
+ * saveMemory writes the store to `path` so that a crash at any moment leaves a loadable file: a flushed temporary file (mode 0600) beside it, the current file made `PATH.bak` ({@link backupMemoryFile}), then an atomic rename and a flush of the folder.
+ * A failure removes the temporary file and throws; the old `path` and `PATH.bak` are untouched.
  * Returns the node count and whether a backup was made.
  */
-export function saveMemory(h: PersistHost, path: string): { readonly nodes: number; readonly backup: boolean } {
+export function saveMemory(h: PersistHost, path: string, options: SaveOptions = {}): { readonly nodes: number; readonly backup: boolean } {
+  const fs = options.fs ?? realFileSystem;
   const nodes = [...h.memory.nodes.values()];
-  const text = JSON.stringify({ format: memoryFileFormat, savedAt: new Date(h.now()).toISOString(), nodes });
-  const temporary = `${path}.tmp-${process.pid}-${Math.floor(h.random() * 2 ** 32).toString(36)}`;
-  const fd = openSync(temporary, "wx");
+  const text = JSON.stringify({ format: memoryFileFormat, savedAt: new Date(h.now()).toISOString(), ...(options.journalSeq === undefined ? {} : { journalSeq: options.journalSeq }), nodes });
+  const suffix = `${process.pid}-${Math.floor(h.random() * 2 ** 32).toString(36)}`;
+  const temporary = `${path}.tmp-${suffix}`;
+  let backup = false;
   try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    const fd = fs.openSync(temporary, "wx", 0o600);
+    try {
+      fs.writeSync(fd, text);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (existsSync(path)) backup = backupMemoryFile(path, suffix, fs);
+    fs.renameSync(temporary, path);
+  } catch (error) {
+    removeQuietly(temporary);
+    throw error;
   }
-  const backup = existsSync(path);
-  if (backup) copyFileSync(path, `${path}.bak`);
-  renameSync(temporary, path);
+  syncFolder(dirname(path));
   return { nodes: nodes.length, backup };
 }
 
-// literate/memory.md:820
+// literate/memory.md:939
+/** removeLeftoverTemporaries deletes the temporary files that saves of `path` leave when killed, and returns their names; call it only while holding the data folder. */
+export function removeLeftoverTemporaries(path: string): string[] {
+  const name = basename(path).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const ours = new RegExp(`^${name}(\\.bak)?\\.tmp-\\d+-[0-9a-z]+$`);
+  let entries: string[];
+  try {
+    entries = readdirSync(dirname(path));
+  } catch {
+    return [];
+  }
+  const removed = entries.filter((entry) => ours.test(entry));
+  for (const entry of removed) removeQuietly(join(dirname(path), entry));
+  return removed;
+}
+
+// literate/memory.md:962
 /**
  * MemoryRead is what {@link readMemoryFile} found: the nodes, or why not — `unreadable` when the file could not be read at all (its content unknown), else corrupt.
  */
-export type MemoryRead = { readonly ok: true; readonly value: MemoryNode[] } | { readonly ok: false; readonly reason: string; readonly unreadable: boolean };
+export type MemoryRead = { readonly ok: true; readonly value: MemoryNode[]; readonly journalSeq: number } | { readonly ok: false; readonly reason: string; readonly unreadable: boolean };
 
-// literate/memory.md:832
+// literate/memory.md:974
 /**
  * checkTreeLinks reports the first way `nodes` fail to form a forest: a child missing, listed twice or not pointing back, a parent missing or not listing the node, a node its own parent, or a cycle of parents; `undefined` if they form one.
  */
@@ -465,7 +567,28 @@ export function checkTreeLinks(nodes: ReadonlyMap<string, MemoryNode>): string |
   return undefined;
 }
 
-// literate/memory.md:871
+// literate/memory.md:1013
+/** memoryNodeProblem says what is wrong with `raw` as a {@link MemoryNode}: `malformed` fields, a `hash` that does not match its content, or nothing. */
+export function memoryNodeProblem(raw: unknown): "malformed" | "hash" | undefined {
+  const node = raw as MemoryNode;
+  const fieldsOk =
+    isPlainObject(raw) &&
+    typeof node.id === "string" &&
+    node.id !== "" &&
+    typeof node.type === "string" &&
+    typeof node.hash === "string" &&
+    typeof node.content === "string" &&
+    isPlainObject(node.attributes) &&
+    checkJson(node.attributes).ok &&
+    Number.isInteger(node.version) &&
+    Array.isArray(node.children) &&
+    node.children.every((c) => typeof c === "string") &&
+    (node.parent === undefined || typeof node.parent === "string");
+  if (!fieldsOk) return "malformed";
+  return contentHash(node.type, node.attributes, node.content) === node.hash ? undefined : "hash";
+}
+
+// literate/memory.md:1037
 /**
  * readMemoryFile reads and checks one memory file: the format tag, every node's fields, unique ids, every node's hash against its content, and the tree links (`checkTreeLinks`).
  * A file that cannot be read is `unreadable`; anything else wrong is corruption.
@@ -489,30 +612,20 @@ export function readMemoryFile(path: string): MemoryRead {
   }
   const nodes = new Map<string, MemoryNode>();
   for (const [i, raw] of (parsed["nodes"] as unknown[]).entries()) {
+    const problem = memoryNodeProblem(raw);
     const node = raw as MemoryNode;
-    const fieldsOk =
-      isPlainObject(raw) &&
-      typeof node.id === "string" &&
-      node.id !== "" &&
-      typeof node.type === "string" &&
-      typeof node.hash === "string" &&
-      typeof node.content === "string" &&
-      isPlainObject(node.attributes) &&
-      checkJson(node.attributes).ok &&
-      Number.isInteger(node.version) &&
-      Array.isArray(node.children) &&
-      node.children.every((c) => typeof c === "string") &&
-      (node.parent === undefined || typeof node.parent === "string");
-    if (!fieldsOk) return corrupt(`\`$.nodes[${i}]\`: malformed node`);
+    if (problem === "malformed") return corrupt(`\`$.nodes[${i}]\`: malformed node`);
     if (nodes.has(node.id)) return corrupt(`node \`${node.id}\` appears twice`);
-    if (contentHash(node.type, node.attributes, node.content) !== node.hash) return corrupt(`node \`${node.id}\` does not match its hash`);
+    if (problem === "hash") return corrupt(`node \`${node.id}\` does not match its hash`);
     nodes.set(node.id, node);
   }
+  const seq = parsed["journalSeq"];
+  const journalSeq = Number.isSafeInteger(seq) && (seq as number) >= 0 ? (seq as number) : 0;
   const broken = checkTreeLinks(nodes);
-  return broken === undefined ? { ok: true, value: [...nodes.values()] } : corrupt(broken);
+  return broken === undefined ? { ok: true, value: [...nodes.values()], journalSeq } : corrupt(broken);
 }
 
-// literate/memory.md:926
+// literate/memory.md:1082
 /** LoadReport says what {@link loadMemory} did: `status` is for code, `message` for a person. */
 export interface LoadReport {
   readonly status: "loaded" | "missing" | "restored-from-backup" | "corrupt";
@@ -520,9 +633,11 @@ export interface LoadReport {
   readonly message: string;
   /** Where a corrupt file was moved. */
   readonly setAside?: string;
+  /** The last journal record the loaded file already holds; absent when it holds none. */
+  readonly journalSeq?: number;
 }
 
-// literate/memory.md:939
+// literate/memory.md:1097
 /**
  * loadMemory replaces the store's contents with the file at `path`.
  * A missing file leaves the store empty; a corrupt one is renamed to `PATH.corrupt-TIMESTAMP` (with `-N` added if that exists) and `PATH.bak` is tried, else the store starts empty.
@@ -541,7 +656,7 @@ export function loadMemory(h: PersistHost, path: string): LoadReport {
   const main = readMemoryFile(path);
   if (main.ok) {
     fill(main.value);
-    return { status: "loaded", nodes: main.value.length, message: `loaded ${main.value.length} nodes from \`${path}\`` };
+    return { status: "loaded", nodes: main.value.length, message: `loaded ${main.value.length} nodes from \`${path}\``, ...(main.journalSeq > 0 ? { journalSeq: main.journalSeq } : {}) };
   }
   if (main.unreadable) {
     throw new MemoryError("unreadable", `memory file \`${path}\`: ${main.reason}; it was left as it is\nhint: fix its permissions or move it away, then start again`);
@@ -554,9 +669,172 @@ export function loadMemory(h: PersistHost, path: string): LoadReport {
   const backup = existsSync(`${path}.bak`) ? readMemoryFile(`${path}.bak`) : undefined;
   if (backup?.ok === true) {
     fill(backup.value);
-    return { status: "restored-from-backup", nodes: backup.value.length, message: `${problem}; restored ${backup.value.length} nodes from \`${path}.bak\``, setAside };
+    return { status: "restored-from-backup", nodes: backup.value.length, message: `${problem}; restored ${backup.value.length} nodes from \`${path}.bak\``, setAside, ...(backup.journalSeq > 0 ? { journalSeq: backup.journalSeq } : {}) };
   }
   fill([]);
   return { status: "corrupt", nodes: 0, message: `${problem}; no usable backup, starting empty`, setAside };
 }
-//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoibWVtb3J5LnRzIiwic291cmNlcyI6WyIuLi9saXRlcmF0ZS9tZW1vcnkubWQiXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6Ijs7O0FBcUJBLE9BQU8sRUFBRSxrQkFBa0IsRUFBRSxLQUFLO0FBQ2xDLE9BQU8sRUFBRSxZQUFZLFdBQVcsRUFBRSxLQUFLO0FBQ3ZDLE9BQU8sRUFBRSxXQUFXLGNBQWMsWUFBWSxXQUFXLFVBQVUsY0FBYyxZQUFZLFVBQVUsRUFBRSxLQUFLO0FBQzlHLE9BQU8sRUFBRSxlQUFlLFdBQVcsY0FBYyxlQUFlLEtBQUssU0FBUyxLQUFLLFdBQVcsRUFBRSxLQUFLOzs7QUFVckc7Q0FDQyxFQUFFLFdBQVcsR0FBRyxJQUFJLFVBQVUsS0FBSyxHQUFHLElBQUksT0FBTyxPQUFPLEVBQUUsT0FBTyxTQUFTLElBQUksS0FBSyxLQUFLLEVBQUUsSUFBSSxRQUFRLE1BQU0sR0FBRyxLQUFLLE1BQU0sS0FBSztDQUMvSCxFQUFFLFVBQVUsT0FBTyxPQUFPLEtBQUssUUFBUSxJQUFJLE9BQU8sT0FBTyxNQUFNLFdBQVcsSUFBSSxRQUFRLEtBQUssZ0JBQWdCLElBQUksSUFBSSxNQUFNLEdBQUcsSUFBSTtDQUNoSTtBQUNELE9BQU8sS0FBSyxXQUFXLEVBQUU7RUFDdkIsU0FBUyxJQUFJO0VBQ2IsU0FBUyxNQUFNO0VBQ2YsU0FBUyxZQUFZO0VBQ3JCLFNBQVMsU0FBUztFQUNsQixTQUFTLFNBQVM7RUFDbEIsU0FBUyxVQUFVLFNBQVM7RUFDNUIsU0FBUyxTQUFTO0VBQ2xCLFNBQVMsTUFBTTtBQUNqQjs7O0FBTUE7Q0FDQyxFQUFFLFVBQVUsR0FBRyxLQUFLLE9BQU8sUUFBUSxTQUFTLEVBQUUsS0FBSyxRQUFRLElBQUksT0FBTyxJQUFJLE1BQU0sVUFBVSxLQUFLLElBQUksU0FBUyxPQUFPLE9BQU87Q0FDMUgsRUFBRSxRQUFRLFdBQVcsSUFBSSxRQUFRLEtBQUssSUFBSSxTQUFTLE9BQU8sU0FBUyxLQUFLLElBQUksS0FBSyxJQUFJLEVBQUUsSUFBSTtDQUMzRjtBQUNELE9BQU8sS0FBSyxVQUFVLEVBQUU7RUFDdEIsSUFBSSxLQUFLLEdBQUcsSUFBSSxJQUFJLE1BQU0sT0FBTyxFQUFFLE1BQU0sSUFBSSxLQUFLLEdBQUcsU0FBUyxHQUFHLEdBQUcsT0FBTyxLQUFLLE1BQU07RUFDdEYsU0FBUyxLQUFLO0VBQ2QsU0FBUyxNQUFNO0VBQ2YsU0FBUyxhQUFhO0VBQ3RCLFNBQVMsVUFBVTtFQUNuQixJQUFJLEtBQUssT0FBTyxNQUFNLE9BQU8sSUFBSSxPQUFPLFVBQVUsT0FBTyxTQUFTLElBQUksTUFBTSxLQUFLLElBQUksU0FBUztFQUM5RixTQUFTLFdBQVcsU0FBUztBQUMvQjs7O0FBTUE7Q0FDQyxFQUFFLFlBQVksR0FBRyxJQUFJLFFBQVEsTUFBTSxHQUFHLElBQUksVUFBVSxLQUFLLEdBQUcsTUFBTSxXQUFXLElBQUksU0FBUyxHQUFHLFVBQVUsTUFBTSxLQUFLLElBQUksT0FBTyxFQUFFO0NBQy9IO0FBQ0QsT0FBTyxTQUFTLGtCQUFrQixRQUFRLFlBQVksWUFBWSxTQUFTLFNBQVMsT0FBTztFQUN6RixPQUFPLGlEQUFpRCxZQUFZO0FBQ3RFOzs7QUFTQTtDQUNDLEVBQUUsT0FBTyxHQUFHLElBQUksU0FBUyxPQUFPLElBQUksS0FBSyxPQUFPLElBQUksWUFBWSxNQUFNLFFBQVEsR0FBRyxhQUFhLEdBQUcsR0FBRyxJQUFJLElBQUksT0FBTyxJQUFJLEdBQUcsSUFBSSxZQUFZLEtBQUssS0FBSztDQUNwSjtBQUNELE9BQU8sVUFBVSxPQUFPO0VBQ3RCLFNBQVMsUUFBUSxXQUFXLEVBQUU7RUFDOUIsT0FBTyxXQUFXLEVBQUU7QUFDdEI7OztBQU1BO0NBQ0MsRUFBRSxZQUFZLEdBQUcsSUFBSSxLQUFLLElBQUksR0FBRyxJQUFJLFFBQVEsSUFBSSxTQUFTLElBQUksS0FBSyxHQUFHLFNBQVMsR0FBRyxJQUFJLEtBQUssR0FBRyxRQUFRLEdBQUcsSUFBSSxTQUFTLE1BQU07Q0FDNUgsRUFBRSxNQUFNLElBQUksS0FBSyxPQUFPO0NBQ3hCO0FBQ0QsT0FBTyxVQUFVLFlBQVk7RUFDM0IsU0FBUyxTQUFTLFlBQVk7QUFDaEM7OztBQVFBO0NBQ0MsRUFBRSxPQUFPLEdBQUcsSUFBSSxPQUFPLE9BQU8sSUFBSSxHQUFHLFVBQVUsSUFBSSxJQUFJLGdCQUFnQixLQUFLLElBQUksSUFBSSxRQUFRLGFBQWEsR0FBRyxXQUFXLFFBQVEsS0FBSyxJQUFJLEtBQUssTUFBTSxJQUFJO0NBQ3ZKLEVBQUUsS0FBSyxJQUFJLEtBQUs7Q0FDaEI7QUFDRCxPQUFPLFVBQVUsT0FBTztFQUN0QixTQUFTLE9BQU8sWUFBWTtFQUM1QixJQUFJLFNBQVMsS0FBSyxJQUFJLE1BQU0sUUFBUSxNQUFNLElBQUksR0FBRyxRQUFRO0VBQ3pELFNBQVMsT0FBTyxHQUFHLEdBQUc7RUFDdEIsSUFBSSxJQUFJLFlBQVksR0FBRyxJQUFJLE9BQU8sTUFBTSxLQUFLLEdBQUcsU0FBUyxHQUFHLEtBQUs7RUFDakUsU0FBUyxRQUFRO0FBQ25COzs7QUFNQTtDQUNDLEVBQUUsV0FBVyxHQUFHLFNBQVMsS0FBSyxFQUFFLFVBQVUsR0FBRyxFQUFFLEtBQUssSUFBSSxLQUFLLEdBQUcsUUFBUSxlQUFlLEdBQUcsUUFBUSxTQUFTLEVBQUUsTUFBTTtDQUNuSDtBQUNELE9BQU8sVUFBVSxXQUFXO0VBQzFCLFNBQVMsUUFBUTtBQUNuQjs7O0FBT0E7Q0FDQyxFQUFFLGFBQWEsTUFBTSxHQUFHLE1BQU07Q0FDOUIsRUFBRSxRQUFRLFNBQVMsR0FBRyxxQkFBcUIsTUFBTSxPQUFPLEVBQUUsUUFBUSxHQUFHLElBQUksSUFBSTtDQUM3RTtBQUNELE9BQU8sU0FBUyxzQkFBc0IsRUFBRSxTQUFTLFFBQVEsR0FBRyxHQUFHLE9BQU8sRUFBRSxFQUFFLEtBQUssT0FBTztFQUNwRixPQUFPLEVBQUUsT0FBTyxJQUFJLE9BQU8sT0FBTyxjQUFjLEdBQUcsWUFBWSxRQUFRLElBQUksb0JBQW9CO0FBQ2pHOzs7QUFPQTtDQUNDLEVBQUUsZ0JBQWdCLE9BQU8sR0FBRyxNQUFNLEtBQUssS0FBSyxLQUFLLEdBQUcsR0FBRyxPQUFPLG1CQUFtQixJQUFJLEdBQUcsT0FBTyxVQUFVLEdBQUcsSUFBSSxPQUFPO0NBQ3ZIO0FBQ0QsT0FBTyxTQUFTLG1CQUFtQixZQUFZO0VBQzdDLE9BQU8sRUFBRSxTQUFTLElBQUksTUFBTTtBQUM5Qjs7O0FBTUE7Q0FDQyxFQUFFLGlCQUFpQixLQUFLLEtBQUssS0FBSyxLQUFLLEdBQUcsSUFBSSxRQUFRLFlBQVksR0FBRyxXQUFXLEdBQUcsT0FBTyxVQUFVLEtBQUssR0FBRyxRQUFRLElBQUksUUFBUSxLQUFLLEtBQUssU0FBUyxRQUFRLEdBQUc7Q0FDOUosRUFBRSxPQUFPLEtBQUssUUFBUSxJQUFJLFlBQVksSUFBSSxJQUFJLE9BQU8sSUFBSSxPQUFPLEdBQUcsT0FBTztDQUMxRTtBQUNELE9BQU8sU0FBUyx1QkFBdUIsWUFBWSxJQUFJLGFBQWEsSUFBSSxHQUFHLEdBQUcsSUFBSSxFQUFFO0VBQ2xGLE9BQU8sd0JBQXdCO0FBQ2pDOzs7QUFPQTtDQUNDLEVBQUUsVUFBVSxHQUFHLElBQUksS0FBSyxNQUFNLEtBQUssUUFBUSxJQUFJLE9BQU8sR0FBRyxRQUFRLElBQUksT0FBTyxHQUFHLElBQUksUUFBUSxhQUFhLEdBQUcsS0FBSyxLQUFLLEtBQUssR0FBRyxLQUFLLGFBQWEsUUFBUSxLQUFLO0NBQzVKO0FBQ0QsT0FBTyxTQUFTLGtCQUFrQixRQUFRLElBQUksUUFBUSxNQUFNLFdBQVcsRUFBRSxZQUFZLEtBQUs7RUFDeEYsTUFBTSxHQUFHLEVBQUU7RUFDWCxHQUFHLElBQUksSUFBSSxXQUFXO0lBQ3BCLE1BQU0sT0FBTyxFQUFFO0lBQ2YsR0FBRyxRQUFRLElBQUksV0FBVyxtQkFBbUIsRUFBRSxRQUFRLHNCQUFzQixPQUFPLEtBQUs7SUFDekYsS0FBSyxhQUFhLEVBQUU7RUFDdEI7RUFDQSxHQUFHLE1BQU0sSUFBSSxXQUFXO0VBQ3hCLEtBQUsscUJBQXFCO0FBQzVCOzs7QUFTQTtDQUNDLEVBQUUsZUFBZSxPQUFPLEtBQUssT0FBTyxVQUFVLElBQUksS0FBSyxJQUFJLEtBQUssR0FBRyxLQUFLLE1BQU0sUUFBUSxRQUFRLE9BQU8sUUFBUSxHQUFHO0NBQ2hIO0FBQ0QsT0FBTyxVQUFVLGVBQWU7RUFDOUIsSUFBSSxNQUFNLElBQUksS0FBSyxHQUFHLEtBQUssTUFBTTtFQUNqQyxTQUFTLFVBQVU7RUFDbkIsSUFBSSxNQUFNLFFBQVEsTUFBTSxHQUFHLFFBQVEsUUFBUSxLQUFLLEdBQUcsS0FBSyxLQUFLO0VBQzdELFNBQVMsV0FBVztBQUN0Qjs7O0FBTUE7Q0FDQyxFQUFFLFNBQVMsS0FBSyxNQUFNLEtBQUssS0FBSyxRQUFRLEtBQUssR0FBRyxHQUFHLEtBQUssR0FBRyxJQUFJLElBQUksVUFBVSxJQUFJLFFBQVE7Q0FDekYsRUFBRSxFQUFFLEtBQUssUUFBUSxNQUFNLEdBQUcsUUFBUSxPQUFPLEdBQUcsS0FBSyxNQUFNLElBQUksUUFBUSxHQUFHLEVBQUU7Q0FDeEUsRUFBRSxJQUFJLElBQUksR0FBRyxTQUFTLEdBQUcsUUFBUSxLQUFLLE1BQU0sR0FBRztDQUMvQztBQUNELE9BQU8sU0FBUyxZQUFZLFlBQVksSUFBSSxjQUFjLGVBQWU7RUFDdkUsSUFBSSxTQUFTLEVBQUU7RUFDZixJQUFJLFVBQVUsRUFBRTtFQUNoQixJQUFJLE9BQU8sS0FBSyxRQUFRLEdBQUcsWUFBWTtJQUNyQyxHQUFHLHdCQUF3QixJQUFJLGNBQWM7TUFDM0M7TUFDQTtJQUNGO0lBQ0EsR0FBRyxlQUFlLElBQUksV0FBVztJQUNqQyxLQUFLLHVCQUF1QjtJQUM1QjtFQUNGO0VBQ0E7RUFDQSxPQUFPLEVBQUUsVUFBVSxVQUFVO0FBQy9COzs7QUFRQTtDQUNDLEVBQUUsWUFBWSxHQUFHLE9BQU8sR0FBRyxJQUFJLE9BQU8sR0FBRyxFQUFFLE9BQU8sS0FBSyxLQUFLLE9BQU8sR0FBRyxLQUFLLEdBQUcsS0FBSyxPQUFPLE1BQU0sTUFBTSxHQUFHLFFBQVEsUUFBUSxFQUFFLE9BQU8sR0FBRyxVQUFVLEdBQUcsVUFBVSxJQUFJLEdBQUcsV0FBVyxNQUFNLElBQUksSUFBSSxRQUFRLE1BQU0sSUFBSSxVQUFVLEdBQUcsR0FBRztDQUM5TjtBQUNELE9BQU8sTUFBTSxZQUFZLFFBQVEsTUFBTTtFQUNyQyxTQUFTLE1BQU0saUJBQWlCLEVBQUUsUUFBUSxFQUFFLGVBQWUsRUFBRTtFQUM3RCxrQkFBa0IsaUJBQWlCLEVBQUUsUUFBUSxFQUFFLGVBQWUsRUFBRSxjQUFjLFNBQVMsUUFBUTtJQUM3RjtJQUNBLFVBQVUsRUFBRTtJQUNaLFVBQVUsRUFBRTtFQUNkO0FBQ0Y7OztBQVVBO0NBQ0MsRUFBRSxRQUFRLEtBQUssSUFBSSxRQUFRLFVBQVUsSUFBSSxJQUFJLE1BQU0sSUFBSSxHQUFHO0NBQzFELEVBQUUsT0FBTyxFQUFFLE9BQU8sYUFBYSxlQUFlLE1BQU0sSUFBSSxNQUFNLE9BQU8sS0FBSyxLQUFLO0NBQy9FO0FBQ0QsT0FBTyxTQUFTLGdCQUFnQixTQUFTLE9BQU87RUFDOUMsSUFBSSxLQUFLLFFBQVEsRUFBRSxHQUFHLFFBQVEsRUFBRSxLQUFLLFdBQVc7SUFDOUMsTUFBTSxHQUFHLEVBQUU7SUFDWCxHQUFHLHdCQUF3QixPQUFPO0VBQ3BDO0VBQ0EsTUFBTSxJQUFJLDRCQUE0QixLQUFLLEdBQUcsVUFBVSxTQUFTLEtBQUssSUFBSSxRQUFRLEdBQUcsSUFBSSxLQUFLO0FBQ2hHOzs7QUFhQSxJQUFJLFdBQVcsUUFBUSxRQUFRLFlBQVksR0FBRyxPQUFPLEdBQUcsSUFBSSxHQUFHLElBQUksV0FBVyxRQUFRLEdBQUcsSUFBSSxPQUFPLE9BQU87QUFDM0csT0FBTyxTQUFTLG1CQUFtQixRQUFRLFdBQVcsUUFBUSxNQUFNLE9BQU8sRUFBRSxZQUFZLFFBQVE7RUFDL0YsSUFBSSxLQUFLLEdBQUcsRUFBRSxNQUFNLEdBQUcsSUFBSSxXQUFXLEdBQUcsRUFBRSw4QkFBOEI7SUFDdkUsR0FBRyxJQUFJLElBQUksV0FBVyxPQUFPO0VBQy9CO0VBQ0EsT0FBTztBQUNUOzs7QUFNQTtDQUNDLEVBQUUsY0FBYyxRQUFRLEtBQUssS0FBSyxJQUFJLFdBQVcsTUFBTSxHQUFHLElBQUksUUFBUSxJQUFJLEtBQUssTUFBTSxLQUFLLEdBQUcsR0FBRztDQUNoRyxFQUFFLEdBQUcsS0FBSyxJQUFJLE9BQU8sSUFBSSxLQUFLLEtBQUssSUFBSSxTQUFTLFVBQVUsUUFBUTtDQUNsRTtBQUNELE9BQU8sU0FBUyxzQkFBc0IsUUFBUSxJQUFJLFNBQVMsT0FBTztFQUNoRSxNQUFNLEtBQUssRUFBRTtFQUNiLEdBQUcsTUFBTSxJQUFJLFdBQVcsT0FBTztFQUMvQixJQUFJLFFBQVEsRUFBRTtFQUNkLElBQUksT0FBTyxNQUFNLEdBQUcsZUFBZSxRQUFRLEdBQUcsc0JBQXNCO0VBQ3BFLGtCQUFrQixJQUFJO0VBQ3RCLE9BQU87QUFDVDs7O0FBUUE7Q0FDQyxFQUFFLFdBQVcsUUFBUSxHQUFHLFFBQVEsSUFBSSxLQUFLLEtBQUssYUFBYSxJQUFJLFVBQVUsUUFBUSxHQUFHLE1BQU0sU0FBUyxLQUFLLEtBQUssYUFBYSxJQUFJLFNBQVMsU0FBUyxJQUFJLFFBQVEsSUFBSTtDQUNoSyxFQUFFLEdBQUcsT0FBTyxLQUFLLEtBQUssU0FBUyxJQUFJLE9BQU8sRUFBRSxPQUFPLGFBQWEsUUFBUSxHQUFHLElBQUksS0FBSyxNQUFNLFFBQVE7Q0FDbEcsRUFBRSxLQUFLLElBQUksSUFBSSxJQUFJLEtBQUssR0FBRyxJQUFJLFNBQVMsVUFBVSxPQUFPLFFBQVE7Q0FDakU7QUFDRCxPQUFPLFNBQVMsbUJBQW1CLFFBQVEsT0FBTyxXQUFXLFFBQVEsT0FBTyxFQUFFLFlBQVksT0FBTztFQUMvRixNQUFNLFNBQVMsRUFBRSxTQUFTLElBQUksVUFBVSxFQUFFLFVBQVUsRUFBRTtFQUN0RCxNQUFNLEdBQUcsRUFBRSxTQUFTLEdBQUc7RUFDdkIsR0FBRyxRQUFRLElBQUksVUFBVSxHQUFHLG1CQUFtQixJQUFJLFNBQVM7SUFDMUQsTUFBTSxJQUFJLHFCQUFxQixNQUFNLFVBQVUsT0FBTyxHQUFHLE9BQU8sTUFBTSxlQUFlLE1BQU0sR0FBRztFQUNoRztFQUNBLE1BQU0sVUFBVSxFQUFFLE9BQU8sR0FBRztFQUM1QixNQUFNLFVBQVUsRUFBRTtFQUNsQixHQUFHLFdBQVcsSUFBSSxVQUFVLEdBQUcsVUFBVSxJQUFJLFdBQVc7SUFDdEQsTUFBTSxLQUFLLEVBQUU7SUFDYixHQUFHLE1BQU0sSUFBSSxXQUFXLGtCQUFrQixXQUFXLEVBQUUsU0FBUyxVQUFVLHlCQUF5QixHQUFHLEVBQUUsSUFBSSxLQUFLLFNBQVMsYUFBYSxFQUFFLEVBQUU7RUFDN0k7RUFDQSxNQUFNLE9BQU8sRUFBRSw0QkFBNEIsR0FBRyxtQkFBbUIsT0FBTztFQUN4RSxHQUFHLElBQUksS0FBSyxHQUFHLE1BQU0sR0FBRyxJQUFJLEtBQUssR0FBRyxJQUFJLE9BQU8sU0FBUyxNQUFNLEtBQUssTUFBTSxNQUFNLE9BQU8sSUFBSSxJQUFJO0VBQzlGLE1BQU0sU0FBUyxFQUFFLE9BQU8sSUFBSSxVQUFVLEVBQUUsVUFBVSxFQUFFLFFBQVE7RUFDNUQsR0FBRyxVQUFVLElBQUksVUFBVSxHQUFHLFNBQVMsSUFBSSxXQUFXO0lBQ3BELElBQUksT0FBTyxJQUFJLEdBQUcsbUJBQW1CO01BQ25DLEdBQUcseUJBQXlCLEdBQUcsOEJBQThCLElBQUksSUFBSSxzQkFBc0I7SUFDN0Y7RUFDRjtFQUNBLE1BQU0sV0FBVyxFQUFFLGlCQUFpQixJQUFJLFVBQVUsRUFBRSxzQkFBc0IsR0FBRyxJQUFJLEVBQUUsRUFBRSxvQkFBb0I7RUFDekcsTUFBTSxRQUFRLEVBQUUsY0FBYyxHQUFHLGtCQUFrQixHQUFHO0VBQ3RELE1BQU0sS0FBSyxFQUFFLHdCQUF3QixZQUFZO0VBQ2pELE1BQU0sU0FBUyxFQUFFLFNBQVMsR0FBRywrQkFBK0IsR0FBRztFQUMvRCxNQUFNLFFBQVEsRUFBRTtFQUNoQixNQUFNLFVBQVU7SUFDZCxRQUFRLElBQUksVUFBVTtJQUN0QixhQUFhLElBQUksS0FBSztJQUN0QixlQUFlLElBQUksVUFBVTtJQUM3Qix3QkFBd0IsSUFBSSxnQkFBZ0I7SUFDNUMsMkJBQTJCLEdBQUcsR0FBRyxFQUFFLElBQUk7RUFDekMsR0FBRyxZQUFZLE9BQU87RUFDdEIsTUFBTSxNQUFNLFdBQVcsRUFBRTtJQUN2QjtJQUNBLE1BQU07SUFDTjtJQUNBO0lBQ0EsY0FBYyxJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxRQUFRLFVBQVU7SUFDdkQ7SUFDQSxTQUFTLGtCQUFrQixHQUFHLEdBQUcsRUFBRTtJQUNuQztFQUNGO0VBQ0Esa0JBQWtCLElBQUk7RUFDdEIsT0FBTztBQUNUOzs7QUFRQTtDQUNDLEVBQUUsT0FBTyxRQUFRLEdBQUcsUUFBUSxNQUFNLEtBQUssR0FBRyxFQUFFLEtBQUssSUFBSSxRQUFRLElBQUksR0FBRyxHQUFHLElBQUksSUFBSTtDQUMvRSxFQUFFLEtBQUssU0FBUyxPQUFPLEtBQUssT0FBTyxLQUFLLE9BQU8sYUFBYSxrQkFBa0IsSUFBSSxLQUFLLEdBQUcsS0FBSyxTQUFTLEdBQUcsSUFBSSxTQUFTO0NBQ3hILEVBQUUsT0FBTyxPQUFPLGtCQUFrQixNQUFNLE1BQU0sSUFBSSxHQUFHLE9BQU87Q0FDNUQ7QUFDRCxPQUFPLFNBQVMsVUFBVSxZQUFZLE9BQU8sV0FBVyxTQUFTLFNBQVMsT0FBTztFQUMvRSxNQUFNLE9BQU8sRUFBRTtFQUNmLEdBQUcsUUFBUSxJQUFJLFVBQVUsR0FBRywyQkFBMkIsTUFBTSxJQUFJLDhCQUE4QixRQUFRLGNBQWMsR0FBRyxJQUFJLEdBQUc7RUFDL0gsTUFBTSxHQUFHLEVBQUUsbUJBQW1CLE9BQU87RUFDckMsR0FBRyxRQUFRLElBQUksV0FBVztJQUN4QixNQUFNLE9BQU8sRUFBRTtJQUNmLEdBQUcsUUFBUSxJQUFJLFVBQVUsR0FBRywrQkFBK0I7TUFDekQsa0JBQWtCLFFBQVEsRUFBRSxXQUFXLFVBQVUscUJBQXFCLEtBQUssU0FBUyxlQUFlLEVBQUUsRUFBRTtJQUN6RztFQUNGO0VBQ0EsT0FBTztBQUNUOzs7QUFRQSxJQUFJLGFBQWEsUUFBUSxJQUFJLEtBQUssS0FBSyxLQUFLLElBQUksR0FBRyxhQUFhO0FBQ2hFLE9BQU8sU0FBUyxnQkFBZ0IsWUFBWSxJQUFJLFNBQVMsV0FBVyxFQUFFLFVBQVU7RUFDOUUsT0FBTztBQUNUOzs7QUFNQTtDQUNDLEVBQUUsVUFBVSxRQUFRLE1BQU0sR0FBRyxNQUFNLEdBQUcsVUFBVSxPQUFPLFVBQVUsR0FBRyxVQUFVLE1BQU0sSUFBSSxHQUFHLEVBQUUsV0FBVyxNQUFNLE1BQU0sS0FBSyxLQUFLO0NBQzlILEVBQUUsSUFBSSxNQUFNLE1BQU0sS0FBSyxRQUFRLE1BQU07Q0FDckM7QUFDRCxPQUFPLFVBQVUsVUFBVTtFQUN6QixTQUFTLE9BQU87RUFDaEIsU0FBUyxhQUFhO0VBQ3RCLElBQUksSUFBSSxRQUFRLFVBQVUsRUFBRSxLQUFLLEtBQUssTUFBTTtFQUM1QyxTQUFTLFFBQVEsT0FBTyxZQUFZLEdBQUc7RUFDdkMsSUFBSSxjQUFjLEdBQUcsTUFBTTtFQUMzQixTQUFTLFFBQVE7QUFDbkI7OztBQU9BO0NBQ0MsRUFBRSxhQUFhLFFBQVEsSUFBSSxNQUFNLFNBQVMsU0FBUyxTQUFTLElBQUksTUFBTSxNQUFNLEdBQUcsVUFBVSxPQUFPLEdBQUcsS0FBSyxjQUFjLEdBQUc7Q0FDekg7QUFDRCxPQUFPLFNBQVMsZ0JBQWdCLFlBQVksT0FBTyxZQUFZLGFBQWE7RUFDMUUsTUFBTSxPQUFPLGFBQWEsRUFBRTtFQUM1QixNQUFNLE9BQU8sRUFBRSxpQkFBaUIsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLDBDQUEwQyxJQUFJLEdBQUcsSUFBSSxrQkFBa0IsR0FBRztFQUMvSCxJQUFJLE9BQU8sS0FBSyxHQUFHLHlCQUF5QjtJQUMxQyxHQUFHLGFBQWEsSUFBSSxVQUFVLEdBQUcsYUFBYSxHQUFHLGFBQWE7SUFDOUQsR0FBRyxZQUFZLElBQUksVUFBVSxHQUFHLFVBQVUsSUFBSSxZQUFZO0lBQzFELEdBQUcsc0JBQXNCLFFBQVEsR0FBRyxxQkFBcUIsSUFBSSxVQUFVLEdBQUcsb0NBQW9DLElBQUksUUFBUTtJQUMxSCxHQUFHLGFBQWEsSUFBSSxVQUFVLEdBQUcsb0JBQW9CO0lBQ3JEO0VBQ0Y7RUFDQSxPQUFPO0FBQ1Q7OztBQU1BO0NBQ0MsRUFBRSxhQUFhLFFBQVEsS0FBSyxLQUFLLEtBQUssSUFBSSxTQUFTLFFBQVEsR0FBRyxLQUFLLElBQUksUUFBUSxJQUFJLFFBQVEsSUFBSSxLQUFLLE1BQU0sS0FBSyxHQUFHLEdBQUc7Q0FDckg7QUFDRCxPQUFPLFNBQVMsZ0JBQWdCLFlBQVksSUFBSSxTQUFTLE9BQU87RUFDOUQsTUFBTSxLQUFLLEVBQUU7RUFDYixHQUFHLE1BQU0sSUFBSSxXQUFXLE9BQU87RUFDL0IsTUFBTSxPQUFPLEVBQUUsWUFBWSxJQUFJLFVBQVUsRUFBRSxVQUFVLEVBQUU7RUFDdkQsR0FBRyxRQUFRLElBQUksV0FBVyxvQkFBb0IsV0FBVyxFQUFFLFdBQVcsVUFBVSwyQkFBMkIsR0FBRyxFQUFFLElBQUksS0FBSyxTQUFTLGVBQWUsRUFBRSxFQUFFO0VBQ3JKLE9BQU8sd0JBQXdCO0FBQ2pDOzs7QUFrTkE7Q0FDQyxFQUFFLGVBQWUsT0FBTyxHQUFHLFVBQVUsS0FBSyxLQUFLLE1BQU0sS0FBSyxFQUFFLFVBQVUsWUFBWSxPQUFPLE9BQU8sSUFBSSxPQUFPLEtBQUssSUFBSSxNQUFNLFFBQVEsSUFBSSxPQUFPLE1BQU0sSUFBSSxLQUFLLEdBQUcsSUFBSSxNQUFNO0NBQ3pLO0FBQ0QsT0FBTyxTQUFTLG9CQUFvQixTQUFTLEtBQUssRUFBRSxNQUFNLG1CQUFtQjtFQUMzRSxHQUFHLHNCQUFzQixPQUFPLEVBQUUsSUFBSSxPQUFPLFFBQVEsY0FBYyxFQUFFLEtBQUssS0FBSyxHQUFHLEdBQUcsUUFBUSxJQUFJLHNCQUFzQjtFQUN2SCxNQUFNLEVBQUUsSUFBSSxNQUFNLFlBQVksU0FBUyxTQUFTLEVBQUUsRUFBRTtFQUNwRCxHQUFHLFFBQVEsS0FBSyxJQUFJLFNBQVMsR0FBRyxLQUFLLElBQUksSUFBSSxPQUFPLEVBQUUsSUFBSSxPQUFPLFFBQVEsbUJBQW1CLEtBQUssR0FBRyxFQUFFLFVBQVUsUUFBUTtFQUN4SCxHQUFHLElBQUksSUFBSSxVQUFVLEdBQUcsUUFBUSxHQUFHLElBQUksU0FBUyxHQUFHLEdBQUcsSUFBSSxLQUFLLE9BQU8sRUFBRSxJQUFJLE9BQU8sUUFBUSxpQkFBaUIsS0FBSyxHQUFHLEVBQUUsVUFBVSxRQUFRO0VBQ3hJLEdBQUcsU0FBUyxJQUFJLFVBQVUsR0FBRyxPQUFPLFFBQVEsSUFBSSxVQUFVLE9BQU8sRUFBRSxJQUFJLE9BQU8sUUFBUSxzQkFBc0IsS0FBSyxHQUFHLEVBQUUsUUFBUTtFQUM5SCxJQUFJLE9BQU8sV0FBVyxFQUFFO0VBQ3hCLEdBQUcsWUFBWSxJQUFJLFdBQVc7SUFDNUIsTUFBTSxRQUFRLEVBQUUsc0JBQXNCLElBQUk7SUFDMUMsR0FBRyxjQUFjLE9BQU87SUFDeEIsR0FBRyxnQ0FBZ0MsT0FBTyxFQUFFLElBQUksT0FBTyxRQUFRLHlCQUF5QixLQUFLLEdBQUcsR0FBRyxRQUFRO0lBQzNHLE1BQU0sRUFBRSxjQUFjLEdBQUc7RUFDM0I7RUFDQSxJQUFJLE1BQU0sWUFBWSxFQUFFO0VBQ3hCLEdBQUcsVUFBVSxJQUFJLFdBQVc7SUFDMUIsR0FBRywyQkFBMkIsT0FBTyxFQUFFLElBQUksT0FBTyxRQUFRLHVCQUF1QixLQUFLLEdBQUcsR0FBRyxPQUFPO0lBQ25HLEtBQUssRUFBRTtJQUNQLElBQUksS0FBSyxFQUFFLEVBQUUsR0FBRyxFQUFFLEVBQUUsaUJBQWlCLEtBQUs7TUFDeEMsTUFBTSxNQUFNLEVBQUUsNEJBQTRCO01BQzFDLEdBQUcsWUFBWSxPQUFPO01BQ3RCO0lBQ0Y7RUFDRjtFQUNBLE9BQU87SUFDTCxJQUFJO0lBQ0osT0FBTztNQUNMO01BQ0EsT0FBTyxJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxHQUFHO01BQ2pDLFVBQVUsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsWUFBWSxNQUFNO01BQ25ELFlBQVksSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsUUFBUTtNQUMzQyxTQUFTLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLFVBQVUsS0FBSztJQUNqRDtFQUNGO0FBQ0Y7OztBQWtDQTtDQUNDLEVBQUUsK0JBQStCLE9BQU8sSUFBSSxJQUFJLE9BQU8sUUFBUSxJQUFJLE9BQU8sU0FBUyxPQUFPLE9BQU8sV0FBVyxRQUFRLE9BQU8sR0FBRyxFQUFFLE9BQU8sR0FBRyxFQUFFLE1BQU0sS0FBSyxNQUFNLE9BQU8sSUFBSSxLQUFLLEdBQUcsS0FBSyxRQUFRLFNBQVM7Q0FDdE07QUFDRCxPQUFPLFNBQVMsa0NBQWtDLFlBQVksTUFBTSxFQUFFLEtBQUssT0FBTztFQUNoRixNQUFNLFVBQVUsRUFBRSxPQUFPLGFBQWEsUUFBUSxHQUFHO0lBQy9DLE1BQU0sS0FBSyxFQUFFO0lBQ2IsR0FBRyxRQUFRLEtBQUssSUFBSSxVQUFVLE9BQU87SUFDckMsT0FBTyxvQkFBb0IsR0FBRztFQUNoQztFQUNBLE1BQU0sU0FBUyxFQUFFLGdCQUFnQixFQUFFLE9BQU8sV0FBVyxNQUFNO0VBQzNELE1BQU0sTUFBTSxFQUFFLG9CQUFvQixHQUFHO0lBQ25DLE1BQU0sTUFBTSxFQUFFO0lBQ2QsT0FBTyxHQUFHLFNBQVMsTUFBTSxJQUFJLFNBQVMsRUFBRSxNQUFNLEVBQUUsY0FBYztFQUNoRTtFQUNBLE9BQU8sUUFBUSwwQkFBMEIsSUFBSSxFQUFFLEVBQUUsR0FBRyxNQUFNLEVBQUU7QUFDOUQ7OztBQXFCQTtDQUNDLEVBQUUsWUFBWSxHQUFHLEVBQUUsYUFBYSxLQUFLLEVBQUUsTUFBTSxJQUFJLEtBQUssRUFBRSxVQUFVLFFBQVEsTUFBTSxJQUFJLEtBQUssSUFBSSxLQUFLLElBQUksVUFBVTtDQUNoSDtBQUNELE9BQU8sVUFBVSxZQUFZLFFBQVEsV0FBVztFQUM5QyxJQUFJLElBQUksUUFBUSxhQUFhLE1BQU0sSUFBSSxPQUFPLEdBQUcsTUFBTSxFQUFFLFVBQVUsUUFBUSxNQUFNO0VBQ2pGLFNBQVMsS0FBSyxHQUFHLEdBQUc7RUFDcEIsSUFBSSxPQUFPLFFBQVEsRUFBRSxPQUFPLEdBQUcsSUFBSSxJQUFJLEdBQUcsTUFBTSxJQUFJLFVBQVUsS0FBSyxHQUFHLEdBQUcsT0FBTyxNQUFNO0VBQ3RGLFNBQVMsUUFBUSxHQUFHLEdBQUc7QUFDekI7OztBQU1BO0NBQ0MsRUFBRSxpQkFBaUIsS0FBSyxFQUFFLE9BQU8sTUFBTSxHQUFHLEVBQUUsV0FBVyxLQUFLLEtBQUssR0FBRyxXQUFXLEdBQUcsSUFBSSxLQUFLLE9BQU8sS0FBSyxPQUFPLEdBQUcsR0FBRyxNQUFNO0NBQzFIO0FBQ0QsT0FBTyxNQUFNLGlCQUFpQixFQUFFOzs7QUFRaEM7Q0FDQyxFQUFFLFdBQVcsT0FBTyxJQUFJLE1BQU0sR0FBRyxPQUFPLEdBQUcsS0FBSyxFQUFFLE1BQU0sR0FBRyxJQUFJLE9BQU8sT0FBTyxFQUFFLFNBQVMsTUFBTSxFQUFFLFFBQVEsVUFBVSxLQUFLLE9BQU8sSUFBSSxJQUFJLFFBQVEsS0FBSyxPQUFPLEdBQUcsWUFBWSxLQUFLLEdBQUcsT0FBTztDQUN4TCxFQUFFLFFBQVEsSUFBSSxLQUFLLE1BQU0sSUFBSSxRQUFRLEVBQUUsT0FBTyxJQUFJO0NBQ2xEO0FBQ0QsT0FBTyxTQUFTLGNBQWMsYUFBYSxNQUFNLFNBQVMsRUFBRSxTQUFTLE9BQU8sUUFBUSxTQUFTLFFBQVEsUUFBUSxFQUFFO0VBQzdHLE1BQU0sTUFBTSxFQUFFO0VBQ2QsTUFBTSxLQUFLLEVBQUUsaUJBQWlCLFFBQVEsa0JBQWtCLFNBQVMsSUFBSSw2QkFBNkIsTUFBTTtFQUN4RyxNQUFNLFVBQVUsRUFBRSxvREFBb0QsRUFBRSxFQUFFLEdBQUc7RUFDN0UsTUFBTSxHQUFHLEVBQUUsb0JBQW9CO0VBQy9CLElBQUk7SUFDRixjQUFjO0lBQ2Q7RUFDRixFQUFFLFFBQVE7SUFDUjtFQUNGO0VBQ0EsTUFBTSxPQUFPLEVBQUU7RUFDZixHQUFHLFNBQVMsbUJBQW1CO0VBQy9CLHNCQUFzQjtFQUN0QixPQUFPLEVBQUUsT0FBTyxjQUFjLE9BQU87QUFDdkM7OztBQVVBO0NBQ0MsRUFBRSxXQUFXLEdBQUcsS0FBSyxPQUFPLGdCQUFnQixPQUFPLElBQUksT0FBTyxHQUFHLElBQUksSUFBSSxFQUFFLGFBQWEsS0FBSyxJQUFJLEtBQUssTUFBTSxJQUFJLEdBQUcsS0FBSyxHQUFHLElBQUksS0FBSyxRQUFRLFVBQVUsS0FBSztDQUMzSjtBQUNELE9BQU8sS0FBSyxXQUFXLEVBQUUsRUFBRSxTQUFTLElBQUksTUFBTSxTQUFTLE9BQU8sYUFBYSxFQUFFLEVBQUUsRUFBRSxTQUFTLElBQUksT0FBTyxTQUFTLFFBQVEsUUFBUSxTQUFTLFlBQVksUUFBUTs7O0FBUzNKO0NBQ0MsRUFBRSxlQUFlLFFBQVEsSUFBSSxNQUFNLElBQUksUUFBUSxLQUFLLEdBQUcsS0FBSyxFQUFFLFFBQVEsRUFBRSxNQUFNLFNBQVMsT0FBTyxNQUFNLEdBQUcsSUFBSSxTQUFTLE1BQU0sRUFBRSxPQUFPLFFBQVEsR0FBRyxJQUFJLFFBQVEsSUFBSSxNQUFNLEVBQUUsS0FBSyxJQUFJLElBQUksUUFBUSxHQUFHLEVBQUUsTUFBTSxHQUFHLFNBQVMsWUFBWSxHQUFHLEtBQUssS0FBSztDQUMzTztBQUNELE9BQU8sU0FBUyxzQkFBc0Isb0JBQW9CLGNBQWMsT0FBTyxFQUFFLFVBQVU7RUFDekYsTUFBTSxNQUFNLEVBQUUsSUFBSSxZQUFZO0VBQzlCLElBQUksT0FBTyxLQUFLLEdBQUcsZ0JBQWdCO0lBQ2pDLEdBQUcsYUFBYSxJQUFJLFNBQVMsT0FBTyxNQUFNLGVBQWUsR0FBRyxJQUFJLElBQUk7SUFDcEUsR0FBRyxLQUFLLHdCQUF3QixJQUFJLHNCQUFzQixPQUFPLE1BQU0sZUFBZSxNQUFNLEVBQUUsTUFBTTtJQUNwRyxJQUFJLE9BQU8sTUFBTSxHQUFHLGVBQWU7TUFDakMsTUFBTSxNQUFNLEVBQUU7TUFDZCxHQUFHLE9BQU8sSUFBSSxXQUFXLE9BQU8sTUFBTSxlQUFlLE1BQU0sRUFBRSxRQUFRLE1BQU07TUFDM0UsR0FBRyxjQUFjLElBQUksU0FBUyxPQUFPLE1BQU0sYUFBYSxHQUFHLE9BQU8sR0FBRyxlQUFlLElBQUksTUFBTSxRQUFRO0lBQ3hHO0lBQ0EsR0FBRyxhQUFhLElBQUksV0FBVyx1QkFBdUIsd0JBQXdCLEdBQUcsR0FBRyxFQUFFO0VBQ3hGO0VBQ0EsR0FBRyxNQUFNLE9BQU8sTUFBTSxNQUFNLElBQUksT0FBTyxTQUFTLFFBQVEsR0FBRyxFQUFFLE9BQU8sTUFBTSxHQUFHLEtBQUssTUFBTSxLQUFLLEdBQUcsTUFBTSxJQUFJLEdBQUcsU0FBUztFQUN0SCxJQUFJLE9BQU8sU0FBUyxPQUFPLEdBQUcsT0FBTztJQUNuQyxNQUFNLE9BQU8sRUFBRSw0QkFBNEIsR0FBRztJQUM5QyxHQUFHLE9BQU8sSUFBSSxlQUFlO0lBQzdCLE1BQU0sUUFBUSxFQUFFLElBQUk7SUFDcEIsTUFBTSxPQUFPLEVBQUUsZ0NBQWdDLEdBQUcsWUFBWSxJQUFJLE9BQU8sR0FBRztJQUM1RSxPQUFPLE1BQU0sZUFBZSxHQUFHLE9BQU8sTUFBTSxPQUFPLGVBQWUsTUFBTSxLQUFLLElBQUksS0FBSztFQUN4RjtFQUNBLE1BQU0sS0FBSyxFQUFFLElBQUk7RUFDakIsSUFBSSxPQUFPLE1BQU0sR0FBRyxjQUFjO0lBQ2hDLE1BQU0sS0FBSyxFQUFFLElBQUk7SUFDakIsSUFBSSxLQUFLLElBQUksT0FBTyxFQUFFLFVBQVUsRUFBRSxPQUFPLEdBQUcsSUFBSSxVQUFVLEdBQUcsZUFBZSxHQUFHLEVBQUUsdUJBQXVCO01BQ3RHLEdBQUcsZUFBZSxPQUFPLE9BQU8sT0FBTyxVQUFVLElBQUksTUFBTSxJQUFJO01BQy9EO0lBQ0Y7SUFDQSxJQUFJLE9BQU8sR0FBRyxHQUFHLE1BQU07RUFDekI7RUFDQSxPQUFPO0FBQ1Q7OztBQU1BO0NBQ0MsRUFBRSxlQUFlLE1BQU0sSUFBSSxPQUFPLElBQUksT0FBTyxNQUFNLElBQUksT0FBTyxLQUFLLE1BQU0sT0FBTyxRQUFRLE9BQU8sS0FBSyxNQUFNLE9BQU8sS0FBSyxRQUFRLElBQUksU0FBUyxJQUFJLElBQUksS0FBSyxNQUFNO0NBQzlKLEVBQUUsRUFBRSxLQUFLLEtBQUssT0FBTyxHQUFHLEtBQUssR0FBRyxjQUFjLFNBQVMsS0FBSyxNQUFNLEdBQUc7Q0FDckU7QUFDRCxPQUFPLFNBQVMscUJBQXFCLFNBQVMsV0FBVztFQUN2RCxJQUFJLE1BQU07RUFDVixJQUFJO0lBQ0YsS0FBSyxFQUFFLG1CQUFtQjtFQUM1QixFQUFFLE1BQU0sUUFBUTtJQUNkLE9BQU8sRUFBRSxJQUFJLE9BQU8sWUFBWSxNQUFNLFFBQVEsUUFBUSxLQUFLLEdBQUcsVUFBVSxHQUFHLGtCQUFrQjtFQUMvRjtFQUNBLE1BQU0sUUFBUSxFQUFFLFNBQVMsU0FBUyxXQUFXLEdBQUcsR0FBRyxJQUFJLE9BQU8sWUFBWSxPQUFPLE9BQU87RUFDeEYsSUFBSSxRQUFRO0VBQ1osSUFBSTtJQUNGLE9BQU8sRUFBRTtFQUNYLEVBQUUsTUFBTSxRQUFRO0lBQ2QsT0FBTyxhQUFhLEtBQUssVUFBVSxHQUFHO0VBQ3hDO0VBQ0EsR0FBRyx3QkFBd0IsR0FBRyxpQkFBaUIsSUFBSSxpQkFBaUIsR0FBRyxpQ0FBaUM7SUFDdEcsT0FBTyxhQUFhLEVBQUUsd0JBQXdCO0VBQ2hEO0VBQ0EsTUFBTSxNQUFNLEVBQUUsSUFBSSxZQUFZO0VBQzlCLElBQUksT0FBTyxJQUFJLEtBQUssR0FBRyxpQkFBaUIsR0FBRyxzQkFBc0I7SUFDL0QsTUFBTSxLQUFLLEVBQUUsSUFBSSxHQUFHO0lBQ3BCLE1BQU0sU0FBUztNQUNiLG1CQUFtQjtNQUNuQixPQUFPLFFBQVEsSUFBSSxTQUFTO01BQzVCLFFBQVEsSUFBSSxHQUFHO01BQ2YsT0FBTyxVQUFVLElBQUksU0FBUztNQUM5QixPQUFPLFVBQVUsSUFBSSxTQUFTO01BQzlCLE9BQU8sYUFBYSxJQUFJLFNBQVM7TUFDakMsK0JBQStCO01BQy9CLDhCQUE4QjtNQUM5QiwrQkFBK0I7TUFDL0IsNkJBQTZCO01BQzdCLHdCQUF3QixHQUFHLE9BQU8sRUFBRSxJQUFJLFVBQVU7TUFDbEQsYUFBYSxJQUFJLFVBQVUsR0FBRyxPQUFPLFlBQVksSUFBSTtJQUN2RCxHQUFHLFlBQVksT0FBTyw0QkFBNEIsVUFBVTtJQUM1RCxHQUFHLHFCQUFxQixPQUFPLGNBQWMsZUFBZSxRQUFRO0lBQ3BFLEdBQUcsd0JBQXdCLGlCQUFpQixjQUFjLElBQUksV0FBVyxPQUFPLGNBQWMsZUFBZSxLQUFLLElBQUksTUFBTSxJQUFJO0lBQ2hJLG1CQUFtQjtFQUNyQjtFQUNBLE1BQU0sT0FBTyxFQUFFO0VBQ2YsT0FBTyxPQUFPLElBQUksVUFBVSxFQUFFLEVBQUUsSUFBSSxNQUFNLE9BQU8sb0JBQW9CLEVBQUUsRUFBRTtBQUMzRTs7O0FBV0EsSUFBSSxXQUFXLEtBQUssS0FBSyxPQUFPLFlBQVksS0FBSyxTQUFTLEdBQUcsSUFBSSxNQUFNLFVBQVUsSUFBSSxFQUFFLFFBQVE7QUFDL0YsT0FBTyxVQUFVLFdBQVc7RUFDMUIsU0FBUyxRQUFRLFNBQVMsRUFBRSxVQUFVLEVBQUUsdUJBQXVCLEVBQUU7RUFDakUsU0FBUyxPQUFPO0VBQ2hCLFNBQVMsU0FBUztFQUNsQixJQUFJLE1BQU0sRUFBRSxRQUFRLEtBQUssSUFBSSxPQUFPO0VBQ3BDLFNBQVMsV0FBVztBQUN0Qjs7O0FBTUE7Q0FDQyxFQUFFLFdBQVcsU0FBUyxJQUFJLFFBQVEsU0FBUyxLQUFLLElBQUksS0FBSyxHQUFHO0NBQzVELEVBQUUsRUFBRSxRQUFRLEtBQUssT0FBTyxJQUFJLE1BQU0sT0FBTyxFQUFFLFFBQVEsSUFBSSxHQUFHLFFBQVEsR0FBRyx5QkFBeUIsTUFBTSxLQUFLLE1BQU0sR0FBRyxLQUFLLFFBQVEsSUFBSSxXQUFXLEdBQUcsT0FBTyxLQUFLLElBQUksTUFBTSxPQUFPO0NBQzlLLEVBQUUsR0FBRyxXQUFXLEtBQUssR0FBRyxLQUFLLE1BQU0sSUFBSSxPQUFPLE9BQU8sYUFBYTtDQUNsRSxFQUFFLE9BQU8sSUFBSSxJQUFJLE9BQU8sR0FBRyxJQUFJO0NBQy9CO0FBQ0QsT0FBTyxTQUFTLGNBQWMsYUFBYSxNQUFNLFNBQVMsV0FBVztFQUNuRSxNQUFNLEtBQUssRUFBRSxRQUFRLFNBQVMsZUFBZSxLQUFLLEdBQUc7SUFDbkQ7SUFDQSxJQUFJLE9BQU8sS0FBSyxHQUFHLE9BQU8sNEJBQTRCO0VBQ3hEO0VBQ0EsR0FBRyxvQkFBb0I7SUFDckI7SUFDQSxPQUFPLEVBQUUsUUFBUSxXQUFXLE9BQU8sR0FBRyxTQUFTLElBQUksT0FBTyxLQUFLLEdBQUcsYUFBYSxTQUFTLE9BQU87RUFDakc7RUFDQSxNQUFNLEtBQUssRUFBRTtFQUNiLEdBQUcsVUFBVTtJQUNYO0lBQ0EsT0FBTyxFQUFFLFFBQVEsVUFBVSxPQUFPLG1CQUFtQixTQUFTLFFBQVEscUJBQXFCLE1BQU0sS0FBSyxhQUFhO0VBQ3JIO0VBQ0EsR0FBRyxrQkFBa0I7SUFDbkIsTUFBTSxJQUFJLDBCQUEwQixRQUFRLEtBQUssYUFBYSxnQkFBZ0IsR0FBRyxJQUFJLEtBQUssR0FBRyxHQUFHLFVBQVUsSUFBSSxJQUFJLFlBQVksR0FBRyxLQUFLLEdBQUcsTUFBTSxLQUFLLE1BQU07RUFDNUo7RUFDQSxNQUFNLE1BQU0sRUFBRSx1QkFBdUIsNENBQTRDO0VBQ2pGLElBQUksU0FBUyxFQUFFO0VBQ2YsSUFBSSxLQUFLLEVBQUUsRUFBRSxHQUFHLHNCQUFzQixLQUFLLFNBQVMsRUFBRTtFQUN0RCxpQkFBaUI7RUFDakIsTUFBTSxRQUFRLEVBQUUsUUFBUSxLQUFLLFlBQVksR0FBRyxRQUFRLGtCQUFrQixHQUFHLElBQUksTUFBTSxHQUFHO0VBQ3RGLE1BQU0sT0FBTyxFQUFFLDBCQUEwQixFQUFFLDhCQUE4QixFQUFFO0VBQzNFLEdBQUcsWUFBWSxJQUFJLE1BQU07SUFDdkI7SUFDQSxPQUFPLEVBQUUsUUFBUSx3QkFBd0IsT0FBTyxxQkFBcUIsU0FBUyxhQUFhLFNBQVMsdUJBQXVCLE1BQU0sS0FBSyxrQkFBa0IsU0FBUztFQUNuSztFQUNBO0VBQ0EsT0FBTyxFQUFFLFFBQVEsV0FBVyxPQUFPLEdBQUcsU0FBUyxhQUFhLEdBQUcsT0FBTyxRQUFRLFNBQVMsUUFBUSxTQUFTO0FBQzFHOyJ9
+
+// literate/memory.md:1355
+/** Journal is the open write-ahead journal of one memory file; make one with {@link openJournal}. */
+export interface Journal {
+  readonly path: string;
+  /** Open for appending; `undefined` once closed, or when changes are not journalled. */
+  fd: number | undefined;
+  /** The number of the last change recorded. */
+  seq: number;
+  /** The number of the last change known to be on disk, in the journal or in a saved memory file. */
+  durable: number;
+  /** Changes recorded and not yet written, oldest first: number, node id, node (`undefined`: removed). */
+  readonly pending: [number, string, MemoryNode | undefined][];
+  /** The write in progress, shared by every commit waiting on it. */
+  flushing: Promise<void> | undefined;
+  /** Why a write failed; commits refuse until a save has put everything on disk. */
+  failed: MemoryError | undefined;
+}
+
+// literate/memory.md:1377
+/** openJournal opens `path` for appending (mode 0600), numbering changes on from `seq`, and sets `h.memory.onChange` to record every change; with `enabled` false it records nothing. */
+export function openJournal(h: MemoryHost, path: string, seq: number, enabled = true): Journal {
+  const journal: Journal = { path, fd: undefined, seq, durable: seq, pending: [], flushing: undefined, failed: undefined };
+  if (!enabled) return journal;
+  journal.fd = openSync(path, "a", 0o600);
+  syncFolder(dirname(path));
+  h.memory.onChange = (id, node) => {
+    journal.seq++;
+    journal.pending.push([journal.seq, id, node]);
+    // The first record of a batch schedules its write, so a change nobody waits for still reaches the disk.
+    if (journal.pending.length === 1) setImmediate(() => void commitJournal(journal).catch(() => undefined));
+  };
+  return journal;
+}
+
+// literate/memory.md:1396
+/** flushJournal appends every pending record in one write, `fdatasync`s, and advances `durable`; a failure is stored in `failed`. Never rejects. */
+export async function flushJournal(journal: Journal): Promise<void> {
+  const upTo = journal.seq;
+  const batch = journal.pending.splice(0);
+  const fd = journal.fd;
+  try {
+    if (batch.length > 0 && fd !== undefined) {
+      const text = batch.map(([seq, id, node]) => `${JSON.stringify(node === undefined ? { seq, id } : { seq, id, node })}\n`).join("");
+      let bytes = Buffer.from(text);
+      while (bytes.length > 0) {
+        const written = await new Promise<number>((resolve, reject) => write(fd, bytes, (error, count) => (error === null ? resolve(count) : reject(error))));
+        bytes = bytes.subarray(written);
+      }
+      await new Promise<void>((resolve, reject) => fdatasync(fd, (error) => (error === null ? resolve() : reject(error))));
+    }
+    journal.durable = Math.max(journal.durable, upTo);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    journal.failed ??= new MemoryError("unsaved", `cannot write the memory journal \`${journal.path}\` (${code}); changes since the last save are not on disk\nhint: free disk space or fix the folder's permissions; the next successful save puts everything on disk again`);
+  }
+}
+
+// literate/memory.md:1423
+/** commitJournal resolves once every change recorded before the call is on disk; rejects with the {@link MemoryError} `unsaved` of a failed write. */
+export async function commitJournal(journal: Journal): Promise<void> {
+  const target = journal.seq;
+  while (journal.durable < target) {
+    if (journal.failed !== undefined) throw journal.failed;
+    if (journal.flushing === undefined) {
+      const flushing = flushJournal(journal).finally(() => {
+        if (journal.flushing === flushing) journal.flushing = undefined;
+      });
+      journal.flushing = flushing;
+    }
+    await journal.flushing;
+  }
+}
+
+// literate/memory.md:1443
+/** compactJournal records that a save holds every change up to `savedSeq`: drops those pending, clears a failure, and empties the journal file. */
+export function compactJournal(journal: Journal, savedSeq: number): void {
+  while ((journal.pending[0]?.[0] ?? Infinity) <= savedSeq) journal.pending.shift();
+  journal.durable = Math.max(journal.durable, savedSeq);
+  if (journal.fd === undefined) {
+    journal.failed = undefined;
+    return;
+  }
+  try {
+    ftruncateSync(journal.fd, 0);
+    journal.failed = undefined;
+  } catch {
+    // Left as it is: replay skips what the save holds; a failure stays reported until a truncation succeeds.
+  }
+}
+
+// literate/memory.md:1464
+/** closeJournal waits for pending records to be written (ignoring a failure), closes the file and removes the tap from `h.memory`. */
+export async function closeJournal(h: MemoryHost, journal: Journal): Promise<void> {
+  if (h.memory.onChange !== undefined) h.memory.onChange = undefined;
+  await commitJournal(journal).catch(() => undefined);
+  if (journal.fd !== undefined) closeSync(journal.fd);
+  journal.fd = undefined;
+}
+
+// literate/memory.md:1476
+/** JournalReplay says what {@link replayJournal} did. */
+export interface JournalReplay {
+  /** Records applied (those newer than the memory file). */
+  readonly applied: number;
+  /** The number of the last record seen, or the memory file's when there was none newer. */
+  readonly lastSeq: number;
+  /** Whether the last line was cut short by a crash during its write (never flushed, so never answered for): dropped. */
+  readonly torn: boolean;
+  /** Why replay stopped before the end, and where the journal was copied; absent when it did not. */
+  readonly problem?: string;
+}
+
+// literate/memory.md:1492
+/** parseJournalLine reads one journal line into a record, or says why it cannot. */
+export function parseJournalLine(line: string): { readonly seq: number; readonly id: string; readonly node: MemoryNode | undefined } | string {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch (error) {
+    return `not JSON (${(error as Error).message})`;
+  }
+  if (!isPlainObject(raw) || !Number.isSafeInteger(raw["seq"]) || (raw["seq"] as number) < 1 || typeof raw["id"] !== "string") return "not a journal record";
+  const node = raw["node"];
+  if (node === undefined) return { seq: raw["seq"] as number, id: raw["id"], node: undefined };
+  const problem = memoryNodeProblem(node);
+  if (problem !== undefined || (node as MemoryNode).id !== raw["id"]) return problem === "hash" ? `node \`${raw["id"]}\` does not match its hash` : "malformed node";
+  return { seq: raw["seq"] as number, id: raw["id"], node: node as MemoryNode };
+}
+
+// literate/memory.md:1513
+/**
+ * replayJournal applies the records of the journal at `path` numbered above `afterSeq` to the store, in order.
+ * A torn last line is dropped; a bad line before it stops replay and the journal is copied to `PATH.corrupt-TIMESTAMP`.
+ * A missing journal is an empty one; one that cannot be read throws {@link MemoryError} `unreadable`.
+ */
+export function replayJournal(h: PersistHost, path: string, afterSeq: number): JournalReplay {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { applied: 0, lastSeq: afterSeq, torn: false };
+    throw new MemoryError("unreadable", `memory journal \`${path}\`: cannot read it (${(error as Error).message}); it was left as it is\nhint: fix its permissions or move it away, then start again`);
+  }
+  const lines = text.split("\n");
+  const tail = lines.pop() ?? "";
+  let applied = 0;
+  let lastSeq = afterSeq;
+  for (const [i, line] of lines.entries()) {
+    const record = parseJournalLine(line);
+    if (typeof record === "string") {
+      const aside = `${path}.corrupt-${new Date(h.now()).toISOString().replaceAll(":", "-")}`;
+      copyFileSync(path, aside);
+      return { applied, lastSeq, torn: false, problem: `memory journal \`${path}\` is corrupt at line ${i + 1} (${record}); the ${applied} change(s) before it were replayed, and the journal was copied to \`${aside}\`` };
+    }
+    if (record.seq <= afterSeq) continue;
+    if (record.node === undefined) h.memory.nodes.delete(record.id);
+    else h.memory.nodes.set(record.id, record.node);
+    applied++;
+    lastSeq = Math.max(lastSeq, record.seq);
+  }
+  return { applied, lastSeq, torn: tail !== "" };
+}
+//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoibWVtb3J5LnRzIiwic291cmNlcyI6WyIuLi9saXRlcmF0ZS9tZW1vcnkubWQiXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6Ijs7O0FBcUJBLE9BQU8sRUFBRSxrQkFBa0IsRUFBRSxLQUFLO0FBQ2xDLE9BQU8sRUFBRSxZQUFZLFdBQVcsRUFBRSxLQUFLO0FBQ3ZDLE9BQU8sRUFBRSxXQUFXLFdBQVcsY0FBYyxZQUFZLFdBQVcsV0FBVyxlQUFlLFVBQVUsVUFBVSxhQUFhLGNBQWMsWUFBWSxZQUFZLE9BQU8sVUFBVSxFQUFFLEtBQUs7QUFDN0wsT0FBTyxFQUFFLFVBQVUsU0FBUyxLQUFLLEVBQUUsS0FBSztBQUN4QyxPQUFPLEVBQUUsZUFBZSxXQUFXLGNBQWMsZUFBZSxLQUFLLFNBQVMsS0FBSyxXQUFXLEVBQUUsS0FBSzs7O0FBVXJHO0NBQ0MsRUFBRSxXQUFXLEdBQUcsSUFBSSxVQUFVLEtBQUssR0FBRyxJQUFJLE9BQU8sT0FBTyxFQUFFLE9BQU8sU0FBUyxJQUFJLEtBQUssS0FBSyxFQUFFLElBQUksUUFBUSxNQUFNLEdBQUcsS0FBSyxNQUFNLEtBQUs7Q0FDL0gsRUFBRSxVQUFVLE9BQU8sT0FBTyxLQUFLLFFBQVEsSUFBSSxPQUFPLE9BQU8sTUFBTSxXQUFXLElBQUksUUFBUSxLQUFLLGdCQUFnQixJQUFJLElBQUksTUFBTSxHQUFHLElBQUk7Q0FDaEk7QUFDRCxPQUFPLEtBQUssV0FBVyxFQUFFO0VBQ3ZCLFNBQVMsSUFBSTtFQUNiLFNBQVMsTUFBTTtFQUNmLFNBQVMsWUFBWTtFQUNyQixTQUFTLFNBQVM7RUFDbEIsU0FBUyxTQUFTO0VBQ2xCLFNBQVMsVUFBVSxTQUFTO0VBQzVCLFNBQVMsU0FBUztFQUNsQixTQUFTLE1BQU07QUFDakI7OztBQU1BO0NBQ0MsRUFBRSxVQUFVLEdBQUcsS0FBSyxPQUFPLFFBQVEsU0FBUyxFQUFFLEtBQUssUUFBUSxJQUFJLE9BQU8sSUFBSSxNQUFNLFVBQVUsS0FBSyxJQUFJLFNBQVMsT0FBTyxPQUFPO0NBQzFILEVBQUUsUUFBUSxXQUFXLElBQUksUUFBUSxLQUFLLElBQUksU0FBUyxPQUFPLFNBQVMsS0FBSyxJQUFJLEtBQUssSUFBSSxFQUFFLElBQUk7Q0FDM0Y7QUFDRCxPQUFPLEtBQUssVUFBVSxFQUFFO0VBQ3RCLElBQUksS0FBSyxHQUFHLElBQUksSUFBSSxNQUFNLE9BQU8sRUFBRSxNQUFNLElBQUksS0FBSyxHQUFHLFNBQVMsR0FBRyxHQUFHLE9BQU8sS0FBSyxNQUFNO0VBQ3RGLFNBQVMsS0FBSztFQUNkLFNBQVMsTUFBTTtFQUNmLFNBQVMsYUFBYTtFQUN0QixTQUFTLFVBQVU7RUFDbkIsSUFBSSxLQUFLLE9BQU8sTUFBTSxPQUFPLElBQUksT0FBTyxVQUFVLE9BQU8sU0FBUyxJQUFJLE1BQU0sS0FBSyxJQUFJLFNBQVM7RUFDOUYsU0FBUyxXQUFXLFNBQVM7QUFDL0I7OztBQU1BO0NBQ0MsRUFBRSxZQUFZLEdBQUcsSUFBSSxRQUFRLE1BQU0sR0FBRyxJQUFJLFVBQVUsS0FBSyxHQUFHLE1BQU0sV0FBVyxJQUFJLFNBQVMsR0FBRyxVQUFVLE1BQU0sS0FBSyxJQUFJLE9BQU8sRUFBRTtDQUMvSDtBQUNELE9BQU8sU0FBUyxrQkFBa0IsUUFBUSxZQUFZLFlBQVksU0FBUyxTQUFTLE9BQU87RUFDekYsT0FBTyxpREFBaUQsWUFBWTtBQUN0RTs7O0FBU0E7Q0FDQyxFQUFFLE9BQU8sR0FBRyxJQUFJLFNBQVMsT0FBTyxJQUFJLEtBQUssT0FBTyxJQUFJLFlBQVksTUFBTSxRQUFRLEdBQUcsYUFBYSxHQUFHLEdBQUcsSUFBSSxJQUFJLE9BQU8sSUFBSSxHQUFHLElBQUksWUFBWSxLQUFLLEtBQUs7Q0FDcEo7QUFDRCxPQUFPLFVBQVUsT0FBTztFQUN0QixTQUFTLFFBQVEsV0FBVyxFQUFFO0VBQzlCLE9BQU8sV0FBVyxFQUFFO0FBQ3RCOzs7QUFNQTtDQUNDLEVBQUUsWUFBWSxHQUFHLElBQUksS0FBSyxJQUFJLEdBQUcsSUFBSSxRQUFRLElBQUksU0FBUyxJQUFJLEtBQUssR0FBRyxTQUFTLEdBQUcsSUFBSSxLQUFLLEdBQUcsUUFBUSxHQUFHLElBQUksU0FBUyxNQUFNO0NBQzVILEVBQUUsTUFBTSxJQUFJLEtBQUssT0FBTztDQUN4QjtBQUNELE9BQU8sVUFBVSxZQUFZO0VBQzNCLFNBQVMsU0FBUyxZQUFZO0FBQ2hDOzs7QUFRQTtDQUNDLEVBQUUsT0FBTyxHQUFHLElBQUksT0FBTyxPQUFPLElBQUksR0FBRyxVQUFVLElBQUksSUFBSSxnQkFBZ0IsS0FBSyxJQUFJLElBQUksUUFBUSxhQUFhLEdBQUcsV0FBVyxRQUFRLEtBQUssSUFBSSxLQUFLLE1BQU0sSUFBSTtDQUN2SixFQUFFLEtBQUssSUFBSSxLQUFLO0NBQ2hCO0FBQ0QsT0FBTyxVQUFVLE9BQU87RUFDdEIsU0FBUyxPQUFPLFlBQVk7RUFDNUIsSUFBSSxTQUFTLEtBQUssSUFBSSxNQUFNLFFBQVEsTUFBTSxJQUFJLEdBQUcsUUFBUTtFQUN6RCxTQUFTLE9BQU8sR0FBRyxHQUFHO0VBQ3RCLElBQUksSUFBSSxZQUFZLEdBQUcsSUFBSSxPQUFPLE1BQU0sS0FBSyxHQUFHLFNBQVMsR0FBRyxLQUFLO0VBQ2pFLFNBQVMsUUFBUTtFQUNqQixJQUFJLEtBQUssTUFBTSxPQUFPLEdBQUcsUUFBUSxHQUFHLEdBQUcsR0FBRyxNQUFNLE9BQU8sSUFBSSxVQUFVLE9BQU8sR0FBRyxPQUFPLElBQUksVUFBVSxJQUFJLEtBQUssS0FBSyxXQUFXLGFBQWEsT0FBTyxTQUFTO0VBQzFKLFVBQVUsTUFBTSxRQUFRLE1BQU0sV0FBVyxFQUFFLFdBQVcsR0FBRyxNQUFNLEVBQUU7QUFDbkU7OztBQU1BO0NBQ0MsRUFBRSxXQUFXLEdBQUcsU0FBUyxLQUFLLEVBQUUsVUFBVSxHQUFHLEVBQUUsS0FBSyxJQUFJLEtBQUssR0FBRyxRQUFRLGVBQWUsR0FBRyxRQUFRLFNBQVMsRUFBRSxNQUFNO0NBQ25IO0FBQ0QsT0FBTyxVQUFVLFdBQVc7RUFDMUIsU0FBUyxRQUFRO0FBQ25COzs7QUFPQTtDQUNDLEVBQUUsYUFBYSxNQUFNLEdBQUcsTUFBTTtDQUM5QixFQUFFLFFBQVEsU0FBUyxHQUFHLHFCQUFxQixNQUFNLE9BQU8sRUFBRSxRQUFRLEdBQUcsSUFBSSxJQUFJO0NBQzdFO0FBQ0QsT0FBTyxTQUFTLHNCQUFzQixFQUFFLFNBQVMsUUFBUSxHQUFHLEdBQUcsT0FBTyxFQUFFLEVBQUUsS0FBSyxPQUFPO0VBQ3BGLE9BQU8sRUFBRSxPQUFPLElBQUksT0FBTyxPQUFPLGNBQWMsR0FBRyxZQUFZLFFBQVEsSUFBSSxxQkFBcUIsVUFBVSxVQUFVO0FBQ3RIOzs7QUFPQTtDQUNDLEVBQUUsZ0JBQWdCLE9BQU8sR0FBRyxNQUFNLEtBQUssS0FBSyxLQUFLLEdBQUcsR0FBRyxPQUFPLG1CQUFtQixJQUFJLEdBQUcsT0FBTyxVQUFVLEdBQUcsSUFBSSxPQUFPO0NBQ3ZIO0FBQ0QsT0FBTyxTQUFTLG1CQUFtQixZQUFZO0VBQzdDLE9BQU8sRUFBRSxTQUFTLElBQUksTUFBTTtBQUM5Qjs7O0FBTUE7Q0FDQyxFQUFFLGlCQUFpQixLQUFLLEtBQUssS0FBSyxLQUFLLEdBQUcsSUFBSSxRQUFRLFlBQVksR0FBRyxXQUFXLEdBQUcsT0FBTyxVQUFVLEtBQUssR0FBRyxRQUFRLElBQUksUUFBUSxLQUFLLEtBQUssU0FBUyxRQUFRLEdBQUc7Q0FDOUosRUFBRSxPQUFPLEtBQUssUUFBUSxJQUFJLFlBQVksSUFBSSxJQUFJLE9BQU8sSUFBSSxPQUFPLEdBQUcsT0FBTztDQUMxRTtBQUNELE9BQU8sU0FBUyx1QkFBdUIsWUFBWSxJQUFJLGFBQWEsSUFBSSxHQUFHLEdBQUcsSUFBSSxFQUFFO0VBQ2xGLE9BQU8sd0JBQXdCO0FBQ2pDOzs7QUFPQTtDQUNDLEVBQUUsVUFBVSxHQUFHLElBQUksS0FBSyxNQUFNLEtBQUssUUFBUSxJQUFJLE9BQU8sR0FBRyxRQUFRLElBQUksT0FBTyxHQUFHLElBQUksUUFBUSxhQUFhLEdBQUcsS0FBSyxLQUFLLEtBQUssR0FBRyxLQUFLLGFBQWEsUUFBUSxLQUFLO0NBQzVKO0FBQ0QsT0FBTyxTQUFTLGtCQUFrQixRQUFRLElBQUksUUFBUSxNQUFNLFdBQVcsRUFBRSxZQUFZLEtBQUs7RUFDeEYsTUFBTSxHQUFHLEVBQUU7RUFDWCxHQUFHLElBQUksSUFBSSxXQUFXO0lBQ3BCLE1BQU0sT0FBTyxFQUFFO0lBQ2YsR0FBRyxRQUFRLElBQUksV0FBVyxtQkFBbUIsRUFBRSxRQUFRLHNCQUFzQixPQUFPLEtBQUs7SUFDekYsS0FBSyxhQUFhLEVBQUU7RUFDdEI7RUFDQSxHQUFHLE1BQU0sSUFBSSxXQUFXO0VBQ3hCLEtBQUsscUJBQXFCO0VBQzFCLHNCQUFzQjtBQUN4Qjs7O0FBVUE7Q0FDQyxFQUFFLGVBQWUsT0FBTyxLQUFLLE9BQU8sVUFBVSxJQUFJLEtBQUssSUFBSSxLQUFLLEdBQUcsS0FBSyxNQUFNLFFBQVEsUUFBUSxPQUFPLFFBQVEsR0FBRztDQUNoSDtBQUNELE9BQU8sVUFBVSxlQUFlO0VBQzlCLElBQUksTUFBTSxJQUFJLEtBQUssR0FBRyxLQUFLLE1BQU07RUFDakMsU0FBUyxVQUFVO0VBQ25CLElBQUksTUFBTSxRQUFRLE1BQU0sR0FBRyxRQUFRLFFBQVEsS0FBSyxHQUFHLEtBQUssS0FBSztFQUM3RCxTQUFTLFdBQVc7QUFDdEI7OztBQU1BO0NBQ0MsRUFBRSxTQUFTLEtBQUssTUFBTSxLQUFLLEtBQUssUUFBUSxLQUFLLEdBQUcsR0FBRyxLQUFLLEdBQUcsSUFBSSxJQUFJLFVBQVUsSUFBSSxRQUFRO0NBQ3pGLEVBQUUsRUFBRSxLQUFLLFFBQVEsTUFBTSxHQUFHLFFBQVEsT0FBTyxHQUFHLEtBQUssTUFBTSxJQUFJLFFBQVEsR0FBRyxFQUFFO0NBQ3hFLEVBQUUsSUFBSSxJQUFJLEdBQUcsU0FBUyxHQUFHLFFBQVEsS0FBSyxNQUFNLEdBQUc7Q0FDL0M7QUFDRCxPQUFPLFNBQVMsWUFBWSxZQUFZLElBQUksY0FBYyxlQUFlO0VBQ3ZFLElBQUksU0FBUyxFQUFFO0VBQ2YsSUFBSSxVQUFVLEVBQUU7RUFDaEIsSUFBSSxPQUFPLEtBQUssUUFBUSxHQUFHLFlBQVk7SUFDckMsR0FBRyx3QkFBd0IsSUFBSSxjQUFjO01BQzNDO01BQ0E7SUFDRjtJQUNBLEdBQUcsZUFBZSxJQUFJLFdBQVc7SUFDakMsS0FBSyx1QkFBdUI7SUFDNUIsd0JBQXdCO0lBQ3hCO0VBQ0Y7RUFDQTtFQUNBLE9BQU8sRUFBRSxVQUFVLFVBQVU7QUFDL0I7OztBQVFBO0NBQ0MsRUFBRSxZQUFZLEdBQUcsT0FBTyxHQUFHLElBQUksT0FBTyxFQUFFLE9BQU8sS0FBSyxLQUFLLE9BQU8sR0FBRyxLQUFLLEdBQUcsS0FBSyxHQUFHLEVBQUUsUUFBUSxLQUFLLE9BQU8sR0FBRyxTQUFTLE9BQU8sTUFBTSxNQUFNLEdBQUcsUUFBUSxRQUFRLEVBQUUsT0FBTyxHQUFHLFVBQVUsR0FBRyxXQUFXLEdBQUcsV0FBVyxLQUFLLElBQUksUUFBUSxJQUFJLE9BQU8sSUFBSSxJQUFJLFFBQVEsTUFBTSxJQUFJLFVBQVUsR0FBRyxHQUFHO0NBQ25SO0FBQ0QsT0FBTyxNQUFNLFlBQVksUUFBUSxNQUFNO0VBQ3JDLFNBQVMsTUFBTSxpQkFBaUIsRUFBRSxRQUFRLEVBQUUsZUFBZSxFQUFFLGFBQWEsRUFBRTtFQUM1RSxrQkFBa0IscUJBQXFCLFNBQVMsUUFBUTtJQUN0RDtJQUNBLFVBQVUsRUFBRTtJQUNaLFVBQVUsRUFBRTtFQUNkO0FBQ0Y7OztBQVVBO0NBQ0MsRUFBRSxRQUFRLEtBQUssSUFBSSxRQUFRLFVBQVUsSUFBSSxJQUFJLE1BQU0sSUFBSSxHQUFHO0NBQzFELEVBQUUsT0FBTyxFQUFFLE9BQU8sYUFBYSxlQUFlLE1BQU0sSUFBSSxNQUFNLE9BQU8sS0FBSyxLQUFLO0NBQy9FO0FBQ0QsT0FBTyxTQUFTLGdCQUFnQixTQUFTLE9BQU87RUFDOUMsSUFBSSxLQUFLLFFBQVEsRUFBRSxHQUFHLFFBQVEsRUFBRSxLQUFLLFdBQVc7SUFDOUMsTUFBTSxHQUFHLEVBQUU7SUFDWCxHQUFHLHdCQUF3QixPQUFPO0VBQ3BDO0VBQ0EsTUFBTSxJQUFJLDRCQUE0QixLQUFLLEdBQUcsVUFBVSxTQUFTLEtBQUssSUFBSSxRQUFRLEdBQUcsSUFBSSxLQUFLO0FBQ2hHOzs7QUFhQSxJQUFJLFdBQVcsUUFBUSxRQUFRLFlBQVksR0FBRyxPQUFPLEdBQUcsSUFBSSxHQUFHLElBQUksV0FBVyxRQUFRLEdBQUcsSUFBSSxPQUFPLE9BQU87QUFDM0csT0FBTyxTQUFTLG1CQUFtQixRQUFRLFdBQVcsUUFBUSxNQUFNLE9BQU8sRUFBRSxZQUFZLFFBQVE7RUFDL0YsSUFBSSxLQUFLLEdBQUcsRUFBRSxNQUFNLEdBQUcsSUFBSSxXQUFXLEdBQUcsRUFBRSw4QkFBOEI7SUFDdkUsR0FBRyxJQUFJLElBQUksV0FBVyxPQUFPO0VBQy9CO0VBQ0EsT0FBTztBQUNUOzs7QUFNQTtDQUNDLEVBQUUsY0FBYyxRQUFRLEtBQUssS0FBSyxJQUFJLFdBQVcsTUFBTSxHQUFHLElBQUksUUFBUSxJQUFJLEtBQUssTUFBTSxLQUFLLEdBQUcsR0FBRztDQUNoRyxFQUFFLEdBQUcsS0FBSyxJQUFJLE9BQU8sSUFBSSxLQUFLLEtBQUssSUFBSSxTQUFTLFVBQVUsUUFBUTtDQUNsRTtBQUNELE9BQU8sU0FBUyxzQkFBc0IsUUFBUSxJQUFJLFNBQVMsT0FBTztFQUNoRSxNQUFNLEtBQUssRUFBRTtFQUNiLEdBQUcsTUFBTSxJQUFJLFdBQVcsT0FBTztFQUMvQixJQUFJLFFBQVEsRUFBRTtFQUNkLElBQUksT0FBTyxNQUFNLEdBQUcsZUFBZSxRQUFRLEdBQUcsc0JBQXNCO0VBQ3BFLGtCQUFrQixJQUFJO0VBQ3RCLE9BQU87QUFDVDs7O0FBUUE7Q0FDQyxFQUFFLFdBQVcsUUFBUSxHQUFHLFFBQVEsSUFBSSxLQUFLLEtBQUssYUFBYSxJQUFJLFVBQVUsUUFBUSxHQUFHLE1BQU0sU0FBUyxLQUFLLEtBQUssYUFBYSxJQUFJLFNBQVMsU0FBUyxJQUFJLFFBQVEsSUFBSTtDQUNoSyxFQUFFLEdBQUcsT0FBTyxLQUFLLEtBQUssU0FBUyxJQUFJLE9BQU8sRUFBRSxPQUFPLGFBQWEsUUFBUSxHQUFHLElBQUksS0FBSyxNQUFNLFFBQVE7Q0FDbEcsRUFBRSxLQUFLLElBQUksSUFBSSxJQUFJLEtBQUssR0FBRyxJQUFJLFNBQVMsVUFBVSxPQUFPLFFBQVE7Q0FDakU7QUFDRCxPQUFPLFNBQVMsbUJBQW1CLFFBQVEsT0FBTyxXQUFXLFFBQVEsT0FBTyxFQUFFLFlBQVksT0FBTztFQUMvRixNQUFNLFNBQVMsRUFBRSxTQUFTLElBQUksVUFBVSxFQUFFLFVBQVUsRUFBRTtFQUN0RCxNQUFNLEdBQUcsRUFBRSxTQUFTLEdBQUc7RUFDdkIsR0FBRyxRQUFRLElBQUksVUFBVSxHQUFHLG1CQUFtQixJQUFJLFNBQVM7SUFDMUQsTUFBTSxJQUFJLHFCQUFxQixNQUFNLFVBQVUsT0FBTyxHQUFHLE9BQU8sTUFBTSxlQUFlLE1BQU0sR0FBRztFQUNoRztFQUNBLE1BQU0sVUFBVSxFQUFFLE9BQU8sR0FBRztFQUM1QixNQUFNLFVBQVUsRUFBRTtFQUNsQixHQUFHLFdBQVcsSUFBSSxVQUFVLEdBQUcsVUFBVSxJQUFJLFdBQVc7SUFDdEQsTUFBTSxLQUFLLEVBQUU7SUFDYixHQUFHLE1BQU0sSUFBSSxXQUFXLGtCQUFrQixXQUFXLEVBQUUsU0FBUyxVQUFVLHlCQUF5QixHQUFHLEVBQUUsSUFBSSxLQUFLLFNBQVMsYUFBYSxFQUFFLEVBQUU7RUFDN0k7RUFDQSxNQUFNLE9BQU8sRUFBRSw0QkFBNEIsR0FBRyxtQkFBbUIsT0FBTztFQUN4RSxHQUFHLElBQUksS0FBSyxHQUFHLE1BQU0sR0FBRyxJQUFJLEtBQUssR0FBRyxJQUFJLE9BQU8sU0FBUyxNQUFNLEtBQUssTUFBTSxNQUFNLE9BQU8sSUFBSSxJQUFJO0VBQzlGLE1BQU0sU0FBUyxFQUFFLE9BQU8sSUFBSSxVQUFVLEVBQUUsVUFBVSxFQUFFLFFBQVE7RUFDNUQsR0FBRyxVQUFVLElBQUksVUFBVSxHQUFHLFNBQVMsSUFBSSxXQUFXO0lBQ3BELElBQUksT0FBTyxJQUFJLEdBQUcsbUJBQW1CO01BQ25DLEdBQUcseUJBQXlCLEdBQUcsOEJBQThCLElBQUksSUFBSSxzQkFBc0I7SUFDN0Y7RUFDRjtFQUNBLE1BQU0sV0FBVyxFQUFFLGlCQUFpQixJQUFJLFVBQVUsRUFBRSxzQkFBc0IsR0FBRyxJQUFJLEVBQUUsRUFBRSxvQkFBb0I7RUFDekcsTUFBTSxRQUFRLEVBQUUsY0FBYyxHQUFHLGtCQUFrQixHQUFHO0VBQ3RELE1BQU0sS0FBSyxFQUFFLHdCQUF3QixZQUFZO0VBQ2pELE1BQU0sU0FBUyxFQUFFLFNBQVMsR0FBRywrQkFBK0IsR0FBRztFQUMvRCxNQUFNLFFBQVEsRUFBRTtFQUNoQixNQUFNLFVBQVU7SUFDZCxRQUFRLElBQUksVUFBVTtJQUN0QixhQUFhLElBQUksS0FBSztJQUN0QixlQUFlLElBQUksVUFBVTtJQUM3Qix3QkFBd0IsSUFBSSxnQkFBZ0I7SUFDNUMsMkJBQTJCLEdBQUcsR0FBRyxFQUFFLElBQUk7RUFDekMsR0FBRyxZQUFZLE9BQU87RUFDdEIsTUFBTSxNQUFNLFdBQVcsRUFBRTtJQUN2QjtJQUNBLE1BQU07SUFDTjtJQUNBO0lBQ0EsY0FBYyxJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxRQUFRLFVBQVU7SUFDdkQ7SUFDQSxTQUFTLGtCQUFrQixHQUFHLEdBQUcsRUFBRTtJQUNuQztFQUNGO0VBQ0Esa0JBQWtCLElBQUk7RUFDdEIsT0FBTztBQUNUOzs7QUFRQTtDQUNDLEVBQUUsT0FBTyxRQUFRLEdBQUcsUUFBUSxNQUFNLEtBQUssR0FBRyxFQUFFLEtBQUssSUFBSSxRQUFRLElBQUksR0FBRyxHQUFHLElBQUksSUFBSTtDQUMvRSxFQUFFLEtBQUssU0FBUyxPQUFPLEtBQUssT0FBTyxLQUFLLE9BQU8sYUFBYSxrQkFBa0IsSUFBSSxLQUFLLEdBQUcsS0FBSyxTQUFTLEdBQUcsSUFBSSxTQUFTO0NBQ3hILEVBQUUsT0FBTyxPQUFPLGtCQUFrQixNQUFNLE1BQU0sSUFBSSxHQUFHLE9BQU87Q0FDNUQ7QUFDRCxPQUFPLFNBQVMsVUFBVSxZQUFZLE9BQU8sV0FBVyxTQUFTLFNBQVMsT0FBTztFQUMvRSxNQUFNLE9BQU8sRUFBRTtFQUNmLEdBQUcsUUFBUSxJQUFJLFVBQVUsR0FBRywyQkFBMkIsTUFBTSxJQUFJLDhCQUE4QixRQUFRLGNBQWMsR0FBRyxJQUFJLEdBQUc7RUFDL0gsTUFBTSxHQUFHLEVBQUUsbUJBQW1CLE9BQU87RUFDckMsR0FBRyxRQUFRLElBQUksV0FBVztJQUN4QixNQUFNLE9BQU8sRUFBRTtJQUNmLEdBQUcsUUFBUSxJQUFJLFVBQVUsR0FBRywrQkFBK0I7TUFDekQsa0JBQWtCLFFBQVEsRUFBRSxXQUFXLFVBQVUscUJBQXFCLEtBQUssU0FBUyxlQUFlLEVBQUUsRUFBRTtJQUN6RztFQUNGO0VBQ0EsT0FBTztBQUNUOzs7QUFRQSxJQUFJLGFBQWEsUUFBUSxJQUFJLEtBQUssS0FBSyxLQUFLLElBQUksR0FBRyxhQUFhO0FBQ2hFLE9BQU8sU0FBUyxnQkFBZ0IsWUFBWSxJQUFJLFNBQVMsV0FBVyxFQUFFLFVBQVU7RUFDOUUsT0FBTztBQUNUOzs7QUFNQTtDQUNDLEVBQUUsVUFBVSxRQUFRLE1BQU0sR0FBRyxNQUFNLEdBQUcsVUFBVSxPQUFPLFVBQVUsR0FBRyxVQUFVLE1BQU0sSUFBSSxHQUFHLEVBQUUsV0FBVyxNQUFNLE1BQU0sS0FBSyxLQUFLO0NBQzlILEVBQUUsSUFBSSxNQUFNLE1BQU0sS0FBSyxRQUFRLE1BQU07Q0FDckM7QUFDRCxPQUFPLFVBQVUsVUFBVTtFQUN6QixTQUFTLE9BQU87RUFDaEIsU0FBUyxhQUFhO0VBQ3RCLElBQUksSUFBSSxRQUFRLFVBQVUsRUFBRSxLQUFLLEtBQUssTUFBTTtFQUM1QyxTQUFTLFFBQVEsT0FBTyxZQUFZLEdBQUc7RUFDdkMsSUFBSSxjQUFjLEdBQUcsTUFBTTtFQUMzQixTQUFTLFFBQVE7QUFDbkI7OztBQU9BO0NBQ0MsRUFBRSxhQUFhLFFBQVEsSUFBSSxNQUFNLFNBQVMsU0FBUyxTQUFTLElBQUksTUFBTSxNQUFNLEdBQUcsVUFBVSxPQUFPLEdBQUcsS0FBSyxjQUFjLEdBQUc7Q0FDekg7QUFDRCxPQUFPLFNBQVMsZ0JBQWdCLFlBQVksT0FBTyxZQUFZLGFBQWE7RUFDMUUsTUFBTSxPQUFPLGFBQWEsRUFBRTtFQUM1QixNQUFNLE9BQU8sRUFBRSxpQkFBaUIsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLDBDQUEwQyxJQUFJLEdBQUcsSUFBSSxrQkFBa0IsR0FBRztFQUMvSCxJQUFJLE9BQU8sS0FBSyxHQUFHLHlCQUF5QjtJQUMxQyxHQUFHLGFBQWEsSUFBSSxVQUFVLEdBQUcsYUFBYSxHQUFHLGFBQWE7SUFDOUQsR0FBRyxZQUFZLElBQUksVUFBVSxHQUFHLFVBQVUsSUFBSSxZQUFZO0lBQzFELEdBQUcsc0JBQXNCLFFBQVEsR0FBRyxxQkFBcUIsSUFBSSxVQUFVLEdBQUcsb0NBQW9DLElBQUksUUFBUTtJQUMxSCxHQUFHLGFBQWEsSUFBSSxVQUFVLEdBQUcsb0JBQW9CO0lBQ3JEO0VBQ0Y7RUFDQSxPQUFPO0FBQ1Q7OztBQU1BO0NBQ0MsRUFBRSxhQUFhLFFBQVEsS0FBSyxLQUFLLEtBQUssSUFBSSxTQUFTLFFBQVEsR0FBRyxLQUFLLElBQUksUUFBUSxJQUFJLFFBQVEsSUFBSSxLQUFLLE1BQU0sS0FBSyxHQUFHLEdBQUc7Q0FDckg7QUFDRCxPQUFPLFNBQVMsZ0JBQWdCLFlBQVksSUFBSSxTQUFTLE9BQU87RUFDOUQsTUFBTSxLQUFLLEVBQUU7RUFDYixHQUFHLE1BQU0sSUFBSSxXQUFXLE9BQU87RUFDL0IsTUFBTSxPQUFPLEVBQUUsWUFBWSxJQUFJLFVBQVUsRUFBRSxVQUFVLEVBQUU7RUFDdkQsR0FBRyxRQUFRLElBQUksV0FBVyxvQkFBb0IsV0FBVyxFQUFFLFdBQVcsVUFBVSwyQkFBMkIsR0FBRyxFQUFFLElBQUksS0FBSyxTQUFTLGVBQWUsRUFBRSxFQUFFO0VBQ3JKLE9BQU8sd0JBQXdCO0FBQ2pDOzs7QUF5TkE7Q0FDQyxFQUFFLGVBQWUsT0FBTyxHQUFHLFVBQVUsS0FBSyxLQUFLLE1BQU0sS0FBSyxFQUFFLFVBQVUsWUFBWSxPQUFPLE9BQU8sSUFBSSxPQUFPLEtBQUssSUFBSSxNQUFNLFFBQVEsSUFBSSxPQUFPLE1BQU0sSUFBSSxLQUFLLEdBQUcsSUFBSSxNQUFNO0NBQ3pLO0FBQ0QsT0FBTyxTQUFTLG9CQUFvQixTQUFTLEtBQUssRUFBRSxNQUFNLG1CQUFtQjtFQUMzRSxHQUFHLHNCQUFzQixPQUFPLEVBQUUsSUFBSSxPQUFPLFFBQVEsY0FBYyxFQUFFLEtBQUssS0FBSyxHQUFHLEdBQUcsUUFBUSxJQUFJLHNCQUFzQjtFQUN2SCxNQUFNLEVBQUUsSUFBSSxNQUFNLFlBQVksU0FBUyxTQUFTLEVBQUUsRUFBRTtFQUNwRCxHQUFHLFFBQVEsS0FBSyxJQUFJLFNBQVMsR0FBRyxLQUFLLElBQUksSUFBSSxPQUFPLEVBQUUsSUFBSSxPQUFPLFFBQVEsbUJBQW1CLEtBQUssR0FBRyxFQUFFLFVBQVUsUUFBUTtFQUN4SCxHQUFHLElBQUksSUFBSSxVQUFVLEdBQUcsUUFBUSxHQUFHLElBQUksU0FBUyxHQUFHLEdBQUcsSUFBSSxLQUFLLE9BQU8sRUFBRSxJQUFJLE9BQU8sUUFBUSxpQkFBaUIsS0FBSyxHQUFHLEVBQUUsVUFBVSxRQUFRO0VBQ3hJLEdBQUcsU0FBUyxJQUFJLFVBQVUsR0FBRyxPQUFPLFFBQVEsSUFBSSxVQUFVLE9BQU8sRUFBRSxJQUFJLE9BQU8sUUFBUSxzQkFBc0IsS0FBSyxHQUFHLEVBQUUsUUFBUTtFQUM5SCxJQUFJLE9BQU8sV0FBVyxFQUFFO0VBQ3hCLEdBQUcsWUFBWSxJQUFJLFdBQVc7SUFDNUIsTUFBTSxRQUFRLEVBQUUsc0JBQXNCLElBQUk7SUFDMUMsR0FBRyxjQUFjLE9BQU87SUFDeEIsR0FBRyxnQ0FBZ0MsT0FBTyxFQUFFLElBQUksT0FBTyxRQUFRLHlCQUF5QixLQUFLLEdBQUcsR0FBRyxRQUFRO0lBQzNHLE1BQU0sRUFBRSxjQUFjLEdBQUc7RUFDM0I7RUFDQSxJQUFJLE1BQU0sWUFBWSxFQUFFO0VBQ3hCLEdBQUcsVUFBVSxJQUFJLFdBQVc7SUFDMUIsR0FBRywyQkFBMkIsT0FBTyxFQUFFLElBQUksT0FBTyxRQUFRLHVCQUF1QixLQUFLLEdBQUcsR0FBRyxPQUFPO0lBQ25HLEtBQUssRUFBRTtJQUNQLElBQUksS0FBSyxFQUFFLEVBQUUsR0FBRyxFQUFFLEVBQUUsaUJBQWlCLEtBQUs7TUFDeEMsTUFBTSxNQUFNLEVBQUUsNEJBQTRCO01BQzFDLEdBQUcsWUFBWSxPQUFPO01BQ3RCO0lBQ0Y7RUFDRjtFQUNBLE9BQU87SUFDTCxJQUFJO0lBQ0osT0FBTztNQUNMO01BQ0EsT0FBTyxJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxHQUFHO01BQ2pDLFVBQVUsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsWUFBWSxNQUFNO01BQ25ELFlBQVksSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsUUFBUTtNQUMzQyxTQUFTLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLFVBQVUsS0FBSztJQUNqRDtFQUNGO0FBQ0Y7OztBQWtDQTtDQUNDLEVBQUUsK0JBQStCLE9BQU8sSUFBSSxJQUFJLE9BQU8sUUFBUSxJQUFJLE9BQU8sU0FBUyxPQUFPLE9BQU8sV0FBVyxRQUFRLE9BQU8sR0FBRyxFQUFFLE9BQU8sR0FBRyxFQUFFLE1BQU0sS0FBSyxNQUFNLE9BQU8sSUFBSSxLQUFLLEdBQUcsS0FBSyxRQUFRLFNBQVM7Q0FDdE07QUFDRCxPQUFPLFNBQVMsa0NBQWtDLFlBQVksTUFBTSxFQUFFLEtBQUssT0FBTztFQUNoRixNQUFNLFVBQVUsRUFBRSxPQUFPLGFBQWEsUUFBUSxHQUFHO0lBQy9DLE1BQU0sS0FBSyxFQUFFO0lBQ2IsR0FBRyxRQUFRLEtBQUssSUFBSSxVQUFVLE9BQU87SUFDckMsT0FBTyxvQkFBb0IsR0FBRztFQUNoQztFQUNBLE1BQU0sU0FBUyxFQUFFLGdCQUFnQixFQUFFLE9BQU8sV0FBVyxNQUFNO0VBQzNELE1BQU0sTUFBTSxFQUFFLG9CQUFvQixHQUFHO0lBQ25DLE1BQU0sTUFBTSxFQUFFO0lBQ2QsT0FBTyxHQUFHLFNBQVMsTUFBTSxJQUFJLFNBQVMsRUFBRSxNQUFNLEVBQUUsY0FBYztFQUNoRTtFQUNBLE9BQU8sUUFBUSwwQkFBMEIsSUFBSSxFQUFFLEVBQUUsR0FBRyxNQUFNLEVBQUU7QUFDOUQ7OztBQXFCQTtDQUNDLEVBQUUsWUFBWSxHQUFHLEVBQUUsYUFBYSxLQUFLLEVBQUUsTUFBTSxJQUFJLEtBQUssRUFBRSxVQUFVLFFBQVEsTUFBTSxJQUFJLEtBQUssSUFBSSxLQUFLLElBQUksVUFBVTtDQUNoSDtBQUNELE9BQU8sVUFBVSxZQUFZLFFBQVEsV0FBVztFQUM5QyxJQUFJLElBQUksUUFBUSxhQUFhLE1BQU0sSUFBSSxPQUFPLEdBQUcsTUFBTSxFQUFFLFVBQVUsUUFBUSxNQUFNO0VBQ2pGLFNBQVMsS0FBSyxHQUFHLEdBQUc7RUFDcEIsSUFBSSxPQUFPLFFBQVEsRUFBRSxPQUFPLEdBQUcsSUFBSSxJQUFJLEdBQUcsTUFBTSxJQUFJLFVBQVUsS0FBSyxHQUFHLEdBQUcsT0FBTyxNQUFNO0VBQ3RGLFNBQVMsUUFBUSxHQUFHLEdBQUc7QUFDekI7OztBQU1BO0NBQ0MsRUFBRSxpQkFBaUIsS0FBSyxFQUFFLE9BQU8sTUFBTSxHQUFHLEVBQUUsV0FBVyxLQUFLLEtBQUssR0FBRyxXQUFXLEdBQUcsSUFBSSxLQUFLLE9BQU8sS0FBSyxPQUFPLEdBQUcsR0FBRyxNQUFNO0NBQzFIO0FBQ0QsT0FBTyxNQUFNLGlCQUFpQixFQUFFOzs7QUFrQmhDLElBQUksZUFBZSxHQUFHLElBQUksS0FBSyxHQUFHLFVBQVUsS0FBSyxPQUFPLFlBQVksTUFBTSxFQUFFLEtBQUssU0FBUyxJQUFJLEtBQUssR0FBRyxPQUFPLEVBQUUsT0FBTztBQUN0SCxPQUFPLFVBQVUsZUFBZTtFQUM5QixTQUFTLFVBQVUsT0FBTyxRQUFRLE9BQU8sUUFBUSxNQUFNLFFBQVEsR0FBRztFQUNsRSxTQUFTLFdBQVcsS0FBSyxRQUFRLE1BQU0sUUFBUSxHQUFHO0VBQ2xELFNBQVMsV0FBVyxLQUFLLFFBQVEsR0FBRztFQUNwQyxTQUFTLFdBQVcsS0FBSyxRQUFRLEdBQUc7RUFDcEMsU0FBUyxVQUFVLFdBQVcsUUFBUSxNQUFNLFFBQVEsR0FBRztFQUN2RCxTQUFTLGNBQWMsT0FBTyxRQUFRLElBQUksUUFBUSxHQUFHO0VBQ3JELFNBQVMsWUFBWSxPQUFPLFFBQVEsSUFBSSxRQUFRLEdBQUc7QUFDckQ7OztBQU1BLElBQUksZUFBZSxHQUFHLFVBQVUsUUFBUSxHQUFHLEVBQUUsT0FBTyxpQkFBaUI7QUFDckUsT0FBTyxNQUFNLGdCQUFnQixlQUFlLEVBQUUsRUFBRSxVQUFVLFdBQVcsV0FBVyxXQUFXLFVBQVUsY0FBYyxXQUFXOzs7QUFNOUgsSUFBSSxhQUFhLElBQUksUUFBUSxTQUFTLElBQUksTUFBTSxNQUFNLFVBQVUsSUFBSSxJQUFJLEtBQUssT0FBTyxHQUFHLEtBQUssU0FBUztBQUNyRyxPQUFPLFVBQVUsWUFBWTtFQUMzQixJQUFJLFFBQVEsR0FBRyxJQUFJLE9BQU8sY0FBYyxjQUFjLEtBQUs7RUFDM0QsU0FBUyxhQUFhO0VBQ3RCLElBQUksY0FBYyxlQUFlO0VBQ2pDLFNBQVMsS0FBSztBQUNoQjs7O0FBTUEsSUFBSSxXQUFXLE9BQU8sSUFBSSxPQUFPLE9BQU8sU0FBUyxFQUFFLEtBQUssT0FBTyxLQUFLLFFBQVEsSUFBSTtBQUNoRixPQUFPLFNBQVMsZ0JBQWdCLFNBQVMsS0FBSztFQUM1QyxJQUFJO0lBQ0YsTUFBTSxHQUFHLEVBQUUsY0FBYztJQUN6QixJQUFJO01BQ0Y7SUFDRixFQUFFLFFBQVE7TUFDUjtJQUNGO0VBQ0YsRUFBRSxNQUFNO0lBQ04sR0FBRyxJQUFJLFVBQVUsTUFBTSxJQUFJLE9BQU8sR0FBRyxNQUFNLFFBQVEsS0FBSyxJQUFJLElBQUk7RUFDbEU7QUFDRjs7O0FBTUEsSUFBSSxjQUFjLFFBQVEsUUFBUSxTQUFTLElBQUksT0FBTyxJQUFJLFFBQVEsR0FBRyxFQUFFLEtBQUssUUFBUSxTQUFTO0FBQzdGLE9BQU8sU0FBUyxvQkFBb0IsU0FBUyxLQUFLO0VBQ2hELElBQUk7SUFDRjtFQUNGLEVBQUUsTUFBTTtJQUNOLEdBQUcsUUFBUSxNQUFNLEdBQUcsSUFBSSxRQUFRLE1BQU0sU0FBUyxHQUFHLElBQUksSUFBSSxLQUFLO0VBQ2pFO0FBQ0Y7OztBQU1BO0NBQ0MsRUFBRSxpQkFBaUIsTUFBTSxJQUFJLFFBQVEsT0FBTyxJQUFJLElBQUksV0FBVyxNQUFNLE1BQU0sR0FBRyxFQUFFLEtBQUssTUFBTSxNQUFNLElBQUksVUFBVSxNQUFNLEVBQUUsVUFBVSxLQUFLLFFBQVEsS0FBSztDQUNuSixFQUFFLEdBQUcsSUFBSSxJQUFJLE9BQU8sR0FBRyxTQUFTLEtBQUssR0FBRyxFQUFFLFNBQVMsS0FBSyxRQUFRLE9BQU8sUUFBUSxJQUFJLElBQUksUUFBUSxLQUFLLFFBQVE7Q0FDNUc7QUFDRCxPQUFPLFNBQVMsdUJBQXVCLFFBQVEsUUFBUSxRQUFRLElBQUksaUJBQWlCLFFBQVE7RUFDMUYsTUFBTSxVQUFVLEVBQUU7RUFDbEIsSUFBSTtJQUNGLElBQUk7TUFDRixrQkFBa0I7SUFDcEIsRUFBRSxNQUFNO01BQ04sc0JBQXNCO01BQ3RCLHFCQUFxQjtJQUN2QjtJQUNBLHlCQUF5QjtJQUN6QixPQUFPO0VBQ1QsRUFBRSxNQUFNO0lBQ047SUFDQSxPQUFPO0VBQ1Q7QUFDRjs7O0FBTUE7Q0FDQyxFQUFFLFdBQVcsT0FBTyxJQUFJLE1BQU0sR0FBRyxPQUFPLEdBQUcsS0FBSyxFQUFFLE1BQU0sR0FBRyxJQUFJLE9BQU8sT0FBTyxFQUFFLFNBQVMsTUFBTSxFQUFFLFFBQVEsVUFBVSxLQUFLLE1BQU0sTUFBTSxPQUFPLElBQUksSUFBSSxRQUFRLEtBQUssS0FBSyxXQUFXLFFBQVEsb0JBQW9CLEtBQUssR0FBRyxPQUFPLE9BQU8sSUFBSSxFQUFFLE1BQU0sR0FBRyxJQUFJO0NBQ3BQLEVBQUUsRUFBRSxRQUFRLFFBQVEsSUFBSSxVQUFVLEtBQUssSUFBSSxRQUFRLElBQUksSUFBSSxPQUFPLElBQUksV0FBVyxJQUFJO0NBQ3JGLEVBQUUsUUFBUSxJQUFJLEtBQUssTUFBTSxJQUFJLFFBQVEsRUFBRSxPQUFPLElBQUk7Q0FDbEQ7QUFDRCxPQUFPLFNBQVMsY0FBYyxhQUFhLE1BQU0sUUFBUSxTQUFTLFlBQVksRUFBRSxLQUFLLEVBQUUsU0FBUyxPQUFPLFFBQVEsU0FBUyxRQUFRLFFBQVEsRUFBRTtFQUN4SSxNQUFNLEdBQUcsRUFBRSxXQUFXLEdBQUc7RUFDekIsTUFBTSxNQUFNLEVBQUU7RUFDZCxNQUFNLEtBQUssRUFBRSxpQkFBaUIsUUFBUSxrQkFBa0IsU0FBUyxJQUFJLDZCQUE2Qix1QkFBdUIsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsWUFBWSxtQkFBbUIsSUFBSSxNQUFNO0VBQ3pMLE1BQU0sT0FBTyxFQUFFLHdDQUF3QyxFQUFFLEVBQUUsR0FBRztFQUM5RCxNQUFNLFVBQVUsRUFBRTtFQUNsQixJQUFJLE9BQU8sRUFBRTtFQUNiLElBQUk7SUFDRixNQUFNLEdBQUcsRUFBRSx1QkFBdUIsTUFBTTtJQUN4QyxJQUFJO01BQ0YsaUJBQWlCO01BQ2pCO0lBQ0YsRUFBRSxRQUFRO01BQ1I7SUFDRjtJQUNBLEdBQUcsbUJBQW1CLE9BQU8sRUFBRSx1QkFBdUIsUUFBUTtJQUM5RCx5QkFBeUI7RUFDM0IsRUFBRSxNQUFNLFFBQVE7SUFDZDtJQUNBLE1BQU07RUFDUjtFQUNBO0VBQ0EsT0FBTyxFQUFFLE9BQU8sY0FBYyxPQUFPO0FBQ3ZDOzs7QUFPQSxJQUFJLDBCQUEwQixRQUFRLElBQUksVUFBVSxNQUFNLEtBQUssTUFBTSxHQUFHLE9BQU8sTUFBTSxLQUFLLFFBQVEsSUFBSSxRQUFRLE1BQU0sT0FBTyxLQUFLLEdBQUcsS0FBSyxNQUFNLFFBQVEsSUFBSSxLQUFLLFFBQVE7QUFDdkssT0FBTyxTQUFTLGdDQUFnQyxTQUFTLFNBQVM7RUFDaEUsTUFBTSxLQUFLLEVBQUUsOENBQThDO0VBQzNELE1BQU0sS0FBSyxFQUFFLElBQUk7RUFDakIsSUFBSSxTQUFTO0VBQ2IsSUFBSTtJQUNGLFFBQVEsRUFBRTtFQUNaLEVBQUUsTUFBTTtJQUNOLE9BQU87RUFDVDtFQUNBLE1BQU0sUUFBUSxFQUFFLHVCQUF1QixHQUFHO0VBQzFDLElBQUksT0FBTyxNQUFNLEdBQUcsU0FBUyxrQ0FBa0M7RUFDL0QsT0FBTztBQUNUOzs7QUFVQTtDQUNDLEVBQUUsV0FBVyxHQUFHLEtBQUssT0FBTyxnQkFBZ0IsT0FBTyxJQUFJLE9BQU8sR0FBRyxJQUFJLElBQUksRUFBRSxhQUFhLEtBQUssSUFBSSxLQUFLLE1BQU0sSUFBSSxHQUFHLEtBQUssR0FBRyxJQUFJLEtBQUssUUFBUSxVQUFVLEtBQUs7Q0FDM0o7QUFDRCxPQUFPLEtBQUssV0FBVyxFQUFFLEVBQUUsU0FBUyxJQUFJLE1BQU0sU0FBUyxPQUFPLGNBQWMsU0FBUyxZQUFZLE9BQU8sRUFBRSxFQUFFLEVBQUUsU0FBUyxJQUFJLE9BQU8sU0FBUyxRQUFRLFFBQVEsU0FBUyxZQUFZLFFBQVE7OztBQVN4TDtDQUNDLEVBQUUsZUFBZSxRQUFRLElBQUksTUFBTSxJQUFJLFFBQVEsS0FBSyxHQUFHLEtBQUssRUFBRSxRQUFRLEVBQUUsTUFBTSxTQUFTLE9BQU8sTUFBTSxHQUFHLElBQUksU0FBUyxNQUFNLEVBQUUsT0FBTyxRQUFRLEdBQUcsSUFBSSxRQUFRLElBQUksTUFBTSxFQUFFLEtBQUssSUFBSSxJQUFJLFFBQVEsR0FBRyxFQUFFLE1BQU0sR0FBRyxTQUFTLFlBQVksR0FBRyxLQUFLLEtBQUs7Q0FDM087QUFDRCxPQUFPLFNBQVMsc0JBQXNCLG9CQUFvQixjQUFjLE9BQU8sRUFBRSxVQUFVO0VBQ3pGLE1BQU0sTUFBTSxFQUFFLElBQUksWUFBWTtFQUM5QixJQUFJLE9BQU8sS0FBSyxHQUFHLGdCQUFnQjtJQUNqQyxHQUFHLGFBQWEsSUFBSSxTQUFTLE9BQU8sTUFBTSxlQUFlLEdBQUcsSUFBSSxJQUFJO0lBQ3BFLEdBQUcsS0FBSyx3QkFBd0IsSUFBSSxzQkFBc0IsT0FBTyxNQUFNLGVBQWUsTUFBTSxFQUFFLE1BQU07SUFDcEcsSUFBSSxPQUFPLE1BQU0sR0FBRyxlQUFlO01BQ2pDLE1BQU0sTUFBTSxFQUFFO01BQ2QsR0FBRyxPQUFPLElBQUksV0FBVyxPQUFPLE1BQU0sZUFBZSxNQUFNLEVBQUUsUUFBUSxNQUFNO01BQzNFLEdBQUcsY0FBYyxJQUFJLFNBQVMsT0FBTyxNQUFNLGFBQWEsR0FBRyxPQUFPLEdBQUcsZUFBZSxJQUFJLE1BQU0sUUFBUTtJQUN4RztJQUNBLEdBQUcsYUFBYSxJQUFJLFdBQVcsdUJBQXVCLHdCQUF3QixHQUFHLEdBQUcsRUFBRTtFQUN4RjtFQUNBLEdBQUcsTUFBTSxPQUFPLE1BQU0sTUFBTSxJQUFJLE9BQU8sU0FBUyxRQUFRLEdBQUcsRUFBRSxPQUFPLE1BQU0sR0FBRyxLQUFLLE1BQU0sS0FBSyxHQUFHLE1BQU0sSUFBSSxHQUFHLFNBQVM7RUFDdEgsSUFBSSxPQUFPLFNBQVMsT0FBTyxHQUFHLE9BQU87SUFDbkMsTUFBTSxPQUFPLEVBQUUsNEJBQTRCLEdBQUc7SUFDOUMsR0FBRyxPQUFPLElBQUksZUFBZTtJQUM3QixNQUFNLFFBQVEsRUFBRSxJQUFJO0lBQ3BCLE1BQU0sT0FBTyxFQUFFLGdDQUFnQyxHQUFHLFlBQVksSUFBSSxPQUFPLEdBQUc7SUFDNUUsT0FBTyxNQUFNLGVBQWUsR0FBRyxPQUFPLE1BQU0sT0FBTyxlQUFlLE1BQU0sS0FBSyxJQUFJLEtBQUs7RUFDeEY7RUFDQSxNQUFNLEtBQUssRUFBRSxJQUFJO0VBQ2pCLElBQUksT0FBTyxNQUFNLEdBQUcsY0FBYztJQUNoQyxNQUFNLEtBQUssRUFBRSxJQUFJO0lBQ2pCLElBQUksS0FBSyxJQUFJLE9BQU8sRUFBRSxVQUFVLEVBQUUsT0FBTyxHQUFHLElBQUksVUFBVSxHQUFHLGVBQWUsR0FBRyxFQUFFLHVCQUF1QjtNQUN0RyxHQUFHLGVBQWUsT0FBTyxPQUFPLE9BQU8sVUFBVSxJQUFJLE1BQU0sSUFBSTtNQUMvRDtJQUNGO0lBQ0EsSUFBSSxPQUFPLEdBQUcsR0FBRyxNQUFNO0VBQ3pCO0VBQ0EsT0FBTztBQUNUOzs7QUFNQSxJQUFJLGtCQUFrQixLQUFLLEtBQUssR0FBRyxNQUFNLEtBQUssTUFBTSxHQUFHLEVBQUUsT0FBTyxhQUFhLFlBQVksUUFBUSxFQUFFLE9BQU8sS0FBSyxLQUFLLElBQUksTUFBTSxJQUFJLFNBQVMsR0FBRyxTQUFTO0FBQ3ZKLE9BQU8sU0FBUyx1QkFBdUIsVUFBVSxZQUFZLEVBQUUsT0FBTyxFQUFFLFVBQVU7RUFDaEYsTUFBTSxLQUFLLEVBQUUsSUFBSSxHQUFHO0VBQ3BCLE1BQU0sU0FBUztJQUNiLG1CQUFtQjtJQUNuQixPQUFPLFFBQVEsSUFBSSxTQUFTO0lBQzVCLFFBQVEsSUFBSSxHQUFHO0lBQ2YsT0FBTyxVQUFVLElBQUksU0FBUztJQUM5QixPQUFPLFVBQVUsSUFBSSxTQUFTO0lBQzlCLE9BQU8sYUFBYSxJQUFJLFNBQVM7SUFDakMsK0JBQStCO0lBQy9CLDhCQUE4QjtJQUM5QiwrQkFBK0I7SUFDL0IsNkJBQTZCO0lBQzdCLHdCQUF3QixHQUFHLE9BQU8sRUFBRSxJQUFJLFVBQVU7SUFDbEQsYUFBYSxJQUFJLFVBQVUsR0FBRyxPQUFPLFlBQVksSUFBSTtFQUN2RCxHQUFHLFlBQVksT0FBTztFQUN0QixPQUFPLHVCQUF1QixpQkFBaUIsY0FBYyxJQUFJLFVBQVUsRUFBRSxVQUFVLEVBQUU7QUFDM0Y7OztBQU1BO0NBQ0MsRUFBRSxlQUFlLE1BQU0sSUFBSSxPQUFPLElBQUksT0FBTyxNQUFNLElBQUksT0FBTyxLQUFLLE1BQU0sT0FBTyxRQUFRLE9BQU8sS0FBSyxNQUFNLE9BQU8sS0FBSyxRQUFRLElBQUksU0FBUyxJQUFJLElBQUksS0FBSyxNQUFNO0NBQzlKLEVBQUUsRUFBRSxLQUFLLEtBQUssT0FBTyxHQUFHLEtBQUssR0FBRyxjQUFjLFNBQVMsS0FBSyxNQUFNLEdBQUc7Q0FDckU7QUFDRCxPQUFPLFNBQVMscUJBQXFCLFNBQVMsV0FBVztFQUN2RCxJQUFJLE1BQU07RUFDVixJQUFJO0lBQ0YsS0FBSyxFQUFFLG1CQUFtQjtFQUM1QixFQUFFLE1BQU0sUUFBUTtJQUNkLE9BQU8sRUFBRSxJQUFJLE9BQU8sWUFBWSxNQUFNLFFBQVEsUUFBUSxLQUFLLEdBQUcsVUFBVSxHQUFHLGtCQUFrQjtFQUMvRjtFQUNBLE1BQU0sUUFBUSxFQUFFLFNBQVMsU0FBUyxXQUFXLEdBQUcsR0FBRyxJQUFJLE9BQU8sWUFBWSxPQUFPLE9BQU87RUFDeEYsSUFBSSxRQUFRO0VBQ1osSUFBSTtJQUNGLE9BQU8sRUFBRTtFQUNYLEVBQUUsTUFBTSxRQUFRO0lBQ2QsT0FBTyxhQUFhLEtBQUssVUFBVSxHQUFHO0VBQ3hDO0VBQ0EsR0FBRyx3QkFBd0IsR0FBRyxpQkFBaUIsSUFBSSxpQkFBaUIsR0FBRyxpQ0FBaUM7SUFDdEcsT0FBTyxhQUFhLEVBQUUsd0JBQXdCO0VBQ2hEO0VBQ0EsTUFBTSxNQUFNLEVBQUUsSUFBSSxZQUFZO0VBQzlCLElBQUksT0FBTyxJQUFJLEtBQUssR0FBRyxpQkFBaUIsR0FBRyxzQkFBc0I7SUFDL0QsTUFBTSxRQUFRLEVBQUU7SUFDaEIsTUFBTSxLQUFLLEVBQUUsSUFBSSxHQUFHO0lBQ3BCLEdBQUcsU0FBUyxJQUFJLGFBQWEsT0FBTyw0QkFBNEIsVUFBVTtJQUMxRSxHQUFHLHFCQUFxQixPQUFPLGNBQWMsZUFBZSxRQUFRO0lBQ3BFLEdBQUcsU0FBUyxJQUFJLFFBQVEsT0FBTyxjQUFjLGVBQWUsS0FBSyxJQUFJLE1BQU0sSUFBSTtJQUMvRSxtQkFBbUI7RUFDckI7RUFDQSxNQUFNLElBQUksRUFBRTtFQUNaLE1BQU0sV0FBVyxFQUFFLDBCQUEwQixHQUFHLEtBQUssR0FBRyxRQUFRLEdBQUcsRUFBRSxFQUFFLEtBQUssR0FBRyxRQUFRLEVBQUU7RUFDekYsTUFBTSxPQUFPLEVBQUU7RUFDZixPQUFPLE9BQU8sSUFBSSxVQUFVLEVBQUUsRUFBRSxJQUFJLE1BQU0sT0FBTyxxQkFBcUIsV0FBVyxFQUFFLEVBQUU7QUFDdkY7OztBQVdBLElBQUksV0FBVyxLQUFLLEtBQUssT0FBTyxZQUFZLEtBQUssU0FBUyxHQUFHLElBQUksTUFBTSxVQUFVLElBQUksRUFBRSxRQUFRO0FBQy9GLE9BQU8sVUFBVSxXQUFXO0VBQzFCLFNBQVMsUUFBUSxTQUFTLEVBQUUsVUFBVSxFQUFFLHVCQUF1QixFQUFFO0VBQ2pFLFNBQVMsT0FBTztFQUNoQixTQUFTLFNBQVM7RUFDbEIsSUFBSSxNQUFNLEVBQUUsUUFBUSxLQUFLLElBQUksT0FBTztFQUNwQyxTQUFTLFdBQVc7RUFDcEIsSUFBSSxJQUFJLEtBQUssUUFBUSxPQUFPLElBQUksT0FBTyxLQUFLLFFBQVEsT0FBTyxPQUFPLEtBQUssR0FBRyxNQUFNLE1BQU07RUFDdEYsU0FBUyxhQUFhO0FBQ3hCOzs7QUFNQTtDQUNDLEVBQUUsV0FBVyxTQUFTLElBQUksUUFBUSxTQUFTLEtBQUssSUFBSSxLQUFLLEdBQUc7Q0FDNUQsRUFBRSxFQUFFLFFBQVEsS0FBSyxPQUFPLElBQUksTUFBTSxPQUFPLEVBQUUsUUFBUSxJQUFJLEdBQUcsUUFBUSxHQUFHLHlCQUF5QixNQUFNLEtBQUssTUFBTSxHQUFHLEtBQUssUUFBUSxJQUFJLFdBQVcsR0FBRyxPQUFPLEtBQUssSUFBSSxNQUFNLE9BQU87Q0FDOUssRUFBRSxHQUFHLFdBQVcsS0FBSyxHQUFHLEtBQUssTUFBTSxJQUFJLE9BQU8sT0FBTyxhQUFhO0NBQ2xFLEVBQUUsT0FBTyxJQUFJLElBQUksT0FBTyxHQUFHLElBQUk7Q0FDL0I7QUFDRCxPQUFPLFNBQVMsY0FBYyxhQUFhLE1BQU0sU0FBUyxXQUFXO0VBQ25FLE1BQU0sS0FBSyxFQUFFLFFBQVEsU0FBUyxlQUFlLEtBQUssR0FBRztJQUNuRDtJQUNBLElBQUksT0FBTyxLQUFLLEdBQUcsT0FBTyw0QkFBNEI7RUFDeEQ7RUFDQSxHQUFHLG9CQUFvQjtJQUNyQjtJQUNBLE9BQU8sRUFBRSxRQUFRLFdBQVcsT0FBTyxHQUFHLFNBQVMsSUFBSSxPQUFPLEtBQUssR0FBRyxhQUFhLFNBQVMsT0FBTztFQUNqRztFQUNBLE1BQU0sS0FBSyxFQUFFO0VBQ2IsR0FBRyxVQUFVO0lBQ1g7SUFDQSxPQUFPLEVBQUUsUUFBUSxVQUFVLE9BQU8sbUJBQW1CLFNBQVMsUUFBUSxxQkFBcUIsTUFBTSxLQUFLLGNBQWMsb0JBQW9CLEVBQUUsRUFBRSxFQUFFLEVBQUUsWUFBWSxnQkFBZ0IsRUFBRSxFQUFFLElBQUk7RUFDdEw7RUFDQSxHQUFHLGtCQUFrQjtJQUNuQixNQUFNLElBQUksMEJBQTBCLFFBQVEsS0FBSyxhQUFhLGdCQUFnQixHQUFHLElBQUksS0FBSyxHQUFHLEdBQUcsVUFBVSxJQUFJLElBQUksWUFBWSxHQUFHLEtBQUssR0FBRyxNQUFNLEtBQUssTUFBTTtFQUM1SjtFQUNBLE1BQU0sTUFBTSxFQUFFLHVCQUF1Qiw0Q0FBNEM7RUFDakYsSUFBSSxTQUFTLEVBQUU7RUFDZixJQUFJLEtBQUssRUFBRSxFQUFFLEdBQUcsc0JBQXNCLEtBQUssU0FBUyxFQUFFO0VBQ3RELGlCQUFpQjtFQUNqQixNQUFNLFFBQVEsRUFBRSxRQUFRLEtBQUssWUFBWSxHQUFHLFFBQVEsa0JBQWtCLEdBQUcsSUFBSSxNQUFNLEdBQUc7RUFDdEYsTUFBTSxPQUFPLEVBQUUsMEJBQTBCLEVBQUUsOEJBQThCLEVBQUU7RUFDM0UsR0FBRyxZQUFZLElBQUksTUFBTTtJQUN2QjtJQUNBLE9BQU8sRUFBRSxRQUFRLHdCQUF3QixPQUFPLHFCQUFxQixTQUFTLGFBQWEsU0FBUyx1QkFBdUIsTUFBTSxLQUFLLGtCQUFrQixVQUFVLHNCQUFzQixFQUFFLEVBQUUsRUFBRSxFQUFFLFlBQVksa0JBQWtCLEVBQUUsRUFBRSxJQUFJO0VBQ3hPO0VBQ0E7RUFDQSxPQUFPLEVBQUUsUUFBUSxXQUFXLE9BQU8sR0FBRyxTQUFTLGFBQWEsR0FBRyxPQUFPLFFBQVEsU0FBUyxRQUFRLFNBQVM7QUFDMUc7OztBQStOQSxJQUFJLFFBQVEsR0FBRyxJQUFJLEtBQUssWUFBWSxRQUFRLEdBQUcsSUFBSSxPQUFPLE1BQU0sS0FBSyxJQUFJLEtBQUssT0FBTyxjQUFjO0FBQ25HLE9BQU8sVUFBVSxRQUFRO0VBQ3ZCLFNBQVMsTUFBTTtFQUNmLElBQUksS0FBSyxJQUFJLFdBQVcsWUFBWSxLQUFLLFFBQVEsR0FBRyxLQUFLLFFBQVEsSUFBSSxJQUFJLFlBQVk7RUFDckYsSUFBSSxPQUFPLEVBQUU7RUFDYixJQUFJLElBQUksT0FBTyxHQUFHLElBQUksS0FBSyxPQUFPLFVBQVU7RUFDNUMsS0FBSztFQUNMLElBQUksSUFBSSxPQUFPLEdBQUcsSUFBSSxLQUFLLE9BQU8sTUFBTSxHQUFHLEdBQUcsR0FBRyxNQUFNLEdBQUcsSUFBSSxRQUFRLEdBQUcsR0FBRyxFQUFFLE1BQU0sT0FBTyxNQUFNO0VBQ2pHLFNBQVM7RUFDVCxJQUFJLFFBQVEsU0FBUyxJQUFJLElBQUksSUFBSSxTQUFTLE9BQU8sT0FBTyxRQUFRLEtBQUssSUFBSSxLQUFLLGNBQWMsVUFBVTtFQUN0RyxTQUFTLFNBQVMsU0FBUyxRQUFRLFdBQVcsRUFBRTtFQUNoRCxJQUFJLElBQUksTUFBTSxHQUFHLFVBQVUsT0FBTyxHQUFHLE1BQU0sT0FBTyxRQUFRLEdBQUcsSUFBSTtFQUNqRSxVQUFVLGNBQWMsRUFBRTtFQUMxQixJQUFJLElBQUksRUFBRSxNQUFNLFFBQVEsUUFBUSxPQUFPLE1BQU0sRUFBRSxLQUFLLElBQUksSUFBSSxXQUFXLEdBQUcsTUFBTTtFQUNoRixRQUFRLFlBQVksRUFBRTtBQUN4Qjs7O0FBT0EsSUFBSSxZQUFZLE1BQU0sT0FBTyxJQUFJLFVBQVUsTUFBTSxPQUFPLFVBQVUsUUFBUSxHQUFHLEtBQUssT0FBTyxJQUFJLEtBQUssb0JBQW9CLEdBQUcsT0FBTyxNQUFNLFFBQVEsS0FBSyxVQUFVLE1BQU0sR0FBRyxRQUFRLFNBQVM7QUFDdkwsT0FBTyxTQUFTLGVBQWUsWUFBWSxNQUFNLFFBQVEsS0FBSyxRQUFRLFFBQVEsRUFBRSxPQUFPLFFBQVE7RUFDN0YsTUFBTSxTQUFTLFFBQVEsRUFBRSxFQUFFLE1BQU0sSUFBSSxXQUFXLEtBQUssU0FBUyxLQUFLLFNBQVMsSUFBSSxVQUFVLFdBQVcsUUFBUSxVQUFVO0VBQ3ZILEdBQUcsV0FBVyxPQUFPO0VBQ3JCLFdBQVcsRUFBRSxlQUFlLEtBQUs7RUFDakM7RUFDQSxrQkFBa0IsRUFBRSxLQUFLLE1BQU0sR0FBRztJQUNoQztJQUNBLG1DQUFtQyxJQUFJO0lBQ3ZDLEdBQUcsSUFBSSxNQUFNLE9BQU8sR0FBRyxFQUFFLE1BQU0sVUFBVSxJQUFJLE9BQU8sR0FBRyxFQUFFLE9BQU8sT0FBTyxNQUFNLElBQUksTUFBTSxRQUFRLElBQUk7SUFDbkcsR0FBRyx3QkFBd0IsSUFBSSxHQUFHLGdCQUFnQixHQUFHLEtBQUssZ0NBQWdDLEdBQUc7RUFDL0Y7RUFDQSxPQUFPO0FBQ1Q7OztBQU1BLElBQUksYUFBYSxRQUFRLE1BQU0sUUFBUSxPQUFPLEdBQUcsSUFBSSxPQUFPLGNBQWMsSUFBSSxTQUFTLFdBQVcsRUFBRSxRQUFRLEdBQUcsT0FBTyxHQUFHLFVBQVUsTUFBTSxTQUFTO0FBQ2xKLE9BQU8sTUFBTSxTQUFTLHNCQUFzQixVQUFVLGNBQWM7RUFDbEUsTUFBTSxLQUFLLEVBQUU7RUFDYixNQUFNLE1BQU0sRUFBRTtFQUNkLE1BQU0sR0FBRyxFQUFFO0VBQ1gsSUFBSTtJQUNGLEdBQUcsY0FBYyxFQUFFLEVBQUUsR0FBRyxHQUFHLElBQUksV0FBVztNQUN4QyxNQUFNLEtBQUssRUFBRSxpQkFBaUIsSUFBSSxPQUFPLEdBQUcsdUJBQXVCLElBQUksVUFBVSxFQUFFLEVBQUUsS0FBSyxHQUFHLEVBQUUsRUFBRSxFQUFFLEtBQUssSUFBSSxLQUFLO01BQ2pILElBQUksTUFBTSxFQUFFO01BQ1osTUFBTSxjQUFjLEVBQUUsR0FBRztRQUN2QixNQUFNLFFBQVEsRUFBRSxNQUFNLElBQUksMEJBQTBCLFFBQVEsR0FBRyxVQUFVLE9BQU8sUUFBUSxPQUFPLEdBQUcsT0FBTyxJQUFJLEtBQUssRUFBRSxlQUFlLEVBQUU7UUFDckksTUFBTSxFQUFFO01BQ1Y7TUFDQSxNQUFNLElBQUksd0JBQXdCLFFBQVEsR0FBRyxjQUFjLFFBQVEsR0FBRyxPQUFPLElBQUksS0FBSyxFQUFFLFVBQVUsRUFBRTtJQUN0RztJQUNBLGdCQUFnQixFQUFFLDBCQUEwQjtFQUM5QyxFQUFFLE1BQU0sUUFBUTtJQUNkLE1BQU0sS0FBSyxFQUFFLE9BQU8sR0FBRyw0QkFBNEIsR0FBRztJQUN0RCxlQUFlLElBQUksSUFBSSx1QkFBdUIsUUFBUSxNQUFNLElBQUksT0FBTyxRQUFRLG9CQUFvQixXQUFXLFFBQVEsTUFBTSxJQUFJLEtBQUssS0FBSyxJQUFJLElBQUksR0FBRyxZQUFZLEtBQUssS0FBSyxNQUFNLEdBQUcsSUFBSSxJQUFJLFNBQVMsYUFBYSxJQUFJLEtBQUssV0FBVyxLQUFLLEtBQUssV0FBVyxHQUFHLEtBQUs7RUFDclE7QUFDRjs7O0FBT0EsSUFBSSxjQUFjLFNBQVMsS0FBSyxNQUFNLE9BQU8sU0FBUyxPQUFPLElBQUksS0FBSyxHQUFHLEdBQUcsTUFBTSxRQUFRLEtBQUssSUFBSSxPQUFPLGFBQWEsVUFBVSxHQUFHLEVBQUUsT0FBTyxPQUFPO0FBQ3BKLE9BQU8sTUFBTSxTQUFTLHVCQUF1QixVQUFVLGNBQWM7RUFDbkUsTUFBTSxPQUFPLEVBQUU7RUFDZixNQUFNLGlCQUFpQixFQUFFLFFBQVE7SUFDL0IsR0FBRyxnQkFBZ0IsSUFBSSxXQUFXLE1BQU07SUFDeEMsR0FBRyxrQkFBa0IsSUFBSSxXQUFXO01BQ2xDLE1BQU0sU0FBUyxFQUFFLGlDQUFpQyxHQUFHO1FBQ25ELEdBQUcsa0JBQWtCLElBQUksVUFBVSxpQkFBaUIsRUFBRTtNQUN4RDtNQUNBLGlCQUFpQixFQUFFO0lBQ3JCO0lBQ0EsTUFBTTtFQUNSO0FBQ0Y7OztBQU9BLElBQUksZUFBZSxRQUFRLEtBQUssRUFBRSxLQUFLLE1BQU0sTUFBTSxPQUFPLEdBQUcsR0FBRyxZQUFZLE1BQU0sTUFBTSxTQUFTLE9BQU8sRUFBRSxTQUFTLElBQUksUUFBUSxJQUFJLFFBQVEsTUFBTTtBQUNqSixPQUFPLFNBQVMsd0JBQXdCLFNBQVMsVUFBVSxTQUFTLEtBQUs7RUFDdkUsTUFBTSwwQkFBMEIsR0FBRyxVQUFVLEdBQUcsVUFBVTtFQUMxRCxnQkFBZ0IsRUFBRSwwQkFBMEI7RUFDNUMsR0FBRyxZQUFZLElBQUksV0FBVztJQUM1QixlQUFlLEVBQUU7SUFDakI7RUFDRjtFQUNBLElBQUk7SUFDRiwwQkFBMEI7SUFDMUIsZUFBZSxFQUFFO0VBQ25CLEVBQUUsTUFBTTtJQUNOLEdBQUcsS0FBSyxHQUFHLEdBQUcsSUFBSSxPQUFPLE1BQU0sS0FBSyxJQUFJLEtBQUssT0FBTyxFQUFFLFFBQVEsTUFBTSxTQUFTLE1BQU0sRUFBRSxXQUFXO0VBQ2xHO0FBQ0Y7OztBQU9BLElBQUksYUFBYSxNQUFNLElBQUksUUFBUSxRQUFRLEdBQUcsR0FBRyxRQUFRLFVBQVUsRUFBRSxVQUFVLE9BQU8sSUFBSSxLQUFLLElBQUksUUFBUSxJQUFJLElBQUksS0FBSyxZQUFZO0FBQ3BJLE9BQU8sTUFBTSxTQUFTLGdCQUFnQixZQUFZLFNBQVMsVUFBVSxjQUFjO0VBQ2pGLEdBQUcsbUJBQW1CLElBQUksV0FBVyxrQkFBa0IsRUFBRTtFQUN6RCxNQUFNLGdDQUFnQyxHQUFHO0VBQ3pDLEdBQUcsWUFBWSxJQUFJLFdBQVc7RUFDOUIsV0FBVyxFQUFFO0FBQ2Y7OztBQU1BLElBQUksY0FBYyxLQUFLLEtBQUssT0FBTyxlQUFlLEtBQUs7QUFDdkQsT0FBTyxVQUFVLGNBQWM7RUFDN0IsSUFBSSxRQUFRLFFBQVEsT0FBTyxNQUFNLEtBQUssSUFBSSxPQUFPLE9BQU87RUFDeEQsU0FBUyxTQUFTO0VBQ2xCLElBQUksSUFBSSxPQUFPLEdBQUcsSUFBSSxLQUFLLE9BQU8sTUFBTSxHQUFHLElBQUksT0FBTyxPQUFPLEtBQUssTUFBTSxJQUFJLEtBQUssT0FBTztFQUN4RixTQUFTLFNBQVM7RUFDbEIsSUFBSSxRQUFRLElBQUksS0FBSyxLQUFLLElBQUksSUFBSSxNQUFNLEdBQUcsRUFBRSxNQUFNLE9BQU8sSUFBSSxNQUFNLE9BQU8sU0FBUyxHQUFHLE1BQU0sU0FBUyxNQUFNLFNBQVM7RUFDckgsU0FBUyxNQUFNO0VBQ2YsSUFBSSxJQUFJLE9BQU8sUUFBUSxPQUFPLElBQUksS0FBSyxJQUFJLE1BQU0sSUFBSSxRQUFRLElBQUksUUFBUSxPQUFPLEtBQUssR0FBRyxJQUFJLEtBQUs7RUFDakcsU0FBUyxVQUFVO0FBQ3JCOzs7QUFNQSxJQUFJLGlCQUFpQixNQUFNLElBQUksUUFBUSxLQUFLLEtBQUssRUFBRSxRQUFRLEdBQUcsS0FBSyxJQUFJLEdBQUcsUUFBUTtBQUNsRixPQUFPLFNBQVMsdUJBQXVCLFNBQVMsRUFBRSxTQUFTLEtBQUssUUFBUSxTQUFTLElBQUksUUFBUSxTQUFTLE1BQU0sV0FBVyxFQUFFLFVBQVUsRUFBRSxFQUFFLE9BQU87RUFDNUksSUFBSSxLQUFLO0VBQ1QsSUFBSTtJQUNGLElBQUksRUFBRTtFQUNSLEVBQUUsTUFBTSxRQUFRO0lBQ2QsT0FBTyxLQUFLLEtBQUssVUFBVSxHQUFHO0VBQ2hDO0VBQ0EsR0FBRyxxQkFBcUIsR0FBRyxrQ0FBa0MsR0FBRyxZQUFZLEdBQUcsUUFBUSxFQUFFLEVBQUUsR0FBRyxPQUFPLFVBQVUsSUFBSSxVQUFVLE9BQU8sS0FBSyxFQUFFLFFBQVE7RUFDbkosTUFBTSxLQUFLLEVBQUU7RUFDYixHQUFHLE1BQU0sSUFBSSxXQUFXLE9BQU8sRUFBRSxLQUFLLFdBQVcsR0FBRyxRQUFRLElBQUksV0FBVyxNQUFNLFVBQVU7RUFDM0YsTUFBTSxRQUFRLEVBQUU7RUFDaEIsR0FBRyxTQUFTLElBQUksVUFBVSxHQUFHLE1BQU0sR0FBRyxlQUFlLElBQUksV0FBVyxPQUFPLFFBQVEsSUFBSSxPQUFPLEVBQUUsTUFBTSxpQkFBaUIsS0FBSyxJQUFJLE1BQU0sSUFBSSxNQUFNLEVBQUUsV0FBVztFQUM3SixPQUFPLEVBQUUsS0FBSyxXQUFXLEdBQUcsUUFBUSxJQUFJLFdBQVcsTUFBTSxLQUFLLEdBQUcsV0FBVztBQUM5RTs7O0FBT0E7Q0FDQyxFQUFFLGNBQWMsUUFBUSxJQUFJLFFBQVEsR0FBRyxJQUFJLFFBQVEsR0FBRyxPQUFPLFNBQVMsTUFBTSxXQUFXLEdBQUcsSUFBSSxPQUFPLEdBQUc7Q0FDeEcsRUFBRSxFQUFFLEtBQUssS0FBSyxLQUFLLEdBQUcsU0FBUyxFQUFFLElBQUksS0FBSyxPQUFPLEdBQUcsTUFBTSxPQUFPLElBQUksSUFBSSxRQUFRLEdBQUcsT0FBTyxHQUFHO0NBQzlGLEVBQUUsRUFBRSxRQUFRLFFBQVEsR0FBRyxHQUFHLE1BQU0sS0FBSyxJQUFJLEtBQUssT0FBTyxHQUFHLEtBQUssT0FBTyxPQUFPLGFBQWE7Q0FDeEY7QUFDRCxPQUFPLFNBQVMsaUJBQWlCLGFBQWEsTUFBTSxRQUFRLFVBQVUsU0FBUyxjQUFjO0VBQzNGLElBQUksTUFBTTtFQUNWLElBQUk7SUFDRixLQUFLLEVBQUUsbUJBQW1CO0VBQzVCLEVBQUUsTUFBTSxRQUFRO0lBQ2QsR0FBRyxRQUFRLEdBQUcsNEJBQTRCLElBQUksVUFBVSxPQUFPLEVBQUUsU0FBUyxHQUFHLFNBQVMsVUFBVSxNQUFNLE1BQU07SUFDNUcsTUFBTSxJQUFJLDBCQUEwQixRQUFRLFFBQVEsYUFBYSxPQUFPLEtBQUssR0FBRyxVQUFVLEdBQUcsa0JBQWtCLEdBQUcsSUFBSSxLQUFLLEdBQUcsR0FBRyxVQUFVLElBQUksSUFBSSxZQUFZLEdBQUcsS0FBSyxHQUFHLE1BQU0sS0FBSyxNQUFNO0VBQzdMO0VBQ0EsTUFBTSxNQUFNLEVBQUU7RUFDZCxNQUFNLEtBQUssRUFBRSxZQUFZLEdBQUc7RUFDNUIsSUFBSSxRQUFRLEVBQUU7RUFDZCxJQUFJLFFBQVEsRUFBRTtFQUNkLElBQUksT0FBTyxJQUFJLE1BQU0sR0FBRyxpQkFBaUI7SUFDdkMsTUFBTSxPQUFPLEVBQUU7SUFDZixHQUFHLFFBQVEsT0FBTyxJQUFJLFVBQVU7TUFDOUIsTUFBTSxNQUFNLEVBQUUsdUJBQXVCLDRDQUE0QztNQUNqRixtQkFBbUI7TUFDbkIsT0FBTyxFQUFFLFNBQVMsU0FBUyxNQUFNLE9BQU8sU0FBUyxRQUFRLFFBQVEsWUFBWSxHQUFHLFFBQVEsR0FBRyxLQUFLLElBQUksRUFBRSxHQUFHLGFBQWEsSUFBSSxXQUFXLFVBQVUsT0FBTyxHQUFHLEtBQUssVUFBVSxJQUFJLElBQUksUUFBUSxJQUFJLE9BQU8sR0FBRyxjQUFjO0lBQ3ROO0lBQ0EsR0FBRyxZQUFZLEdBQUcsVUFBVTtJQUM1QixHQUFHLGFBQWEsSUFBSSxXQUFXO0lBQy9CLEtBQUssOEJBQThCO0lBQ25DO0lBQ0EsUUFBUSxFQUFFLGtCQUFrQjtFQUM5QjtFQUNBLE9BQU8sRUFBRSxTQUFTLFNBQVMsTUFBTSxLQUFLLElBQUksR0FBRztBQUMvQzsifQ==
