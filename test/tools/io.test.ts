@@ -151,6 +151,13 @@ describe("escapesThroughSymlink", () => {
     expect(escapesThroughSymlink(root, "generated/a.ts")).toBe("`generated/a.ts` is a symbolic link; tangle writes only regular files");
   });
 
+  it("names the linked folder, not the target, when the nearest existing part of a target is a link", () => {
+    const root = project({ "generated/keep.ts": "" });
+    symlinkSync("generated", join(root, "gen"));
+    expect(escapesThroughSymlink(root, "gen/new/a.ts")).toBe("`gen` is a symbolic link, so tangle will not create `gen/new/a.ts` through it");
+    expect(escapesThroughSymlink(root, "gen/a.ts")).toBeUndefined();
+  });
+
   it("accepts a root that is itself reached through a symbolic link", () => {
     const real = project({ "generated/a.ts": "" });
     const link = join(tempDir(), "link");

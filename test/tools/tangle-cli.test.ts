@@ -14,7 +14,7 @@ import { formatManifest, sha256 } from "../../tools/lib/plan.ts";
 import { readInlineSourceMap } from "../../tools/lib/sourcemap.ts";
 import { pendingPath, runTangle } from "../../tools/lib/tangle-run.ts";
 import { tangle } from "../../tools/lib/tangle.ts";
-import { fence, listFiles, md, read, removeTempDirs, snapshot, tempDir, thrown, writeFiles } from "./support.ts";
+import { fence, frontMatter, listFiles, md, read, removeTempDirs, snapshot, tempDir, thrown, writeFiles } from "./support.ts";
 
 const tsx = join(process.cwd(), "node_modules", ".bin", "tsx");
 const cliPath = join(process.cwd(), "tools", "tangle.ts");
@@ -88,6 +88,9 @@ function tangled(text = chapter()): string {
  * against a hung child on a loaded machine, it is not a performance assertion.
  */
 const cliTimeout = 120_000;
+
+/** The hint of every refused target. */
+const targetHint = "targets must be regular files inside the project, outside `literate/`, `node_modules/`, `.git/` and `.cache/`";
 
 const noTemporaries = (root: string): string[] => listFiles(root).filter((path) => path.includes(".tmp-"));
 
@@ -310,10 +313,43 @@ describe.concurrent("tangle refuses", { timeout: cliTimeout }, () => {
     const outside = scratch("tangle-outside-");
     symlinkSync(outside, join(root, "generated"));
     const run = await cli(root);
-    const refusal = (path: string) => `${path} bad-target: \`${path}\` leads outside the project through a symbolic link\n  hint: targets must be regular files inside the project\n`;
-    expect(run).toEqual({ status: 1, stdout: "", stderr: ["generated/a.ts", "generated/b.ts"].map(refusal).join("") });
+    const refusal = (at: string, path: string) => `${at} bad-target: \`${path}\` leads outside the project through a symbolic link\n  hint: ${targetHint}\n`;
+    expect(run).toEqual({ status: 1, stdout: "", stderr: refusal("literate/a.md:2:1", "generated/a.ts") + refusal("literate/a.md:13:1", "generated/b.ts") });
     expect(listFiles(outside)).toEqual([]);
     expect(listFiles(root).filter((p) => !p.startsWith("generated/"))).toEqual(["literate/a.md"]);
+  });
+
+  it.for([".git", "literate", ".cache", "node_modules"])(
+    "a target reaching `%s/` through a symbolic link inside the project, at its block, writing nothing",
+    async (forbidden, { expect }) => {
+      const root = newProject(md("---", "tangle: generated/a.ts", "---", "", `${fence}sh file=g/hooks/post-checkout`, "echo pwned", fence));
+      writeFiles(root, { [`${forbidden}/hooks/keep`]: "" });
+      symlinkSync(forbidden, join(root, "g"));
+      const before = snapshot(root);
+      const run = await cli(root);
+      expect(run).toEqual({
+        status: 1,
+        stdout: "",
+        stderr: `literate/a.md:5:1 bad-target: \`g/hooks/post-checkout\` leads into \`${forbidden}/\` through a symbolic link, and tangle never writes there\n  hint: ${targetHint}\n`,
+      });
+      expect(snapshot(root)).toEqual(before);
+      expect(existsSync(join(root, forbidden, "hooks", "post-checkout"))).toBe(false);
+    },
+  );
+
+  it("a target reaching tangle's manifest, or a document, through a linked folder", ({ expect }) => {
+    const root = tangled();
+    symlinkSync("generated", join(root, "gen"));
+    symlinkSync(join(root, "literate"), join(root, "docs"));
+    writeDoc(root, md(...frontMatter(), "", `${fence}ts file=gen/.tangle-manifest.json`, "export const m = 1;", fence, "", `${fence}md file=docs/a.md`, "overwritten", fence), "literate/a.md", 60);
+    const before = snapshot(root);
+    expect(() => runTangle({ root })).toThrow(
+      [
+        `literate/a.md:5:1 bad-target: \`gen/.tangle-manifest.json\` leads to tangle's own manifest through a symbolic link\n  hint: ${targetHint}`,
+        `literate/a.md:9:1 bad-target: \`docs/a.md\` leads into \`literate/\` through a symbolic link, and tangle never writes there\n  hint: ${targetHint}`,
+      ].join("\n"),
+    );
+    expect(snapshot(root)).toEqual(before);
   });
 
   it("a manifest it cannot read", ({ expect }) => {

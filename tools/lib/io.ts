@@ -4,8 +4,9 @@
  */
 import { type Stats, closeSync, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { Buffer, isAscii } from "node:buffer";
-import { dirname, join, posix, relative, sep } from "node:path";
+import { dirname, isAbsolute, join, posix, relative, sep } from "node:path";
 import { error, type Diagnostic } from "./diagnostics.ts";
+import { forbiddenRoots, manifestPath } from "./paths.ts";
 import { sha256 } from "./plan.ts";
 
 /** Lists `literate/**\/*.md` under `root`, as sorted project-relative POSIX paths. */
@@ -100,7 +101,9 @@ export function readIfExists(path: string): string | undefined {
 
 /**
  * Refuses a project-relative path whose existing part resolves outside `root` through a
- * symlink. Returns the reason, or `undefined` when the path is safe.
+ * symlink, or whose real path (every link in its existing folders followed) lands where no
+ * target may go: in a forbidden folder (`.git/` through `ln -s .git g`) or on the manifest.
+ * Returns the reason, or `undefined` when the path is safe.
  */
 export function escapesThroughSymlink(root: string, path: string, realpaths?: Map<string, string>): string | undefined {
   // Callers checking many paths at once (nothing written in between) share resolved folders through `realpaths`.
@@ -123,7 +126,8 @@ export function escapesThroughSymlink(root: string, path: string, realpaths?: Ma
     found = lstatIfExists(probe);
   }
   const stat = found ?? lstatSync(probe);
-  const linkRefusal = `\`${path}\` is a symbolic link; tangle writes only regular files`;
+  const linkRefusal =
+    probe === join(root, path) ? `\`${path}\` is a symbolic link; tangle writes only regular files` : `\`${relative(root, probe).split(sep).join("/")}\` is a symbolic link, so tangle will not create \`${path}\` through it`;
   let resolved: string;
   try {
     resolved = stat.isSymbolicLink() || probe !== join(root, path) ? realpath(probe) : realpath(dirname(probe));
@@ -133,10 +137,17 @@ export function escapesThroughSymlink(root: string, path: string, realpaths?: Ma
     throw caught;
   }
   const rel = relative(realRoot, resolved);
-  if (rel.startsWith("..") || rel.startsWith(sep)) return `\`${path}\` leads outside the project through a symbolic link`;
+  if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return `\`${path}\` leads outside the project through a symbolic link`;
   if (stat.isSymbolicLink()) return linkRefusal;
   if (probe === join(root, path) && stat.isDirectory()) return `\`${path}\` is a folder; tangle writes only regular files`;
   if (probe !== join(root, path) && !stat.isDirectory()) return `\`${relative(root, probe).split(sep).join("/")}\` is a file, so \`${path}\` cannot be created inside it`;
+  // Where the file really lands: the resolved folder, then the part of the path below it (or just the name).
+  const below = probe === join(root, path) ? posix.basename(path) : relative(probe, join(root, path));
+  const real = join(rel, below).split(sep).join("/");
+  if (real === path) return undefined;
+  const first = real.split("/")[0] ?? "";
+  if (forbiddenRoots.includes(first)) return `\`${path}\` leads into \`${first}/\` through a symbolic link, and tangle never writes there`;
+  if (real === manifestPath) return `\`${path}\` leads to tangle's own manifest through a symbolic link`;
   return undefined;
 }
 
