@@ -467,6 +467,67 @@ describe.concurrent("the command line", { timeout: cliTimeout }, () => {
   });
 });
 
+/** A document whose top-level block splices `<<n1>>`, whose block splices `<<n2>>`, and so on down to `<<nLEVELS>>`: block `#nK` opens on line 4K+5. */
+function nestedChapter(levels: number): string {
+  const lines = ["---", "tangle: generated/a.ts", "---", "", `${fence}ts`, "<<n1>>", fence];
+  for (let k = 1; k <= levels; k++) lines.push("", `${fence}ts #n${k}`, k < levels ? `<<n${k + 1}>>` : "export const deep = 1;", fence);
+  return md(...lines);
+}
+
+describe.concurrent("tangle refuses a document it cannot write faithfully", { timeout: cliTimeout }, () => {
+  it("nests references 100 levels deep, and refuses one level more at the reference, naming the limit, writing nothing", async ({ expect }) => {
+    const ok = newProject(nestedChapter(100));
+    expect(await cli(ok, "--quiet")).toEqual({ status: 0, stdout: "", stderr: "" });
+    expect(read(ok, "generated/a.ts")).toContain("export const deep = 1;");
+    for (const levels of [101, 2000]) {
+      const root = newProject(nestedChapter(levels));
+      const run = await cli(root);
+      expect(run).toEqual({
+        status: 1,
+        stdout: "",
+        stderr:
+          "literate/a.md:406:1 reference-depth: `<<n101>>` nests references deeper than 100 levels (from `<<n1>>`)\n" +
+          "  hint: tangle expands at most 100 levels of `<<name>>` inside one another; splice some of the blocks at a shallower level\n",
+      });
+      expect(listFiles(root)).toEqual(["literate/a.md"]);
+    }
+  });
+
+  it("refuses a document that is not UTF-8 at the line and column of the first bad byte, even after a run that cached it", async ({ expect }) => {
+    const root = tangled();
+    const generated = (): Record<string, unknown> => Object.fromEntries(Object.entries(snapshot(root)).filter(([path]) => path.startsWith("generated/")));
+    const before = generated();
+    // Line 7 is `const b = "X";` with the byte 0xFF for X, after a line whose `é` is valid UTF-8.
+    const bad = Buffer.from(md("---", "tangle: generated/a.ts", "---", "", `${fence}ts`, 'export const a = "é";', 'const b = "X";', fence), "utf8");
+    bad[bad.indexOf("X")] = 0xff;
+    writeFileSync(join(root, "literate", "a.md"), bad);
+    const edited = new Date(past.getTime() + 60_000);
+    utimesSync(join(root, "literate", "a.md"), edited, edited);
+    const run = await cli(root);
+    expect(run).toEqual({
+      status: 1,
+      stdout: "",
+      stderr: "literate/a.md:7:12 encoding: the document is not valid UTF-8: the bytes 0xFF 0x22 0x3B 0x0A start no character\n  hint: save the document as UTF-8 (tangle never guesses an encoding)\n",
+    });
+    expect(generated()).toEqual(before);
+  });
+
+  it.for([
+    ["a NUL byte", "\0", "U+0000 (NUL)"],
+    ["an escape", "\x1b", "U+001B"],
+    ["a vertical tab", "\v", "U+000B"],
+  ])("refuses a block (not prose) holding %s at its line and column, writing nothing", async ([, character, name], { expect }) => {
+    const root = newProject(md("---", "tangle: generated/a.ts", "---", "", `- prose may hold it${character}`, "", `  ${fence}ts`, `  export const a = "x${character}y";`, "  export const ok = '\t\f';", `  ${fence}`));
+    const run = await cli(root);
+    expect(run).toEqual({
+      status: 1,
+      stdout: "",
+      stderr: `literate/a.md:8:22 control-character: the block holds the control character ${name}\n  hint: delete it, or write it as an escape in the code (\`\\0\`, \`\\x1b\`)\n`,
+    });
+    expect(listFiles(root)).toEqual(["literate/a.md"]);
+  });
+});
+
 describe.concurrent("tangle in a folder that is not a project", { timeout: cliTimeout }, () => {
   it("refuses a folder without literate/, creating nothing", async ({ expect }) => {
     const root = scratch();

@@ -55,7 +55,11 @@ function readDocuments(root: string, reader: HashingReader): { inputs: TangleInp
   const allCached = seen.every((h) => h.entry.unchanged);
   const digest = sha256(parts.join("\n"));
   if (allCached) return { inputs: [], digest, allCached, count: paths.length };
-  const texts = decodeTexts(readFiles(root, seen.map(({ path, entry }) => ({ path, size: entry.stamp.size }))));
+  const texts = decodeTexts(
+    readFiles(root, seen.map(({ path, entry }) => ({ path, size: entry.stamp.size }))),
+    undefined,
+    seen.map(({ path }) => path),
+  );
   const inputs = seen.map(({ path }, i) => ({ path, text: texts[i] ?? "" }));
   return { inputs, digest, allCached, count: paths.length };
 }
