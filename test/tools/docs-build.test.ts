@@ -91,6 +91,23 @@ describe("the docs build", () => {
   }, 120_000);
 });
 
+describe("the docs build reads documents as tangle does", () => {
+  it("refuses a document that is not UTF-8 at its first bad byte, building nothing", async () => {
+    const bad = join(process.cwd(), "bench", ".corpus", `docs-build-utf8-${process.pid}`);
+    rmSync(bad, { recursive: true, force: true });
+    mkdirSync(join(bad, "literate"), { recursive: true });
+    try {
+      writeFileSync(join(bad, "literate", "a.md"), Buffer.concat([Buffer.from("# A\n\nna"), Buffer.from([0xef, 0xbf]), Buffer.from("ve\n")]));
+      await expect(buildDocs({ root: bad, out: join(bad, "site"), cache: false })).rejects.toThrow(
+        "literate/a.md:3:3 encoding: the document is not valid UTF-8: the bytes 0xEF 0xBF 0x76 0x65 start no character",
+      );
+      expect(existsSync(join(bad, "site"))).toBe(false);
+    } finally {
+      rmSync(bad, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("a chapter's title from its first heading", () => {
   it("skips front matter comments and headings inside code fences", () => {
     const text = `---\n# a YAML comment, not a heading\ntangle: generated/x.ts\n---\n\n${fence}md\n# inside a fence\n${fence}\n\n~~~\n${fence}\n# still inside the tilde fence\n~~~\n\n# The *real* title\n`;

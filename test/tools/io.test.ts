@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSy
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { BatchWriteError, FolderListings, HashingReader, decodeTexts, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, parseJson, readFiles, readIfExists, statCachePath, writeAllAtomically, writeAtomically } from "../../tools/lib/io.ts";
+import { LiterateError, error } from "../../tools/lib/diagnostics.ts";
 import { sha256 } from "../../tools/lib/plan.ts";
 import { listFiles, project, read, removeTempDirs, tempDir, thrown, writeFiles } from "./support.ts";
 
@@ -33,7 +34,6 @@ describe("decodeTexts", () => {
     ["ASCII files", [Buffer.from("# A\n"), Buffer.from(""), Buffer.from("```ts\nx;\n```\r\n")]],
     ["a file with accents among ASCII ones", [Buffer.from("# A\n"), Buffer.from("café — naïve 😀\n"), Buffer.from("b\n")]],
     ["a byte-order mark", [Buffer.from("\uFEFF# A\n"), Buffer.from("b")]],
-    ["bytes that are not UTF-8", [Buffer.from([0x61, 0xff, 0xfe, 0x62]), Buffer.from([0xc3]), Buffer.from([0xa9, 0x0a])]],
   ];
 
   it.each(files)("reads %s exactly as readFileSync reads them as UTF-8", (_name, buffers) => {
@@ -44,6 +44,21 @@ describe("decodeTexts", () => {
 
   it.each(files)("reads %s file by file, with the same texts, when they hold more bytes than one string may", (_name, buffers) => {
     expect(decodeTexts(buffers, 1)).toEqual(decodeTexts(buffers));
+  });
+
+  it.each([
+    ["a byte no character starts with", [0x61, 0x0a, 0x62, 0xff, 0x0a], 2, 2, "0xFF 0x0A"],
+    ["a character cut short at the end", [0x61, 0x62, 0xc3], 1, 3, "0xC3"],
+    ["an overlong form", [0xc0, 0x80], 1, 1, "0xC0 0x80"],
+    ["a UTF-16 surrogate", [0x78, 0xed, 0xa0, 0x80], 1, 2, "0xED 0xA0 0x80"],
+    ["a code point past U+10FFFF, after a byte-order mark and an emoji", [0xef, 0xbb, 0xbf, 0xf0, 0x9f, 0x98, 0x80, 0xf4, 0x90, 0x80, 0x80], 1, 3, "0xF4 0x90 0x80 0x80"],
+  ])("refuses %s, naming the file, line and column", (_name, bytes, line, column, shown) => {
+    const buffers = [Buffer.from("# A\n"), Buffer.from(bytes)];
+    for (const limit of [undefined, 1]) {
+      expect(() => decodeTexts(buffers, limit, ["a.md", "b.md"])).toThrow(
+        new LiterateError([error({ file: "b.md", line, column }, "encoding", `the document is not valid UTF-8: the bytes ${shown} start no character`, "save the document as UTF-8 (tangle never guesses an encoding)")]),
+      );
+    }
   });
 });
 
@@ -149,6 +164,13 @@ describe("escapesThroughSymlink", () => {
     const root = project({ "generated/keep.ts": "" });
     symlinkSync(join(root, "nowhere", "x.ts"), join(root, "generated", "a.ts"));
     expect(escapesThroughSymlink(root, "generated/a.ts")).toBe("`generated/a.ts` is a symbolic link; tangle writes only regular files");
+  });
+
+  it("names the linked folder, not the target, when the nearest existing part of a target is a link", () => {
+    const root = project({ "generated/keep.ts": "" });
+    symlinkSync("generated", join(root, "gen"));
+    expect(escapesThroughSymlink(root, "gen/new/a.ts")).toBe("`gen` is a symbolic link, so tangle will not create `gen/new/a.ts` through it");
+    expect(escapesThroughSymlink(root, "gen/keep.ts")).toBeUndefined();
   });
 
   it("accepts a root that is itself reached through a symbolic link", () => {

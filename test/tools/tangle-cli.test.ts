@@ -14,7 +14,7 @@ import { formatManifest, sha256 } from "../../tools/lib/plan.ts";
 import { readInlineSourceMap } from "../../tools/lib/sourcemap.ts";
 import { pendingPath, runTangle } from "../../tools/lib/tangle-run.ts";
 import { tangle } from "../../tools/lib/tangle.ts";
-import { fence, listFiles, md, read, removeTempDirs, snapshot, tempDir, thrown, writeFiles } from "./support.ts";
+import { fence, frontMatter, listFiles, md, read, removeTempDirs, snapshot, tempDir, thrown, writeFiles } from "./support.ts";
 
 const tsx = join(process.cwd(), "node_modules", ".bin", "tsx");
 const cliPath = join(process.cwd(), "tools", "tangle.ts");
@@ -88,6 +88,9 @@ function tangled(text = chapter()): string {
  * against a hung child on a loaded machine, it is not a performance assertion.
  */
 const cliTimeout = 120_000;
+
+/** The hint of every refused target. */
+const targetHint = "targets must be regular files inside the project, outside `literate/`, `node_modules/`, `.git/` and `.cache/`";
 
 const noTemporaries = (root: string): string[] => listFiles(root).filter((path) => path.includes(".tmp-"));
 
@@ -310,10 +313,43 @@ describe.concurrent("tangle refuses", { timeout: cliTimeout }, () => {
     const outside = scratch("tangle-outside-");
     symlinkSync(outside, join(root, "generated"));
     const run = await cli(root);
-    const refusal = (path: string) => `${path} bad-target: \`${path}\` leads outside the project through a symbolic link\n  hint: targets must be regular files inside the project\n`;
-    expect(run).toEqual({ status: 1, stdout: "", stderr: ["generated/a.ts", "generated/b.ts"].map(refusal).join("") });
+    const refusal = (at: string, path: string) => `${at} bad-target: \`${path}\` leads outside the project through a symbolic link\n  hint: ${targetHint}\n`;
+    expect(run).toEqual({ status: 1, stdout: "", stderr: refusal("literate/a.md:2:1", "generated/a.ts") + refusal("literate/a.md:13:1", "generated/b.ts") });
     expect(listFiles(outside)).toEqual([]);
     expect(listFiles(root).filter((p) => !p.startsWith("generated/"))).toEqual(["literate/a.md"]);
+  });
+
+  it.for([".git", "literate", ".cache", "node_modules"])(
+    "a target reaching `%s/` through a symbolic link inside the project, at its block, writing nothing",
+    async (forbidden, { expect }) => {
+      const root = newProject(md("---", "tangle: generated/a.ts", "---", "", `${fence}sh file=g/hooks/post-checkout`, "echo pwned", fence));
+      writeFiles(root, { [`${forbidden}/hooks/keep`]: "" });
+      symlinkSync(forbidden, join(root, "g"));
+      const before = snapshot(root);
+      const run = await cli(root);
+      expect(run).toEqual({
+        status: 1,
+        stdout: "",
+        stderr: `literate/a.md:5:1 bad-target: \`g/hooks/post-checkout\` leads into \`${forbidden}/\` through a symbolic link, and tangle never writes there\n  hint: ${targetHint}\n`,
+      });
+      expect(snapshot(root)).toEqual(before);
+      expect(existsSync(join(root, forbidden, "hooks", "post-checkout"))).toBe(false);
+    },
+  );
+
+  it("a target reaching tangle's manifest, or a document, through a linked folder", ({ expect }) => {
+    const root = tangled();
+    symlinkSync("generated", join(root, "gen"));
+    symlinkSync(join(root, "literate"), join(root, "docs"));
+    writeDoc(root, md(...frontMatter(), "", `${fence}ts file=gen/.tangle-manifest.json`, "export const m = 1;", fence, "", `${fence}md file=docs/a.md`, "overwritten", fence), "literate/a.md", 60);
+    const before = snapshot(root);
+    expect(() => runTangle({ root })).toThrow(
+      [
+        `literate/a.md:5:1 bad-target: \`gen/.tangle-manifest.json\` leads to tangle's own manifest through a symbolic link\n  hint: ${targetHint}`,
+        `literate/a.md:9:1 bad-target: \`docs/a.md\` leads into \`literate/\` through a symbolic link, and tangle never writes there\n  hint: ${targetHint}`,
+      ].join("\n"),
+    );
+    expect(snapshot(root)).toEqual(before);
   });
 
   it("a manifest it cannot read", ({ expect }) => {
@@ -428,6 +464,67 @@ describe.concurrent("the command line", { timeout: cliTimeout }, () => {
     const run = await cli(scratch(), "--help");
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/^usage: tangle \[--check\] \[--force\] \[--root DIR\] \[--quiet\]\n/);
+  });
+});
+
+/** A document whose top-level block splices `<<n1>>`, whose block splices `<<n2>>`, and so on down to `<<nLEVELS>>`: block `#nK` opens on line 4K+5. */
+function nestedChapter(levels: number): string {
+  const lines = ["---", "tangle: generated/a.ts", "---", "", `${fence}ts`, "<<n1>>", fence];
+  for (let k = 1; k <= levels; k++) lines.push("", `${fence}ts #n${k}`, k < levels ? `<<n${k + 1}>>` : "export const deep = 1;", fence);
+  return md(...lines);
+}
+
+describe.concurrent("tangle refuses a document it cannot write faithfully", { timeout: cliTimeout }, () => {
+  it("nests references 100 levels deep, and refuses one level more at the reference, naming the limit, writing nothing", async ({ expect }) => {
+    const ok = newProject(nestedChapter(100));
+    expect(await cli(ok, "--quiet")).toEqual({ status: 0, stdout: "", stderr: "" });
+    expect(read(ok, "generated/a.ts")).toContain("export const deep = 1;");
+    for (const levels of [101, 2000]) {
+      const root = newProject(nestedChapter(levels));
+      const run = await cli(root);
+      expect(run).toEqual({
+        status: 1,
+        stdout: "",
+        stderr:
+          "literate/a.md:406:1 reference-depth: `<<n101>>` nests references deeper than 100 levels (from `<<n1>>`)\n" +
+          "  hint: tangle expands at most 100 levels of `<<name>>` inside one another; splice some of the blocks at a shallower level\n",
+      });
+      expect(listFiles(root)).toEqual(["literate/a.md"]);
+    }
+  });
+
+  it("refuses a document that is not UTF-8 at the line and column of the first bad byte, even after a run that cached it", async ({ expect }) => {
+    const root = tangled();
+    const generated = (): Record<string, unknown> => Object.fromEntries(Object.entries(snapshot(root)).filter(([path]) => path.startsWith("generated/")));
+    const before = generated();
+    // Line 7 is `const b = "X";` with the byte 0xFF for X, after a line whose `é` is valid UTF-8.
+    const bad = Buffer.from(md("---", "tangle: generated/a.ts", "---", "", `${fence}ts`, 'export const a = "é";', 'const b = "X";', fence), "utf8");
+    bad[bad.indexOf("X")] = 0xff;
+    writeFileSync(join(root, "literate", "a.md"), bad);
+    const edited = new Date(past.getTime() + 60_000);
+    utimesSync(join(root, "literate", "a.md"), edited, edited);
+    const run = await cli(root);
+    expect(run).toEqual({
+      status: 1,
+      stdout: "",
+      stderr: "literate/a.md:7:12 encoding: the document is not valid UTF-8: the bytes 0xFF 0x22 0x3B 0x0A start no character\n  hint: save the document as UTF-8 (tangle never guesses an encoding)\n",
+    });
+    expect(generated()).toEqual(before);
+  });
+
+  it.for([
+    ["a NUL byte", "\0", "U+0000 (NUL)"],
+    ["an escape", "\x1b", "U+001B"],
+    ["a vertical tab", "\v", "U+000B"],
+  ])("refuses a block (not prose) holding %s at its line and column, writing nothing", async ([, character, name], { expect }) => {
+    const root = newProject(md("---", "tangle: generated/a.ts", "---", "", `- prose may hold it${character}`, "", `  ${fence}ts`, `  export const a = "x${character}y";`, "  export const ok = '\t\f';", `  ${fence}`));
+    const run = await cli(root);
+    expect(run).toEqual({
+      status: 1,
+      stdout: "",
+      stderr: `literate/a.md:8:22 control-character: the block holds the control character ${name}\n  hint: delete it, or write it as an escape in the code (\`\\0\`, \`\\x1b\`)\n`,
+    });
+    expect(listFiles(root)).toEqual(["literate/a.md"]);
   });
 });
 

@@ -3,9 +3,10 @@
  * cache that lets a no-change re-tangle finish without reading or hashing anything.
  */
 import { type Stats, closeSync, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
-import { Buffer, isAscii } from "node:buffer";
-import { dirname, join, posix, relative, sep } from "node:path";
-import { error, type Diagnostic } from "./diagnostics.ts";
+import { Buffer, isAscii, isUtf8 } from "node:buffer";
+import { dirname, isAbsolute, join, posix, relative, sep } from "node:path";
+import { LiterateError, error, type Diagnostic } from "./diagnostics.ts";
+import { forbiddenRoots, manifestPath } from "./paths.ts";
 import { sha256 } from "./plan.ts";
 
 /** Lists `literate/**\/*.md` under `root`, as sorted project-relative POSIX paths. */
@@ -88,6 +89,11 @@ export function parseJson(text: string): unknown {
   }
 }
 
+/** Reads the document at project-relative `path` as `decodeDocument` decodes it: invalid UTF-8 is an error at its position. */
+export function readDocument(root: string, path: string): string {
+  return decodeDocument(path, readFileSync(join(root, path)));
+}
+
 /** Reads a file as UTF-8, or `undefined` when it does not exist. */
 export function readIfExists(path: string): string | undefined {
   try {
@@ -100,7 +106,9 @@ export function readIfExists(path: string): string | undefined {
 
 /**
  * Refuses a project-relative path whose existing part resolves outside `root` through a
- * symlink. Returns the reason, or `undefined` when the path is safe.
+ * symlink, or whose real path (every link in its existing folders followed) lands where no
+ * target may go: in a forbidden folder (`.git/` through `ln -s .git g`) or on the manifest.
+ * Returns the reason, or `undefined` when the path is safe.
  */
 export function escapesThroughSymlink(root: string, path: string, realpaths?: Map<string, string>): string | undefined {
   // Callers checking many paths at once (nothing written in between) share resolved folders through `realpaths`.
@@ -123,7 +131,8 @@ export function escapesThroughSymlink(root: string, path: string, realpaths?: Ma
     found = lstatIfExists(probe);
   }
   const stat = found ?? lstatSync(probe);
-  const linkRefusal = `\`${path}\` is a symbolic link; tangle writes only regular files`;
+  const linkRefusal =
+    probe === join(root, path) ? `\`${path}\` is a symbolic link; tangle writes only regular files` : `\`${relative(root, probe).split(sep).join("/")}\` is a symbolic link, so tangle will not create \`${path}\` through it`;
   let resolved: string;
   try {
     resolved = stat.isSymbolicLink() || probe !== join(root, path) ? realpath(probe) : realpath(dirname(probe));
@@ -133,10 +142,17 @@ export function escapesThroughSymlink(root: string, path: string, realpaths?: Ma
     throw caught;
   }
   const rel = relative(realRoot, resolved);
-  if (rel.startsWith("..") || rel.startsWith(sep)) return `\`${path}\` leads outside the project through a symbolic link`;
+  if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return `\`${path}\` leads outside the project through a symbolic link`;
   if (stat.isSymbolicLink()) return linkRefusal;
   if (probe === join(root, path) && stat.isDirectory()) return `\`${path}\` is a folder; tangle writes only regular files`;
   if (probe !== join(root, path) && !stat.isDirectory()) return `\`${relative(root, probe).split(sep).join("/")}\` is a file, so \`${path}\` cannot be created inside it`;
+  // Where the file really lands: the resolved folder, then the part of the path below it (or just the name).
+  const below = probe === join(root, path) ? posix.basename(path) : relative(probe, join(root, path));
+  const real = join(rel, below).split(sep).join("/");
+  if (real === path) return undefined;
+  const first = real.split("/")[0] ?? "";
+  if (forbiddenRoots.includes(first)) return `\`${path}\` leads into \`${first}/\` through a symbolic link, and tangle never writes there`;
+  if (real === manifestPath) return `\`${path}\` leads to tangle's own manifest through a symbolic link`;
   return undefined;
 }
 
@@ -446,18 +462,76 @@ export function readFiles(root: string, files: readonly { readonly path: string;
 
 /**
  * Decodes files read as bytes into their texts (UTF-8, as `readFileSync(path, "utf8")` reads
- * them). When every file is ASCII they are decoded as one string, and each text is a slice of
+ * them, but refusing invalid UTF-8: see `decodeDocument`; `paths` name the files in that error).
+ * When every file is ASCII they are decoded as one string, and each text is a slice of
  * it: one large string, allocated where the garbage collector never copies it, instead of
  * hundreds of mid-sized ones it would copy until the run ends. Views that lie end to end in one
  * buffer (as `readFiles` returns them) are decoded in place, without first being copied together.
  * Past `limit` bytes in all, each file is decoded on its own.
  */
-export function decodeTexts(files: readonly Buffer[], limit = wholeTextLimit): string[] {
+export function decodeTexts(files: readonly Buffer[], limit = wholeTextLimit, paths: readonly string[] = []): string[] {
   const total = files.reduce((sum, bytes) => sum + bytes.length, 0);
-  if (total > limit || !files.every((bytes) => isAscii(bytes))) return files.map((bytes) => bytes.toString("utf8"));
+  if (total > limit || !files.every((bytes) => isAscii(bytes))) return files.map((bytes, i) => decodeDocument(paths[i] ?? `(file ${i + 1})`, bytes));
   const whole = (endToEnd(files) ?? Buffer.concat(files)).toString("latin1");
   let at = 0;
   return files.map((bytes) => whole.slice(at, (at += bytes.length)));
+}
+
+/**
+ * A document's bytes as text, or a `LiterateError` at the `file:line:col` of the first byte that
+ * is not UTF-8 (a lossy decode would turn it into U+FFFD and write that into the targets
+ * unnoticed). The check is `isUtf8`, one pass much cheaper than the decode itself; the position
+ * is found only for a document that fails it.
+ */
+export function decodeDocument(path: string, bytes: Buffer): string {
+  if (isUtf8(bytes)) return bytes.toString("utf8");
+  const at = firstInvalidUtf8(bytes);
+  const lineStart = bytes.lastIndexOf(0x0a, at - 1) + 1;
+  const line = lineStart === 0 ? 1 : countNewlines(bytes, lineStart) + 1;
+  // A leading byte-order mark is not counted (as the documents' parser counts columns).
+  const from = lineStart === 0 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : lineStart;
+  const column = bytes.subarray(Math.min(from, at), at).toString("utf8").length + 1;
+  const shown = [...bytes.subarray(at, at + 4)].map((b) => `0x${b.toString(16).toUpperCase().padStart(2, "0")}`);
+  throw new LiterateError([
+    error({ file: path, line, column }, "encoding", `the document is not valid UTF-8: the bytes ${shown.join(" ")} start no character`, "save the document as UTF-8 (tangle never guesses an encoding)"),
+  ]);
+}
+
+/** How many `\n` bytes stand before `end`. */
+function countNewlines(bytes: Buffer, end: number): number {
+  let count = 0;
+  for (let nl = bytes.indexOf(0x0a); nl !== -1 && nl < end; nl = bytes.indexOf(0x0a, nl + 1)) count++;
+  return count;
+}
+
+/** The offset of the first byte that does not start a well-formed UTF-8 sequence (RFC 3629: no overlong forms, surrogates or code points past U+10FFFF), or -1. */
+function firstInvalidUtf8(bytes: Buffer): number {
+  for (let i = 0; i < bytes.length; ) {
+    const lead = bytes[i] ?? 0;
+    if (lead < 0x80) {
+      i++;
+      continue;
+    }
+    // The number of continuation bytes, and the range the first of them must fall in.
+    const [more, low, high] =
+      lead >= 0xc2 && lead <= 0xdf ? [1, 0x80, 0xbf]
+      : lead === 0xe0 ? [2, 0xa0, 0xbf]
+      : lead === 0xed ? [2, 0x80, 0x9f]
+      : lead >= 0xe1 && lead <= 0xef ? [2, 0x80, 0xbf]
+      : lead === 0xf0 ? [3, 0x90, 0xbf]
+      : lead >= 0xf1 && lead <= 0xf3 ? [3, 0x80, 0xbf]
+      : lead === 0xf4 ? [3, 0x80, 0x8f]
+      : [0, 0, 0];
+    if (more === 0) return i;
+    const second = bytes[i + 1];
+    if (second === undefined || second < low || second > high) return i;
+    for (let k = 2; k <= more; k++) {
+      const next = bytes[i + k];
+      if (next === undefined || (next & 0xc0) !== 0x80) return i;
+    }
+    i += more + 1;
+  }
+  return -1;
 }
 
 /** The one buffer the views `files` make up when each begins where the one before it ends; `undefined` otherwise. */

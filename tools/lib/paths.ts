@@ -4,7 +4,8 @@
  * A target is a project-relative POSIX path. It may not be absolute, escape the project with
  * `..`, or point into `literate/` (the sources), `node_modules/`, `.git/` or `.cache/` (where
  * tangle keeps its stat cache). The check is pure;
- * the CLI adds the one check that needs the disk (no symlinked folder leading outside the root).
+ * the CLI adds the one check that needs the disk (no symlinked folder leading outside the root,
+ * or into one of these folders).
  */
 import { posix } from "node:path";
 

@@ -9,7 +9,7 @@
  * kept in the stat cache for runs that tangle nothing.
  */
 import { isAbsolute, join, posix, relative, resolve, sep } from "node:path";
-import { LiterateError, error, type Diagnostic } from "./diagnostics.ts";
+import { LiterateError, error, type Diagnostic, type Location } from "./diagnostics.ts";
 import { BatchWriteError, FolderListings, HashingReader, decodeTexts, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, parseJson, readFiles, readIfExists, type StatStamp, removeEmptyFolders, writeAllAtomically, writeAtomically } from "./io.ts";
 import { isCanonicalTarget, manifestPath } from "./paths.ts";
 import { formatManifest, parseManifest, planWrites, sha256, type Action, type Manifest } from "./plan.ts";
@@ -55,7 +55,11 @@ function readDocuments(root: string, reader: HashingReader): { inputs: TangleInp
   const allCached = seen.every((h) => h.entry.unchanged);
   const digest = sha256(parts.join("\n"));
   if (allCached) return { inputs: [], digest, allCached, count: paths.length };
-  const texts = decodeTexts(readFiles(root, seen.map(({ path, entry }) => ({ path, size: entry.stamp.size }))));
+  const texts = decodeTexts(
+    readFiles(root, seen.map(({ path, entry }) => ({ path, size: entry.stamp.size }))),
+    undefined,
+    seen.map(({ path }) => path),
+  );
   const inputs = seen.map(({ path }, i) => ({ path, text: texts[i] ?? "" }));
   return { inputs, digest, allCached, count: paths.length };
 }
@@ -153,7 +157,7 @@ function tangleProject(options: TangleRunOptions, warnings: Diagnostic[]): Tangl
   if (!result.ok) throw new LiterateError(result.diagnostics);
 
   const realpaths = new Map<string, string>();
-  refuseSymlinkEscapes(root, result.files.keys(), realpaths, listings, "targets must be regular files inside the project", warnings);
+  refuseSymlinkEscapes(root, result.files.keys(), realpaths, listings, "targets must be regular files inside the project, outside `literate/`, `node_modules/`, `.git/` and `.cache/`", warnings, (path) => targetLocation(result, path));
   // Each file is encoded once: the same bytes are hashed for the manifest and written.
   const encoded = new Map([...result.files].map(([path, content]) => [path, Buffer.from(content, "utf8")]));
   const plan = planWrites(
@@ -167,7 +171,7 @@ function tangleProject(options: TangleRunOptions, warnings: Diagnostic[]): Tangl
   );
   if (plan.conflicts.length > 0) throw new LiterateError([...plan.conflicts, ...warnings]);
   const deletes = plan.actions.flatMap((a) => (a.kind === "delete" ? [a.path] : []));
-  refuseSymlinkEscapes(root, deletes, realpaths, listings, "tangle deletes only regular files inside the project", warnings);
+  refuseSymlinkEscapes(root, deletes, realpaths, listings, "tangle deletes only regular files inside the project, outside `literate/`, `node_modules/`, `.git/` and `.cache/`", warnings);
 
   const report: TangleRunReport = { documents: documents.inputs.length, actions: plan.actions, unchanged: plan.unchanged.length, warnings, fastPath: false, result };
   if (options.check) return report;
@@ -188,25 +192,51 @@ function tangleProject(options: TangleRunOptions, warnings: Diagnostic[]): Tangl
 }
 
 /**
- * Refuses (with `hint`, and the warnings) every path in `paths` that leads outside `root`
- * through a symlink. A path whose folder listing shows a regular file or nothing needs no check
- * of its own once its folder is known to be a real folder inside the project; a missing folder
- * is checked for its first path only (the nearest existing folder decides for all of them).
+ * Refuses (with `hint`, and the warnings) every path in `paths` that leads outside `root`, or
+ * into a folder tangle never writes, through a symlink; each refusal stands at `locate(path)`
+ * (by default the path itself). A path whose folder listing shows a regular file or nothing
+ * needs no check of its own once its folder is known to be a real folder inside the project
+ * (unless its name is the manifest's, which a folder linked to `generated/` would reach); a
+ * missing folder is checked for its first path only (the nearest existing folder decides for
+ * all of them).
  */
-function refuseSymlinkEscapes(root: string, paths: Iterable<string>, realpaths: Map<string, string>, listings: FolderListings, hint: string, warnings: readonly Diagnostic[]): void {
+function refuseSymlinkEscapes(
+  root: string,
+  paths: Iterable<string>,
+  realpaths: Map<string, string>,
+  listings: FolderListings,
+  hint: string,
+  warnings: readonly Diagnostic[],
+  locate: (path: string) => Location = (path) => ({ file: path, line: 0, column: 0 }),
+): void {
   const unsafe: Diagnostic[] = [];
   const safeFolders = new Set<string>();
+  const manifestName = posix.basename(manifestPath);
   for (const path of paths) {
     const folder = posix.dirname(path);
     const kind = listings.entry(path);
     // A regular file or nothing at all: its folder decides, and a folder found safe once stays so.
-    const folderDecides = kind === "file" || kind === undefined || kind === null;
+    const folderDecides = (kind === "file" || kind === undefined || kind === null) && posix.basename(path) !== manifestName;
     if (folderDecides && safeFolders.has(folder)) continue;
     const reason = escapesThroughSymlink(root, path, realpaths);
-    if (reason !== undefined) unsafe.push(error({ file: path, line: 0, column: 0 }, "bad-target", reason, hint));
+    if (reason !== undefined) unsafe.push(error(locate(path), "bad-target", reason, hint));
     else if (folderDecides) safeFolders.add(folder);
   }
   if (unsafe.length > 0) throw new LiterateError([...unsafe, ...warnings]);
+}
+
+/**
+ * Where a refused target is named: the `file=` of the first block written at its top level,
+ * or the front matter key that sends that block there; the path itself when no block is found.
+ */
+function targetLocation(result: TangleResult, path: string): Location {
+  const index = result.placements.findIndex((placed) => placed?.target === path && placed.parent === -1);
+  const block = result.blocks[index];
+  if (block === undefined) return { file: path, line: 0, column: 0 };
+  const at = { file: block.doc, line: block.line, column: block.column };
+  if (block.attrs.file !== undefined) return at;
+  const keyLine = result.documents.find((d) => d.path === block.doc)?.frontMatter.keyLines[block.attrs.test ? "test" : "tangle"];
+  return keyLine === undefined ? at : { file: block.doc, line: keyLine, column: 1 };
 }
 
 /**

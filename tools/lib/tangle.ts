@@ -8,6 +8,7 @@ import { posix } from "node:path";
 import { error, hasErrors, type Diagnostic } from "./diagnostics.ts";
 import { isTypeScript, parseLiterateDocument, type LiterateBlock, type LiterateDocument, type ScanMode } from "./document.ts";
 import { checkTargetPath } from "./paths.ts";
+import { withoutBom } from "./markdown.ts";
 import { MappingsBuilder, inlineSourceMapComment } from "./sourcemap.ts";
 
 /** One Markdown document to tangle: its project-relative path and its text. */
@@ -66,6 +67,15 @@ export interface TangleOptions {
 const referenceLine = /^([ \t]*)<<([A-Za-z_][\w.-]*)>>[ \t]*$/;
 export { referenceLine };
 
+/**
+ * How deep `<<name>>` references may nest. Expansion recurses once per level, so a chain
+ * thousands of levels deep would exhaust the stack; a hundred is far more than a book needs.
+ */
+export const maxReferenceDepth = 100;
+
+/** The C0 control characters a block may not hold: all but tab, line feed, form feed and carriage return. */
+const controlCharacter = /[\0-\x08\x0B\x0E-\x1F]/;
+
 /** Chooses the comment style of a target from its extension. */
 export function commentStyleFor(path: string): CommentStyle {
   const ext = posix.extname(path).toLowerCase();
@@ -84,10 +94,12 @@ export function tangle(inputs: readonly TangleInput[], options: TangleOptions = 
   const documents = sorted.map((input) => options.parsed?.(input) ?? parseLiterateDocument(input.path, input.text, options.scan ?? "auto"));
   const diagnostics: Diagnostic[] = [];
   const blocks: LiterateBlock[] = [];
-  for (const d of documents) {
+  documents.forEach((d, i) => {
     diagnostics.push(...d.diagnostics);
     for (const block of d.blocks) blocks.push(block);
-  }
+    const text = sorted[i]?.text ?? "";
+    if (holdsControlCharacter(text, d)) reportControlCharacters(text, d, diagnostics);
+  });
 
   const named = new Map<string, number[]>();
   blocks.forEach((block, i) => {
@@ -150,6 +162,56 @@ export function tangle(inputs: readonly TangleInput[], options: TangleOptions = 
   }
 
   return { documents, blocks, targets, files, placements, diagnostics, ok: !hasErrors(diagnostics) };
+}
+
+/**
+ * Whether a document may hold a control character in a block: one search of each block's code
+ * (a third of a typical document, and a verbatim block is one string), and one of the whole
+ * text for a NUL, which the Markdown parser has already replaced in the blocks.
+ */
+function holdsControlCharacter(text: string, doc: LiterateDocument): boolean {
+  if (text.includes("\0")) return true;
+  for (const block of doc.blocks) {
+    if (block.verbatim !== undefined ? controlCharacter.test(block.verbatim) : block.lines.some((line) => controlCharacter.test(line))) return true;
+  }
+  return false;
+}
+
+/**
+ * Reports each block line holding a C0 control character (a NUL byte, an escape) at the
+ * character: written into a target it would be invisible in review and can break the tools
+ * that read it, so a block must spell it as an escape sequence instead. The raw text is
+ * searched, not the blocks' lines: the Markdown parser has already replaced a NUL there.
+ */
+function reportControlCharacters(source: string, doc: LiterateDocument, out: Diagnostic[]): void {
+  const text = withoutBom(source);
+  const found = new RegExp(controlCharacter.source, "g");
+  const blocks = doc.blocks;
+  let b = 0;
+  let line = 1;
+  let lineStart = 0;
+  let reportedLine = 0;
+  for (let match = found.exec(text); match !== null; match = found.exec(text)) {
+    for (let nl = text.indexOf("\n", lineStart); nl !== -1 && nl < match.index; nl = text.indexOf("\n", lineStart)) {
+      line++;
+      lineStart = nl + 1;
+    }
+    // The block whose code lines (after its opening fence) hold this line, if any.
+    while (b < blocks.length && (blocks[b]?.line ?? 0) + (blocks[b]?.lines.length ?? 0) < line) b++;
+    const block = blocks[b];
+    if (block === undefined) return;
+    if (line <= block.line || line === reportedLine) continue;
+    reportedLine = line;
+    const code = `U+${(match[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
+    out.push(
+      error(
+        { file: doc.path, line, column: match.index - lineStart + 1 },
+        "control-character",
+        `the block holds the control character ${code}${code === "U+0000" ? " (NUL)" : ""}`,
+        "delete it, or write it as an escape in the code (`\\0`, `\\x1b`)",
+      ),
+    );
+  }
 }
 
 /** True when a document's front matter could not be read: its error explains any missing target, so none is reported per block. */
@@ -236,6 +298,27 @@ function collectRoots(documents: readonly LiterateDocument[], blocks: readonly L
     roots.delete(path);
   }
   return roots;
+}
+
+/**
+ * Marks every name reachable from `name` as referenced, without expanding anything and without
+ * recursion: the blocks below a reference refused as too deep are used all the same, and must
+ * not each be reported as never referenced (nor expanded again from their own names).
+ */
+function markReachable(name: string, ctx: EmitContext): void {
+  const pending = [name];
+  const seen = new Set(pending);
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    ctx.referenced.add(next);
+    for (const index of ctx.named.get(next) ?? []) {
+      for (const text of ctx.blocks[index]?.lines ?? []) {
+        const child = text.includes("<<") ? referenceLine.exec(text)?.[2] : undefined;
+        if (child === undefined || seen.has(child)) continue;
+        seen.add(child);
+        pending.push(child);
+      }
+    }
+  }
 }
 
 interface EmitContext {
@@ -409,6 +492,18 @@ class TargetEmitter {
     if (ctx.stack.includes(name)) {
       const cycle = [...ctx.stack.slice(ctx.stack.indexOf(name)), name];
       ctx.diagnostics.push(error(at, "reference-cycle", `references form a cycle: ${cycle.map((n) => `<<${n}>>`).join(" -> ")}`, "a block cannot include itself, directly or through others"));
+      return;
+    }
+    if (ctx.stack.length >= maxReferenceDepth) {
+      ctx.diagnostics.push(
+        error(
+          at,
+          "reference-depth",
+          `\`<<${name}>>\` nests references deeper than ${maxReferenceDepth} levels (from \`<<${ctx.stack[0] ?? name}>>\`)`,
+          `tangle expands at most ${maxReferenceDepth} levels of \`<<name>>\` inside one another; splice some of the blocks at a shallower level`,
+        ),
+      );
+      markReachable(name, ctx);
       return;
     }
     ctx.stack.push(name);

@@ -12,7 +12,7 @@ import { copyFileSync, mkdirSync, readdirSync, rm, rmSync, renameSync, statSync,
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LiterateError, error, type Diagnostic } from "../diagnostics.ts";
-import { listDocuments, readIfExists } from "../io.ts";
+import { listDocuments, readDocument, readIfExists } from "../io.ts";
 import { scanBlocks, withoutBom } from "../markdown.ts";
 import { tangle, type TangleResult } from "../tangle.ts";
 import { verifyProject, type VerifyReport } from "../verify.ts";
@@ -87,7 +87,8 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   })();
 
   const paths = listDocuments(root);
-  const texts = new Map(paths.map((p) => [p, readIfExists(join(root, p)) ?? ""]));
+  // Read as tangle reads them: a document that is not UTF-8 is an error at its byte, not U+FFFD on a page.
+  const texts = new Map(paths.map((p) => [p, readDocument(root, p)]));
   // The fast scanner where it is sure: blocks are the same, and verify judges prose itself.
   const tangled = tangle([...texts].map(([path, text]) => ({ path, text })));
   if (!tangled.ok) throw new LiterateError(tangled.diagnostics);
