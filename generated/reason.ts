@@ -6,11 +6,15 @@ import { contextAssembleGlobalAwareness, type MemoryHost } from "./memory.ts";
 import { canonicalJson, checkJson, previewJson, validateJson, type Checked, type JsonObject, type JsonSchema } from "./schema.ts";
 import type { Action, Decision, Signal, Turn } from "./signals.ts";
 import { findTriggeredSkill, runBackgroundSkills, skillBlocked, skillsByPriority, trackSkill, triggerMatches, type GateVerdict, type SkillHost } from "./skills.ts";
-import { generateToolBeltPrompt, type ToolHost } from "./tools.ts";
+import { generateToolBeltPrompt, type Tool, type ToolHost } from "./tools.ts";
 
-// literate/reason.md:45
+// literate/reason.md:50
+/** ToolSpec is what a backend is told about a tool: its name, description and argument schema, never its code. */
+export type ToolSpec = Pick<Tool, "name" | "description" | "parameters">;
+
+// literate/reason.md:57
 /**
- * BackendRequest is what a {@link Backend} is asked: the conversation as text, the system prompt, and the model chosen by the selector, if any.
+ * BackendRequest is what a {@link Backend} is asked: the conversation as text (and as turns), the system prompt, the tools, and the model chosen by the selector, if any.
  */
 export interface BackendRequest {
   /** The conversation so far, as text. */
@@ -19,30 +23,42 @@ export interface BackendRequest {
   readonly system: string;
   /** Chosen by the model selector, when there is one. */
   readonly model?: string;
+  /** The same conversation as turns (the session's earlier ones, then the signal's), for a backend that sends messages; absent when the signal has no turns. */
+  readonly turns?: readonly Turn[];
+  /** The registered tools, sorted by name, for a backend that offers them natively; absent when there are none. */
+  readonly tools?: readonly ToolSpec[];
 }
 
-// literate/reason.md:61
+// literate/reason.md:78
+/** NativeToolCall is a tool call a model made natively: the tool's name and the arguments as the text it wrote, unparsed and untrusted. */
+export interface NativeToolCall {
+  readonly name: string;
+  readonly arguments: string;
+}
+
+// literate/reason.md:88
 /**
- * BackendReply is a backend's answer: the text, with token counts when the provider reports them (for telemetry).
+ * BackendReply is a backend's answer: the text, the native tool calls if the model made any, and token counts when the provider reports them (for telemetry).
  */
 export interface BackendReply {
   readonly text: string;
+  readonly toolCalls?: readonly NativeToolCall[];
   readonly inputTokens?: number;
   readonly outputTokens?: number;
 }
 
-// literate/reason.md:74
+// literate/reason.md:102
 /**
  * Backend is one way of reaching a model (a hosted API, a local server, a test script).
  * It fails by throwing, and may answer synchronously.
  */
 export type Backend = (request: BackendRequest) => BackendReply | Promise<BackendReply>;
 
-// literate/reason.md:84
+// literate/reason.md:112
 /** ModelSelector picks a model for a backend and signal, or returns `undefined` to let the backend choose. */
 export type ModelSelector = (backend: string, signal: Signal | undefined) => string | undefined;
 
-// literate/reason.md:95
+// literate/reason.md:123
 /**
  * PendingApproval is an action a gate wants a person to approve, filed under a fresh `id`; the action does not run until approval is granted.
  */
@@ -54,7 +70,7 @@ export interface PendingApproval {
   readonly reason: string;
 }
 
-// literate/reason.md:112
+// literate/reason.md:140
 /**
  * GrantedApproval is a person's yes to the pending approval `id`: it covers only the action with `fingerprint`, only in the request signal that names `id`, and only in session `sessionId`.
  */
@@ -64,7 +80,7 @@ export interface GrantedApproval {
   readonly sessionId: string | undefined;
 }
 
-// literate/reason.md:125
+// literate/reason.md:153
 /**
  * Approvals is the harness's record of approvals: what waits for a person, and what a person granted and has not yet spent, both keyed by approval id.
  * Nothing in an action can say "approved"; a grant applies only to the signal that names its id.
@@ -75,7 +91,7 @@ export interface Approvals {
   readonly granted: Map<string, GrantedApproval>;
 }
 
-// literate/reason.md:139
+// literate/reason.md:167
 /**
  * actionFingerprint is what an approval is recorded against: the canonical JSON of the action, so it covers exactly that action with exactly those arguments.
  */
@@ -83,7 +99,7 @@ export function actionFingerprint(action: Action): string {
   return canonicalJson(action);
 }
 
-// literate/reason.md:151
+// literate/reason.md:179
 /**
  * approvalHeld says whether `signal` names a grant the harness holds for exactly `action`, made in the signal's own session.
  */
@@ -93,7 +109,7 @@ export function approvalHeld(h: { readonly approvals: Approvals }, action: Actio
   return grant !== undefined && grant.fingerprint === actionFingerprint(action) && grant.sessionId === signal.meta.sessionId;
 }
 
-// literate/reason.md:166
+// literate/reason.md:194
 /**
  * ReasonHost is the part of the harness the reason stage uses: skills, tools and memory for the system prompt, plus backends, cascade, consensus and retry settings and the approval record.
  */
@@ -121,7 +137,7 @@ export interface ReasonHost extends SkillHost, ToolHost, MemoryHost {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
-// literate/reason.md:197
+// literate/reason.md:225
 /**
  * registerBackend adds or replaces the backend under `name` and appends the name to the cascade if it is not there yet, so registration order is preference order; reorder `h.cascade` to change it.
  */
@@ -130,7 +146,7 @@ export function registerBackend(h: ReasonHost, name: string, backend: Backend): 
   if (!h.cascade.includes(name)) h.cascade.push(name);
 }
 
-// literate/reason.md:215
+// literate/reason.md:243
 /**
  * ConversationHistory keeps, per session id, the most recent turns (person and agent), oldest first; bounded in turns per session, characters per turn and sessions.
  * Not part of memory: never saved, never rolled back.
@@ -148,7 +164,7 @@ export interface ConversationHistory {
   readonly cutCopies: WeakMap<Turn, Turn>;
 }
 
-// literate/reason.md:238
+// literate/reason.md:266
 /**
  * recordTurn appends `turn` to the history of session `sessionId` (nothing for `undefined`), cutting its text at `maxTurnChars` and keeping the last `maxTurns` turns and the `maxSessions` most recently active sessions.
  */
@@ -172,7 +188,7 @@ export function recordTurn(h: { readonly history: ConversationHistory }, session
   }
 }
 
-// literate/reason.md:265
+// literate/reason.md:293
 /**
  * priorTurns returns the recorded turns of `signal`'s session that the signal does not already carry, oldest first; none without a session id.
  */
@@ -183,7 +199,7 @@ export function priorTurns(h: { readonly history: ConversationHistory }, signal:
   return (h.history.sessions.get(sessionId) ?? []).filter((turn) => !own.has(turn));
 }
 
-// literate/reason.md:281
+// literate/reason.md:309
 /** Attempt records one backend call that failed: which backend, how long it took by the injected clock, and why. */
 export interface Attempt {
   readonly backend: string;
@@ -191,28 +207,31 @@ export interface Attempt {
   readonly error: string;
 }
 
-// literate/reason.md:292
+// literate/reason.md:320
 /**
  * CallResult is the first successful reply with the failed attempts before it, or a typed `cascade-exhausted` result listing every attempt.
  */
 export type CallResult =
-  | { readonly ok: true; readonly text: string; readonly backend: string; readonly model?: string; readonly attempts: readonly Attempt[] }
+  | { readonly ok: true; readonly text: string; readonly toolCalls?: readonly NativeToolCall[]; readonly backend: string; readonly model?: string; readonly attempts: readonly Attempt[] }
   | { readonly ok: false; readonly reason: "cascade-exhausted"; readonly attempts: readonly Attempt[] };
 
-// literate/reason.md:303
+// literate/reason.md:331
 /**
  * CallRequest is what {@link probabilisticCall} is given: the two prompts and, optionally, a cascade of its own (default `h.cascade`) and the signal for the model selector.
  */
 export interface CallRequest {
   readonly prompt: string;
   readonly system: string;
+  /** Passed on to the backend: see {@link BackendRequest}. */
+  readonly turns?: readonly Turn[];
+  readonly tools?: readonly ToolSpec[];
   /** Backends to try instead of `h.cascade`. */
   readonly cascade?: readonly string[];
   /** The signal being reasoned about, for the model selector. */
   readonly signal?: Signal;
 }
 
-// literate/reason.md:328
+// literate/reason.md:359
 /**
  * probabilisticCall tries the backends of the cascade in order and returns the first success.
  * Every call is timed and counted in the backend's telemetry; a failure or a name with no backend is logged and the next backend tried.
@@ -232,7 +251,13 @@ export async function probabilisticCall(h: ReasonHost, request: CallRequest): Pr
     let model: string | undefined;
     try {
       model = h.selectModel?.(name, request.signal);
-      const reply = await backend({ prompt: request.prompt, system: request.system, ...(model === undefined ? {} : { model }) });
+      const reply = await backend({
+        prompt: request.prompt,
+        system: request.system,
+        ...(model === undefined ? {} : { model }),
+        ...(request.turns === undefined ? {} : { turns: request.turns }),
+        ...(request.tools === undefined ? {} : { tools: request.tools }),
+      });
       if (typeof reply?.text !== "string") throw new Error(`reply has no text: \`${previewJson(reply)}\``);
       trackTelemetry(h, "backend", name, {
         ms: h.now() - started,
@@ -240,7 +265,8 @@ export async function probabilisticCall(h: ReasonHost, request: CallRequest): Pr
         ...(reply.inputTokens === undefined ? {} : { inputTokens: reply.inputTokens }),
         ...(reply.outputTokens === undefined ? {} : { outputTokens: reply.outputTokens }),
       });
-      return { ok: true, text: reply.text, backend: name, ...(model === undefined ? {} : { model }), attempts };
+      const toolCalls = Array.isArray(reply.toolCalls) && reply.toolCalls.length > 0 ? reply.toolCalls : undefined;
+      return { ok: true, text: reply.text, ...(toolCalls === undefined ? {} : { toolCalls }), backend: name, ...(model === undefined ? {} : { model }), attempts };
     } catch (error) {
       const ms = h.now() - started;
       trackTelemetry(h, "backend", name, { ms, ok: false });
@@ -259,7 +285,7 @@ export async function probabilisticCall(h: ReasonHost, request: CallRequest): Pr
   return { ok: false, reason: "cascade-exhausted", attempts };
 }
 
-// literate/reason.md:508
+// literate/reason.md:547
 /**
  * stripMarkdown trims a reply and peels code fences and single backticks that enclose the whole of it, however deeply nested; a fence in the middle of prose is left alone.
  * Linear in the length of `text`.
@@ -306,7 +332,7 @@ export function stripMarkdown(text: string): string {
   }
 }
 
-// literate/reason.md:562
+// literate/reason.md:601
 /**
  * extractFencedBlock returns the trimmed content of the first closed fenced block inside `text`, or `undefined` if there is none.
  * Linear in the length of `text`.
@@ -342,7 +368,7 @@ export function extractFencedBlock(text: string): string | undefined {
   return close === undefined ? undefined : text.slice(open.end + 1, close.start).trim();
 }
 
-// literate/reason.md:602
+// literate/reason.md:641
 /**
  * actionSchema is the reply protocol the model is told to follow: a message, a tool call or an actuator command.
  * There is no `log` variant and none that carries code.
@@ -368,7 +394,7 @@ export const actionSchema: JsonSchema = {
   ],
 };
 
-// literate/reason.md:632
+// literate/reason.md:671
 /**
  * gateActionSchema is what a gate may rewrite an action into: `actionSchema` plus the `log` action.
  */
@@ -376,7 +402,7 @@ export const gateActionSchema: JsonSchema = {
   anyOf: [...(actionSchema.anyOf ?? []), { type: "object", required: ["kind", "text"], properties: { kind: { type: "string", enum: ["log"] }, text: { type: "string" } } }],
 };
 
-// literate/reason.md:644
+// literate/reason.md:683
 /**
  * parseAction checks a value against `schema` (default `actionSchema`) and builds a fresh action from the known fields only, so extra fields in a reply never reach an actuator.
  * `args` defaults to `{}`.
@@ -395,7 +421,7 @@ export function parseAction(value: unknown, schema: JsonSchema = actionSchema): 
   return { ok: true, value: { kind: "command", target: text("target"), command: text("command"), args } };
 }
 
-// literate/reason.md:668
+// literate/reason.md:707
 /**
  * parseModelReply turns a model's reply into an action and always succeeds: a valid action (possibly fenced, or in a fenced block inside prose) is parsed, anything else becomes a plain message of the reply as it came (trimmed, fences kept).
  * A reply longer than `h.maxReplyChars` is not parsed and is cut to the limit.
@@ -421,7 +447,34 @@ export function parseModelReply(h: ReasonHost, reply: string): Action {
   return { kind: "message", text: reply.trim() };
 }
 
-// literate/reason.md:802
+// literate/reason.md:745
+/**
+ * parseToolCalls turns a model's native tool calls into an action and always succeeds: the first call becomes a `tool` action when its arguments are a JSON object (parsed as data, never evaluated), and anything unreadable becomes a message (`text`, or a note naming the call).
+ * Further calls are logged and not run.
+ */
+export function parseToolCalls(h: ReasonHost, calls: readonly NativeToolCall[], text: string): Action {
+  const first = calls[0];
+  if (first === undefined) return parseModelReply(h, text);
+  if (calls.length > 1) harnessLog(h, `think: the model made ${calls.length} tool calls in one reply; only the first, \`${previewJson(first.name)}\`, runs`);
+  let reason: string;
+  if (first.arguments.length > h.maxReplyChars) reason = `arguments of ${first.arguments.length} characters are over the limit of ${h.maxReplyChars}`;
+  else {
+    let args: unknown;
+    try {
+      args = first.arguments.trim() === "" ? {} : JSON.parse(first.arguments);
+    } catch {
+      args = undefined;
+    }
+    const action = args === undefined ? { ok: false as const, reason: `arguments are not JSON: \`${previewJson(first.arguments)}\`` } : parseAction({ kind: "tool", tool: first.name, args: args as JsonObject });
+    if (action.ok) return action.value;
+    reason = action.reason;
+  }
+  harnessLog(h, `think: native tool call \`${previewJson(first.name)}\` is not an action (${reason}); treated as a message`);
+  const said = text.trim();
+  return { kind: "message", text: said !== "" ? said : `(The model asked for the tool \`${previewJson(first.name)}\`, but its call could not be read: ${reason}.)` };
+}
+
+// literate/reason.md:900
 /** describeAction names an action in one short phrase for logs and for the rejection note the model is shown. */
 export function describeAction(action: Action): string {
   switch (action.kind) {
@@ -436,7 +489,7 @@ export function describeAction(action: Action): string {
   }
 }
 
-// literate/reason.md:821
+// literate/reason.md:919
 /**
  * conversationPrompt is the user-side prompt: the `earlier` turns of the session (default none), then the signal's turns, one per paragraph, or, with no turns, the event's sensor and payload.
  */
@@ -446,7 +499,7 @@ export function conversationPrompt(signal: Signal, earlier: readonly Turn[] = []
   return lines.join("\n\n");
 }
 
-// literate/reason.md:836
+// literate/reason.md:934
 /**
  * assembleSystemPrompt builds the system prompt: identity, protocol, the triggered skill's instructions, the tool belt, global awareness, recent logs and, when retrying, why the previous proposal was rejected.
  */
@@ -458,6 +511,7 @@ export function assembleSystemPrompt(h: ReasonHost, parts: { readonly skill?: st
       'To answer: {"kind":"message","text":"<answer>"}',
       'To call a tool: {"kind":"tool","tool":"<name>","args":{...}}',
       'To ask an actuator (a connected program) for a command: {"kind":"command","target":"<actuator>","command":"<name>","args":{...}}',
+      "If the tools are also offered to you as functions, you may call one natively instead; only the first call of a reply runs.",
       "Your reply is data: it is checked by deterministic gates before anything happens.",
     ].join("\n"),
     parts.skillPrompt === undefined ? undefined : `SKILL ${parts.skill ?? ""}:\n${parts.skillPrompt}`,
@@ -469,7 +523,7 @@ export function assembleSystemPrompt(h: ReasonHost, parts: { readonly skill?: st
   return sections.filter((s) => s !== undefined).join("\n\n");
 }
 
-// literate/reason.md:862
+// literate/reason.md:961
 /**
  * Thought is one model's proposal: the action and the backend that proposed it (`undefined` when no backend answered and the action logs that failure).
  */
@@ -480,13 +534,13 @@ export interface Thought {
   readonly exhausted?: readonly Attempt[];
 }
 
-// literate/reason.md:876
+// literate/reason.md:975
 /** describeAttempts words an exhausted cascade: `cascade exhausted (backend: error; …)`, or `no backend in the cascade` when nothing was tried. */
 export function describeAttempts(attempts: readonly Attempt[]): string {
   return `cascade exhausted (${attempts.map((a) => `${a.backend}: ${a.error}`).join("; ") || "no backend in the cascade"})`;
 }
 
-// literate/reason.md:886
+// literate/reason.md:986
 /**
  * think runs one round of asking a model: the triggered skill's prompt, the system prompt, the conversation (with the session's earlier turns), the call through the cascade (or `options.cascade`) and the parse.
  * An exhausted cascade becomes a `log` action naming every attempt; an error thrown by the skill's prompt propagates.
@@ -500,23 +554,27 @@ export async function think(h: ReasonHost, signal: Signal, options: { readonly c
     ...(skillPrompt === undefined ? {} : { skillPrompt }),
     ...(options.rejection === undefined ? {} : { rejection: options.rejection }),
   });
+  const earlier = priorTurns(h, signal);
+  const tools = [...h.tools.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).map(({ name, description, parameters }): ToolSpec => ({ name, description, parameters }));
   const result = await probabilisticCall(h, {
-    prompt: conversationPrompt(signal, priorTurns(h, signal)),
+    prompt: conversationPrompt(signal, earlier),
     system,
     signal,
+    ...(signal.conversation.length === 0 ? {} : { turns: [...earlier, ...signal.conversation] }),
+    ...(tools.length === 0 ? {} : { tools }),
     ...(options.cascade === undefined ? {} : { cascade: options.cascade }),
   });
   if (!result.ok) {
     return { action: { kind: "log", text: describeAttempts(result.attempts) }, backend: undefined, exhausted: result.attempts };
   }
-  return { action: parseModelReply(h, result.text), backend: result.backend };
+  return { action: result.toolCalls === undefined ? parseModelReply(h, result.text) : parseToolCalls(h, result.toolCalls, result.text), backend: result.backend };
 }
 
-// literate/reason.md:988
+// literate/reason.md:1106
 /** maxRewriteRounds bounds how many times {@link deterministicVerify} starts the walk again after a rewrite before it vetoes. */
 export const maxRewriteRounds = 5;
 
-// literate/reason.md:995
+// literate/reason.md:1113
 /**
  * deterministicVerify runs the gates of the skills that apply, highest priority first, and starts again from the top after every rewrite (at most `maxRewriteRounds` rounds), so every gate has seen the action that will run.
  * The first veto ends the walk, as does the first request for approval unless `approvalHeld`; a gate that throws, returns a non-verdict or rewrites into an invalid action vetoes.
@@ -574,7 +632,7 @@ export async function deterministicVerify(h: ReasonHost, proposed: Action, signa
   }
 }
 
-// literate/reason.md:1209
+// literate/reason.md:1327
 /**
  * probabilisticGate asks for proposals: one {@link think}, or, with consensus on and at least two backends, one per backend among the first `h.consensus.size` of the cascade (at least two), in parallel.
  */
@@ -586,7 +644,7 @@ export async function probabilisticGate(h: ReasonHost, signal: Signal, rejection
   return Promise.all(voters.map((voter) => think(h, signal, { ...options, cascade: [voter] })));
 }
 
-// literate/reason.md:1226
+// literate/reason.md:1344
 /**
  * resolveConsensus counts votes by action fingerprint among thoughts a backend produced and returns the winner with its count; ties go to the earliest in the cascade.
  * With no votes the first thought stands (with 0 votes); with no thoughts, `undefined`.
@@ -606,7 +664,7 @@ export function resolveConsensus(thoughts: readonly Thought[]): { readonly winne
   return best === undefined ? undefined : { winner: best.first, votes: best.votes };
 }
 
-// literate/reason.md:1249
+// literate/reason.md:1367
 /**
  * consensusGate picks the winning thought with `resolveConsensus` and logs the count when there was a vote.
  */
@@ -618,13 +676,13 @@ export function consensusGate(h: ReasonHost, thoughts: readonly Thought[]): Thou
   return result?.winner;
 }
 
-// literate/reason.md:1316
+// literate/reason.md:1434
 /**
  * reasonedSensors are the event sensors worth a model's time: what people say, delegated tasks, and tool output and errors so a tool call can be followed by an answer.
  */
 export const reasonedSensors: ReadonlySet<string> = new Set(["user-input", "chat-message", "user-command", "delegation", "tool-output", "tool-error"]);
 
-// literate/reason.md:1332
+// literate/reason.md:1450
 /**
  * reasonGate is stage two of the loop and returns the signal `reasoned`, with a decision when one was made.
  * A `request` skips the model but not the gates; an event from a `reasonedSensors` sensor gets up to `h.maxTries` rounds of proposal, consensus and {@link deterministicVerify}, each retry shown the previous veto; when no registered backend answered, the decision is about a message telling the person so; other events go to the skills' background handlers.
@@ -662,4 +720,4 @@ export async function reasonGate(h: ReasonHost, signal: Signal): Promise<Signal>
   }
   return decision === undefined ? { ...signal, status: "reasoned" } : { ...signal, status: "reasoned", decision };
 }
-//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoicmVhc29uLnRzIiwic291cmNlcyI6WyIuLi9saXRlcmF0ZS9yZWFzb24ubWQiXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6Ijs7O0FBOEJBLE9BQU8sRUFBRSxzQkFBc0IsZUFBZSxZQUFZLGVBQWUsRUFBRSxLQUFLO0FBQ2hGLE9BQU8sRUFBRSxnQ0FBZ0MsS0FBSyxXQUFXLEVBQUUsS0FBSztBQUNoRSxPQUFPLEVBQUUsZUFBZSxXQUFXLGFBQWEsY0FBYyxLQUFLLFNBQVMsS0FBSyxZQUFZLEtBQUssV0FBVyxFQUFFLEtBQUs7QUFDcEgsT0FBTyxLQUFLLEVBQUUsUUFBUSxVQUFVLFFBQVEsS0FBSyxFQUFFLEtBQUs7QUFDcEQsT0FBTyxFQUFFLG9CQUFvQixxQkFBcUIsY0FBYyxrQkFBa0IsWUFBWSxnQkFBZ0IsS0FBSyxhQUFhLEtBQUssVUFBVSxFQUFFLEtBQUs7QUFDdEosT0FBTyxFQUFFLHdCQUF3QixLQUFLLFNBQVMsRUFBRSxLQUFLOzs7QUFTdEQ7Q0FDQyxFQUFFLGVBQWUsR0FBRyxLQUFLLEVBQUUsT0FBTyxTQUFTLEdBQUcsT0FBTyxJQUFJLGFBQWEsR0FBRyxNQUFNLElBQUksT0FBTyxRQUFRLElBQUksSUFBSSxNQUFNLE9BQU8sR0FBRyxJQUFJLFVBQVUsR0FBRztDQUMzSTtBQUNELE9BQU8sVUFBVSxlQUFlO0VBQzlCLElBQUksSUFBSSxhQUFhLEdBQUcsS0FBSyxHQUFHLE1BQU07RUFDdEMsU0FBUyxRQUFRO0VBQ2pCLElBQUksVUFBVSxVQUFVLE1BQU0sY0FBYyxPQUFPLFdBQVcsTUFBTTtFQUNwRSxTQUFTLFFBQVE7RUFDakIsSUFBSSxPQUFPLEdBQUcsSUFBSSxNQUFNLFVBQVUsS0FBSyxNQUFNLEdBQUcsS0FBSztFQUNyRCxTQUFTLFFBQVE7QUFDbkI7OztBQU1BO0NBQ0MsRUFBRSxhQUFhLEdBQUcsRUFBRSxVQUFVLFFBQVEsSUFBSSxNQUFNLEtBQUssTUFBTSxPQUFPLEtBQUssSUFBSSxTQUFTLFFBQVEsS0FBSyxLQUFLO0NBQ3RHO0FBQ0QsT0FBTyxVQUFVLGFBQWE7RUFDNUIsU0FBUyxNQUFNO0VBQ2YsU0FBUyxjQUFjO0VBQ3ZCLFNBQVMsZUFBZTtBQUMxQjs7O0FBTUE7Q0FDQyxFQUFFLFFBQVEsR0FBRyxJQUFJLElBQUksR0FBRyxTQUFTLEVBQUUsTUFBTSxHQUFHLE9BQU8sS0FBSyxFQUFFLE1BQU0sUUFBUSxFQUFFLEtBQUs7Q0FDL0UsRUFBRSxHQUFHLE1BQU0sR0FBRyxVQUFVLElBQUksSUFBSSxPQUFPO0NBQ3ZDO0FBQ0QsT0FBTyxLQUFLLFFBQVEsRUFBRSxVQUFVLGdCQUFnQixHQUFHLGFBQWEsRUFBRTs7O0FBTWxFLElBQUksY0FBYyxNQUFNLEVBQUUsTUFBTSxJQUFJLEVBQUUsUUFBUSxJQUFJLFFBQVEsR0FBRyxRQUFRLFlBQVksR0FBRyxJQUFJLElBQUksUUFBUSxRQUFRO0FBQzVHLE9BQU8sS0FBSyxjQUFjLEVBQUUsVUFBVSxRQUFRLFFBQVEsT0FBTyxFQUFFLFdBQVcsR0FBRyxPQUFPLEVBQUU7OztBQVV0RjtDQUNDLEVBQUUsZ0JBQWdCLEdBQUcsR0FBRyxPQUFPLEVBQUUsS0FBSyxNQUFNLEVBQUUsT0FBTyxHQUFHLFNBQVMsTUFBTSxNQUFNLEVBQUUsTUFBTSxNQUFNLElBQUksT0FBTyxLQUFLLElBQUksSUFBSSxNQUFNLFNBQVMsR0FBRztDQUNySTtBQUNELE9BQU8sVUFBVSxnQkFBZ0I7RUFDL0IsU0FBUyxJQUFJO0VBQ2IsU0FBUyxRQUFRO0VBQ2pCLFNBQVMsUUFBUTtFQUNqQixTQUFTLE9BQU87RUFDaEIsU0FBUyxRQUFRO0FBQ25COzs7QUFRQTtDQUNDLEVBQUUsZ0JBQWdCLEdBQUcsRUFBRSxTQUFTLElBQUksR0FBRyxJQUFJLFFBQVEsU0FBUyxNQUFNLEdBQUcsT0FBTyxLQUFLLElBQUksT0FBTyxLQUFLLGVBQWUsS0FBSyxHQUFHLElBQUksUUFBUSxPQUFPLEtBQUssTUFBTSxNQUFNLElBQUksS0FBSyxHQUFHLFFBQVE7Q0FDaEw7QUFDRCxPQUFPLFVBQVUsZ0JBQWdCO0VBQy9CLFNBQVMsSUFBSTtFQUNiLFNBQVMsYUFBYTtFQUN0QixTQUFTLFdBQVcsT0FBTyxFQUFFO0FBQy9COzs7QUFNQTtDQUNDLEVBQUUsVUFBVSxHQUFHLElBQUksVUFBVSxPQUFPLEdBQUcsV0FBVyxLQUFLLE1BQU0sSUFBSSxFQUFFLFFBQVEsSUFBSSxLQUFLLEVBQUUsT0FBTyxRQUFRLElBQUksSUFBSSxJQUFJLElBQUksT0FBTyxLQUFLLE1BQU0sR0FBRyxTQUFTO0NBQ25KLEVBQUUsUUFBUSxHQUFHLEdBQUcsT0FBTyxJQUFJLElBQUksWUFBWSxFQUFFLE1BQU0sUUFBUSxLQUFLLEdBQUcsSUFBSSxPQUFPLEtBQUssTUFBTSxJQUFJO0NBQzdGO0FBQ0QsT0FBTyxVQUFVLFVBQVU7RUFDekIsU0FBUyxTQUFTLFlBQVk7RUFDOUIsSUFBSSxTQUFTLEdBQUcsRUFBRSxJQUFJLE9BQU8sTUFBTSxJQUFJLE9BQU8sR0FBRyxJQUFJLEtBQUssSUFBSSxNQUFNO0VBQ3BFLFNBQVMsU0FBUyxZQUFZO0FBQ2hDOzs7QUFNQTtDQUNDLEVBQUUsa0JBQWtCLEdBQUcsS0FBSyxHQUFHLFNBQVMsR0FBRyxTQUFTLFNBQVMsSUFBSSxVQUFVLEtBQUssR0FBRyxJQUFJLFFBQVEsR0FBRyxHQUFHLE9BQU8sUUFBUSxLQUFLLE9BQU8sS0FBSyxRQUFRLE1BQU07Q0FDbko7QUFDRCxPQUFPLFNBQVMsMEJBQTBCLFNBQVMsT0FBTztFQUN4RCxPQUFPO0FBQ1Q7OztBQU9BO0NBQ0MsRUFBRSxhQUFhLEtBQUssUUFBUSxTQUFTLE1BQU0sRUFBRSxNQUFNLElBQUksUUFBUSxNQUFNLElBQUksUUFBUSxVQUFVLEtBQUssR0FBRyxJQUFJLFNBQVMsSUFBSTtDQUNwSDtBQUNELE9BQU8sU0FBUyxnQkFBZ0IsRUFBRSxTQUFTLFdBQVcsVUFBVSxHQUFHLFFBQVEsUUFBUSxRQUFRLFNBQVMsUUFBUTtFQUMxRyxHQUFHLG1CQUFtQixJQUFJLFdBQVcsT0FBTztFQUM1QyxNQUFNLE1BQU0sRUFBRTtFQUNkLE9BQU8sTUFBTSxJQUFJLFVBQVUsR0FBRyxrQkFBa0IsSUFBSSwwQkFBMEIsR0FBRyxnQkFBZ0IsSUFBSTtBQUN2Rzs7O0FBUUE7Q0FDQyxFQUFFLFdBQVcsR0FBRyxJQUFJLEtBQUssR0FBRyxJQUFJLFFBQVEsSUFBSSxPQUFPLE1BQU0sTUFBTSxRQUFRLE1BQU0sSUFBSSxPQUFPLElBQUksSUFBSSxPQUFPLFFBQVEsS0FBSyxVQUFVLFNBQVMsVUFBVSxJQUFJLE1BQU0sU0FBUyxJQUFJLElBQUksU0FBUztDQUNyTDtBQUNELE9BQU8sVUFBVSxXQUFXLFFBQVEsV0FBVyxVQUFVLFdBQVc7RUFDbEUsSUFBSSxJQUFJLFlBQVksS0FBSyxHQUFHLElBQUksT0FBTyxRQUFRO0VBQy9DLFNBQVMsVUFBVTtFQUNuQixTQUFTLFVBQVUsWUFBWTtFQUMvQixJQUFJLFFBQVEsTUFBTSxHQUFHLElBQUksTUFBTSxLQUFLLElBQUksT0FBTztFQUMvQyxTQUFTLFNBQVM7RUFDbEIsU0FBUyxhQUFhLGNBQWMsRUFBRTtFQUN0QyxJQUFJLEtBQUssVUFBVSxJQUFJLElBQUksTUFBTSxPQUFPLFNBQVMsR0FBRyxJQUFJLFFBQVEsSUFBSSxNQUFNLEdBQUcsU0FBUyxJQUFJLE1BQU07RUFDaEcsU0FBUyxXQUFXLEVBQUUsU0FBUyxTQUFTLFNBQVMsU0FBUyxNQUFNLE9BQU87RUFDdkUsSUFBSSxNQUFNLEVBQUUsT0FBTyxPQUFPLE9BQU8sRUFBRSxLQUFLLFFBQVE7RUFDaEQsU0FBUyxVQUFVO0VBQ25CLElBQUksT0FBTyxRQUFRLElBQUksSUFBSSxRQUFRO0VBQ25DLFNBQVMsZUFBZTtFQUN4QixTQUFTLFdBQVc7RUFDcEIsSUFBSSxNQUFNLElBQUksSUFBSSxRQUFRLFdBQVc7RUFDckMsU0FBUyxPQUFPLEdBQUcsR0FBRztFQUN0QixJQUFJLEtBQUssS0FBSyxRQUFRLEtBQUssSUFBSSxJQUFJLE1BQU0sSUFBSSxJQUFJLEtBQUssUUFBUTtFQUM5RCxTQUFTLFNBQVM7RUFDbEIsSUFBSSxNQUFNLFNBQVMsR0FBRyxJQUFJLEtBQUssUUFBUSxLQUFLLElBQUksTUFBTSxTQUFTLElBQUksa0JBQWtCLE9BQU8sTUFBTSxHQUFHO0VBQ3JHLFNBQVMsVUFBVTtFQUNuQixJQUFJLE1BQU0sT0FBTyxLQUFLLEVBQUUsT0FBTyxPQUFPLE1BQU0sRUFBRSxLQUFLLE9BQU8sTUFBTSxPQUFPLEdBQUcsUUFBUSxLQUFLO0VBQ3ZGLFNBQVMsUUFBUSxLQUFLLFFBQVEsR0FBRztBQUNuQzs7O0FBTUE7Q0FDQyxFQUFFLGdCQUFnQixLQUFLLEdBQUcsU0FBUyxJQUFJLFFBQVEsTUFBTSxPQUFPLElBQUksUUFBUSxJQUFJLEtBQUssR0FBRyxJQUFJLFFBQVEsR0FBRyxHQUFHLEdBQUcsSUFBSSxNQUFNLEtBQUssR0FBRyxhQUFhLE1BQU0sR0FBRyxXQUFXLE9BQU8sUUFBUSxZQUFZLEdBQUcsT0FBTztDQUNqTTtBQUNELE9BQU8sU0FBUyxtQkFBbUIsWUFBWSxNQUFNLFFBQVEsU0FBUyxVQUFVLEtBQUs7RUFDbkYscUJBQXFCO0VBQ3JCLEdBQUcsNEJBQTRCO0FBQ2pDOzs7QUFZQTtDQUNDLEVBQUUsb0JBQW9CLE9BQU8sSUFBSSxRQUFRLElBQUksSUFBSSxLQUFLLE9BQU8sTUFBTSxRQUFRLElBQUksUUFBUSxPQUFPLE9BQU8sUUFBUSxHQUFHLE1BQU0sSUFBSSxTQUFTLFdBQVcsSUFBSSxLQUFLLElBQUk7Q0FDM0osRUFBRSxJQUFJLEtBQUssR0FBRyxRQUFRLE1BQU0sT0FBTyxNQUFNLE9BQU87Q0FDaEQ7QUFDRCxPQUFPLFVBQVUsb0JBQW9CO0VBQ25DLElBQUksUUFBUSxHQUFHLEVBQUUsSUFBSSxPQUFPLE9BQU8sSUFBSSxNQUFNLEdBQUcsTUFBTSxTQUFTLE9BQU8sT0FBTztFQUM3RSxTQUFTLFVBQVUsWUFBWTtFQUMvQixJQUFJLGNBQWMsR0FBRztFQUNyQixTQUFTLFVBQVU7RUFDbkIsSUFBSSxjQUFjLEtBQUs7RUFDdkIsU0FBUyxjQUFjO0VBQ3ZCLElBQUksY0FBYyxLQUFLO0VBQ3ZCLFNBQVMsYUFBYTtFQUN0QixJQUFJLEVBQUUsS0FBSyxLQUFLLElBQUksSUFBSSxLQUFLLFNBQVMsRUFBRSxJQUFJLElBQUksS0FBSyxHQUFHLFlBQVksTUFBTSxHQUFHLEdBQUcsTUFBTSxLQUFLLEdBQUcsS0FBSyxHQUFHLElBQUksT0FBTyxRQUFRLElBQUksVUFBVTtFQUN2SSxTQUFTLFdBQVcsY0FBYztBQUNwQzs7O0FBUUE7Q0FDQyxFQUFFLFdBQVcsUUFBUSxPQUFPLEdBQUcsSUFBSSxRQUFRLEdBQUcsUUFBUSxZQUFZLFNBQVMsSUFBSSxjQUFjLFFBQVEsSUFBSSxLQUFLLEdBQUcsZUFBZSxJQUFJLFFBQVEsSUFBSSxLQUFLLFdBQVcsTUFBTSxJQUFJLElBQUksY0FBYyxLQUFLLFNBQVMsT0FBTztDQUNqTjtBQUNELE9BQU8sU0FBUyxjQUFjLEVBQUUsU0FBUyxTQUFTLG9CQUFvQixHQUFHLFdBQVcsT0FBTyxFQUFFLFdBQVcsTUFBTSxPQUFPLEtBQUs7RUFDeEgsR0FBRyxXQUFXLElBQUksVUFBVSxHQUFHLG1CQUFtQixHQUFHLEdBQUc7RUFDeEQsTUFBTSxFQUFFLFVBQVUsVUFBVSxjQUFjLFlBQVksRUFBRSxFQUFFO0VBQzFELE1BQU0sTUFBTSxFQUFFLHdCQUF3QixHQUFHO0VBQ3pDO0VBQ0EsR0FBRyxrQkFBa0IsRUFBRSxjQUFjO0lBQ25DLE1BQU0sTUFBTSxLQUFLLEVBQUUsRUFBRSxNQUFNLFdBQVcsTUFBTSxzQkFBc0IsZ0JBQWdCLE9BQU87SUFDekYsOEJBQThCO0lBQzlCO0VBQ0YsRUFBRSxLQUFLO0lBQ0w7RUFDRjtFQUNBLEdBQUcsY0FBYyxFQUFFLFVBQVUsZ0JBQWdCLGFBQWEsRUFBRTtFQUM1RCx3QkFBd0I7RUFDeEIsSUFBSSxPQUFPLE9BQU8sR0FBRyxpQkFBaUI7SUFDcEMsR0FBRyxlQUFlLEdBQUcsYUFBYTtJQUNsQztFQUNGO0FBQ0Y7OztBQU1BO0NBQ0MsRUFBRSxXQUFXLFFBQVEsSUFBSSxTQUFTLE1BQU0sR0FBRyxXQUFXLFFBQVEsS0FBSyxJQUFJLE9BQU8sS0FBSyxJQUFJLFFBQVEsT0FBTyxPQUFPLE9BQU8sS0FBSyxRQUFRLEVBQUUsUUFBUTtDQUMzSTtBQUNELE9BQU8sU0FBUyxjQUFjLEVBQUUsU0FBUyxTQUFTLG9CQUFvQixHQUFHLFFBQVEsU0FBUyxTQUFTLE9BQU87RUFDeEcsTUFBTSxVQUFVLEVBQUU7RUFDbEIsR0FBRyxXQUFXLElBQUksV0FBVyxPQUFPO0VBQ3BDLE1BQU0sSUFBSSxFQUFFLElBQUksbUNBQW1DLEdBQUcsOEJBQThCLEdBQUc7RUFDdkYsT0FBTyxtQ0FBbUMsR0FBRyxrQkFBa0IsR0FBRztBQUNwRTs7O0FBUUEsSUFBSSxRQUFRLFFBQVEsSUFBSSxRQUFRLEtBQUssS0FBSyxRQUFRLE1BQU0sU0FBUyxJQUFJLEtBQUssR0FBRyxLQUFLLEdBQUcsSUFBSSxTQUFTLE9BQU8sSUFBSSxLQUFLO0FBQ2xILE9BQU8sVUFBVSxRQUFRO0VBQ3ZCLFNBQVMsU0FBUztFQUNsQixTQUFTLElBQUk7RUFDYixTQUFTLE9BQU87QUFDbEI7OztBQU1BO0NBQ0MsRUFBRSxXQUFXLEdBQUcsSUFBSSxNQUFNLFdBQVcsTUFBTSxLQUFLLElBQUksT0FBTyxTQUFTLE9BQU8sSUFBSSxHQUFHLEVBQUUsTUFBTSxvQkFBb0IsT0FBTyxRQUFRLE1BQU07Q0FDbkk7QUFDRCxPQUFPLEtBQUssV0FBVztFQUNyQixFQUFFLEVBQUUsU0FBUyxJQUFJLE1BQU0sU0FBUyxNQUFNLFFBQVEsU0FBUyxTQUFTLFFBQVEsU0FBUyxRQUFRLFFBQVEsU0FBUyxVQUFVLFNBQVMsVUFBVTtFQUN2SSxFQUFFLEVBQUUsU0FBUyxJQUFJLE9BQU8sU0FBUyxRQUFRLHFCQUFxQixTQUFTLFVBQVUsU0FBUyxVQUFVOzs7QUFNdEc7Q0FDQyxFQUFFLFlBQVksR0FBRyxLQUFLLE9BQU8sbUJBQW1CLEdBQUcsT0FBTyxJQUFJLElBQUksUUFBUSxLQUFLLFlBQVksRUFBRSxRQUFRLEdBQUcsSUFBSSxJQUFJLFNBQVMsYUFBYSxJQUFJLElBQUksT0FBTyxJQUFJLElBQUksTUFBTTtDQUNuSztBQUNELE9BQU8sVUFBVSxZQUFZO0VBQzNCLFNBQVMsUUFBUTtFQUNqQixTQUFTLFFBQVE7RUFDakIsSUFBSSxTQUFTLEdBQUcsSUFBSSxRQUFRLEdBQUcsYUFBYTtFQUM1QyxTQUFTLFVBQVUsU0FBUztFQUM1QixJQUFJLElBQUksT0FBTyxNQUFNLFNBQVMsT0FBTyxJQUFJLElBQUksTUFBTSxVQUFVO0VBQzdELFNBQVMsU0FBUztBQUNwQjs7O0FBZUE7Q0FDQyxFQUFFLGtCQUFrQixNQUFNLElBQUksU0FBUyxHQUFHLElBQUksUUFBUSxHQUFHLE1BQU0sSUFBSSxRQUFRLElBQUksTUFBTTtDQUNyRixFQUFFLE1BQU0sS0FBSyxHQUFHLE1BQU0sSUFBSSxRQUFRLEdBQUcsSUFBSSxVQUFVLFdBQVcsRUFBRSxRQUFRLEdBQUcsRUFBRSxLQUFLLEtBQUssR0FBRyxRQUFRLEdBQUcsT0FBTyxJQUFJLElBQUksS0FBSyxRQUFRO0NBQ2pJLEVBQUUsTUFBTSxPQUFPLElBQUksRUFBRSxRQUFRO0NBQzdCO0FBQ0QsT0FBTyxNQUFNLFNBQVMscUJBQXFCLFlBQVksU0FBUyxjQUFjLG9CQUFvQjtFQUNoRyxNQUFNLFVBQVUsVUFBVSxFQUFFO0VBQzVCLE1BQU0sTUFBTSxFQUFFLHFCQUFxQixHQUFHO0VBQ3RDLE1BQU0sWUFBWSxFQUFFLElBQUksWUFBWTtFQUNwQyxJQUFJLEtBQUssS0FBSyxFQUFFLGVBQWUsS0FBSyxJQUFJLFdBQVcsS0FBSyxFQUFFLGVBQWU7SUFDdkUsTUFBTSxRQUFRLEVBQUU7SUFDaEIsR0FBRyxTQUFTLElBQUksV0FBVztNQUN6QixnQkFBZ0IsU0FBUyxNQUFNLElBQUksR0FBRyxPQUFPLElBQUksUUFBUSxXQUFXLE1BQU0sS0FBSyxNQUFNO01BQ3JGO0lBQ0Y7SUFDQSxNQUFNLFFBQVEsRUFBRTtJQUNoQixJQUFJLE9BQU8sT0FBTyxFQUFFO0lBQ3BCLElBQUk7TUFDRixNQUFNLEVBQUUsc0JBQXNCO01BQzlCLE1BQU0sTUFBTSxFQUFFLE1BQU0sVUFBVSxRQUFRLGdCQUFnQixRQUFRLGdCQUFnQixVQUFVLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLE1BQU0sR0FBRztNQUN4SCxHQUFHLFFBQVEsWUFBWSxJQUFJLFVBQVUsTUFBTSxJQUFJLGFBQWEsSUFBSSxHQUFHLE1BQU07TUFDekUsa0JBQWtCLFdBQVcsTUFBTTtRQUNqQyxJQUFJLFFBQVEsRUFBRTtRQUNkLElBQUk7UUFDSixzQkFBc0IsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsYUFBYSxrQkFBa0I7UUFDNUUsdUJBQXVCLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLGNBQWMsbUJBQW1CO01BQ2pGO01BQ0EsT0FBTyxFQUFFLElBQUksTUFBTSxNQUFNLFlBQVksU0FBUyxNQUFNLFVBQVUsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsTUFBTSxJQUFJLFNBQVM7SUFDMUcsRUFBRSxNQUFNLFFBQVE7TUFDZCxNQUFNLEdBQUcsRUFBRSxRQUFRLEVBQUU7TUFDckIsa0JBQWtCLFdBQVcsTUFBTSxFQUFFLElBQUksSUFBSSxNQUFNO01BQ25ELGdCQUFnQixTQUFTLE1BQU0sSUFBSSxPQUFPLHFCQUFxQjtNQUMvRCxjQUFjLGdCQUFnQixRQUFRLFlBQVksUUFBUTtNQUMxRCxNQUFNLEtBQUssRUFBRSxPQUFPLEdBQUcsRUFBRSxTQUFTLGVBQWUsUUFBUSxFQUFFLEVBQUUsS0FBSyxFQUFFO01BQ3BFLE1BQU0sS0FBSyxFQUFFLHNCQUFzQixHQUFHLFVBQVUsR0FBRztNQUNuRCxHQUFHLFFBQVEsS0FBSyxJQUFJLFNBQVMsR0FBRyxzQkFBc0IsR0FBRyxLQUFLLEdBQUcsRUFBRSxHQUFHLEtBQUssRUFBRSxHQUFHO1FBQzlFLHNCQUFzQixLQUFLLEVBQUU7UUFDN0IsTUFBTSxTQUFTLEdBQUcsTUFBTSxRQUFRLEdBQUcsSUFBSSxxQkFBcUIsR0FBRyxpQkFBaUIsc0JBQXNCO1FBQ3RHO01BQ0Y7SUFDRjtFQUNGO0VBQ0EsY0FBYyxnQkFBZ0IsUUFBUSxVQUFVLE1BQU0sbUJBQW1CO0VBQ3pFLE9BQU8sRUFBRSxJQUFJLE9BQU8sUUFBUSxxQkFBcUIsU0FBUztBQUM1RDs7O0FBd0lBO0NBQ0MsRUFBRSxjQUFjLE1BQU0sRUFBRSxNQUFNLElBQUksTUFBTSxLQUFLLE9BQU8sSUFBSSxPQUFPLFVBQVUsS0FBSyxRQUFRLElBQUksTUFBTSxHQUFHLElBQUksUUFBUSxPQUFPLFFBQVEsRUFBRSxNQUFNLEdBQUcsSUFBSSxPQUFPLEdBQUcsTUFBTSxHQUFHLEtBQUs7Q0FDckssRUFBRSxPQUFPLEdBQUcsSUFBSSxPQUFPLEdBQUc7Q0FDMUI7QUFDRCxPQUFPLFNBQVMsb0JBQW9CLFNBQVMsT0FBTztFQUNsRCxNQUFNLFVBQVUsRUFBRSxJQUFJLE9BQU8sRUFBRSxZQUFZLFFBQVEsR0FBRyxFQUFFLElBQUksSUFBSSxHQUFHLEVBQUUsSUFBSTtFQUN6RSxNQUFNLE1BQU0sRUFBRTtFQUNkLEdBQUcsY0FBYyxJQUFJLEtBQUssT0FBTyxHQUFHLFFBQVEsSUFBSSxHQUFHLEVBQUUsT0FBTyxXQUFXO0VBQ3ZFLE1BQU0sVUFBVSxFQUFFLElBQUk7RUFDdEIsSUFBSSxLQUFLLEVBQUUsRUFBRSxHQUFHLEVBQUUsRUFBRSxhQUFhLEtBQUs7SUFDcEMsYUFBYSxFQUFFLG1CQUFtQixFQUFFLEdBQUcsRUFBRSxFQUFFLEdBQUcsT0FBTyxFQUFFLEdBQUcsSUFBSSxRQUFRLEVBQUUsYUFBYSxFQUFFLEdBQUcsR0FBRyxHQUFHLEVBQUUsR0FBRyxFQUFFLEVBQUUsRUFBRTtFQUM3RztFQUNBLElBQUksTUFBTSxFQUFFO0VBQ1osSUFBSSxJQUFJLEVBQUU7RUFDVixJQUFJLFdBQVcsRUFBRTtFQUNqQixJQUFJLEtBQUs7SUFDUCxNQUFNLE9BQU8sRUFBRSxJQUFJLEdBQUcsdUJBQXVCLEdBQUcsS0FBSztJQUNyRCxNQUFNLEtBQUssRUFBRSxNQUFNLEdBQUcsb0JBQW9CLEVBQUUsR0FBRyxHQUFHLEtBQUs7SUFDdkQsTUFBTSxLQUFLLEVBQUU7SUFDYixHQUFHLG1CQUFtQixPQUFPLGtCQUFrQjtJQUMvQyxJQUFJLElBQUksRUFBRTtJQUNWLE1BQU0sT0FBTyxFQUFFLElBQUksRUFBRSxJQUFJLEdBQUcsV0FBVyxFQUFFLEtBQUssSUFBSSxNQUFNO0lBQ3hELE1BQU0sUUFBUSxFQUFFLFNBQVMsRUFBRSxHQUFHLElBQUksS0FBSyxFQUFFLGVBQWUsRUFBRSxHQUFHLEdBQUcsR0FBRyxFQUFFO0lBQ3JFLEdBQUcsS0FBSyxHQUFHLEVBQUUsR0FBRyxRQUFRLEdBQUcsR0FBRztNQUM1QixNQUFNLFFBQVEsRUFBRSxtQkFBbUIsTUFBTSxFQUFFO01BQzNDLE1BQU0sTUFBTSxFQUFFLGNBQWM7TUFDNUIsR0FBRyxTQUFTLElBQUksR0FBRyxHQUFHLFFBQVEsRUFBRSxJQUFJLEdBQUcsSUFBSSxFQUFFLE1BQU0sRUFBRSxTQUFTO1FBQzVELE1BQU0sYUFBYSxFQUFFLFFBQVEsRUFBRTtRQUMvQixJQUFJLFdBQVcsRUFBRSxJQUFJLEVBQUU7UUFDdkIsR0FBRyxZQUFZLEVBQUUsYUFBYSxHQUFHLGdCQUFnQixFQUFFLEdBQUcsSUFBSSxNQUFNO1FBQ2hFLE1BQU0sRUFBRTtRQUNSLElBQUksRUFBRTtRQUNOO01BQ0Y7SUFDRjtJQUNBLEdBQUcsRUFBRSxPQUFPLEtBQUssR0FBRyxVQUFVLE9BQU8sS0FBSyxRQUFRLFdBQVcsTUFBTSxNQUFNLEtBQUssR0FBRyxPQUFPLElBQUksS0FBSztJQUNqRyxHQUFHLE1BQU0sSUFBSSxJQUFJLEdBQUcsWUFBWSxHQUFHLElBQUksRUFBRSxNQUFNLEdBQUcsRUFBRSxHQUFHLFNBQVMsRUFBRSxHQUFHLElBQUksSUFBSSxHQUFHLGlCQUFpQixFQUFFLEdBQUcsSUFBSSxFQUFFLGdCQUFnQixJQUFJLElBQUk7TUFDbEksV0FBVyxFQUFFO01BQ2I7TUFDQTtNQUNBO0lBQ0Y7SUFDQSxPQUFPLGtCQUFrQjtFQUMzQjtBQUNGOzs7QUFVQTtDQUNDLEVBQUUsbUJBQW1CLFFBQVEsSUFBSSxRQUFRLFFBQVEsR0FBRyxJQUFJLE1BQU0sT0FBTyxPQUFPLE1BQU0sT0FBTyxRQUFRLEdBQUcsWUFBWSxHQUFHLE1BQU0sR0FBRztDQUM1SCxFQUFFLE9BQU8sR0FBRyxJQUFJLE9BQU8sR0FBRztDQUMxQjtBQUNELE9BQU8sU0FBUyx5QkFBeUIsU0FBUyxPQUFPLEVBQUUsVUFBVTtFQUNuRSxNQUFNLFFBQVEsRUFBRSxTQUFTLE9BQU8sUUFBUSxTQUFTLEtBQUssUUFBUSxTQUFTLE1BQU0sSUFBSSxFQUFFLEtBQUssU0FBUyxLQUFLLFFBQVEsU0FBUyxNQUFNLFFBQVEsSUFBSSxFQUFFO0VBQzNJLElBQUksS0FBSyxNQUFNLEVBQUUsR0FBRyxNQUFNLEdBQUcsYUFBYSxFQUFFO0lBQzFDLE1BQU0sUUFBUSxFQUFFLG1CQUFtQjtJQUNuQyxNQUFNLElBQUksRUFBRSxRQUFRLElBQUksR0FBRyxFQUFFLFlBQVksRUFBRTtJQUMzQyxJQUFJLEdBQUcsRUFBRTtJQUNULE1BQU0sSUFBSSxFQUFFLElBQUksR0FBRyxHQUFHLEVBQUUsTUFBTSxFQUFFLEVBQUUsR0FBRyxTQUFTLElBQUksRUFBRSxHQUFHO0lBQ3ZELE1BQU0sS0FBSyxFQUFFO0lBQ2IsR0FBRyxNQUFNLElBQUksSUFBSSxHQUFHLEtBQUssSUFBSSxLQUFLO01BQ2hDLElBQUksTUFBTSxFQUFFO01BQ1osTUFBTSxPQUFPLEVBQUUsSUFBSSxHQUFHLFlBQVksSUFBSSxNQUFNO01BQzVDLE1BQU0sS0FBSyxFQUFFLGtCQUFrQjtNQUMvQixHQUFHLEVBQUUsU0FBUyxRQUFRLEtBQUssT0FBTyxNQUFNLEdBQUcsU0FBUyxjQUFjLEtBQUssRUFBRSxLQUFLLEdBQUc7TUFDakYsR0FBRyxPQUFPLEVBQUUsR0FBRyxHQUFHLEVBQUUsR0FBRyxNQUFNLElBQUksSUFBSSxHQUFHLHNCQUFzQixjQUFjLE9BQU8sS0FBSyxNQUFNLEtBQUssTUFBTSxFQUFFLElBQUksTUFBTSxZQUFZLElBQUksR0FBRztJQUMxSTtJQUNBLE1BQU0sRUFBRSxJQUFJLEVBQUU7RUFDaEI7RUFDQSxNQUFNLGFBQWEsRUFBRSxFQUFFLEtBQUssR0FBRyxLQUFLLEVBQUU7RUFDdEMsSUFBSSxTQUFTLE9BQU8sRUFBRTtFQUN0QixJQUFJLEtBQUssRUFBRSxFQUFFLGNBQWMsRUFBRSxHQUFHLEVBQUUsR0FBRyxHQUFHLEtBQUs7SUFDM0MsTUFBTSxNQUFNLEVBQUU7SUFDZCxHQUFHLE9BQU8sSUFBSSxXQUFXO0lBQ3pCLEdBQUcsMEJBQTBCLEdBQUcsV0FBVyxRQUFRLEVBQUU7SUFDckQsR0FBRyxhQUFhLHlCQUF5QixFQUFFLG1DQUFtQztFQUNoRjtFQUNBLE1BQU0sS0FBSyxFQUFFLFFBQVEsSUFBSSxVQUFVLEVBQUUsVUFBVSxFQUFFO0VBQ2pELEdBQUcsTUFBTSxJQUFJLFVBQVUsR0FBRyxRQUFRLElBQUksV0FBVyxPQUFPO0VBQ3hELE1BQU0sTUFBTSxFQUFFLHFCQUFxQixFQUFFLGdCQUFnQixHQUFHLFdBQVcsR0FBRyxXQUFXLElBQUksVUFBVSxHQUFHLFVBQVUsR0FBRztFQUMvRyxPQUFPLE1BQU0sSUFBSSxVQUFVLEVBQUUsVUFBVSxFQUFFLG9CQUFvQixFQUFFLEdBQUc7QUFDcEU7OztBQU9BO0NBQ0MsRUFBRSxhQUFhLEdBQUcsSUFBSSxNQUFNLFNBQVMsSUFBSSxNQUFNLEdBQUcsS0FBSyxHQUFHLFFBQVEsRUFBRSxTQUFTLEVBQUUsS0FBSyxLQUFLLEdBQUcsR0FBRyxTQUFTO0NBQ3hHLEVBQUUsTUFBTSxHQUFHLEdBQUcsTUFBTSxRQUFRLElBQUksS0FBSyxLQUFLLFFBQVE7Q0FDbEQ7QUFDRCxPQUFPLE1BQU0sY0FBYyxXQUFXLEVBQUU7RUFDdEMsT0FBTztJQUNMLEVBQUUsTUFBTSxVQUFVLFVBQVUsU0FBUyxTQUFTLFlBQVksRUFBRSxNQUFNLEVBQUUsTUFBTSxVQUFVLE1BQU0sWUFBWSxHQUFHLE1BQU0sRUFBRSxNQUFNLFNBQVMsRUFBRSxFQUFFO0lBQ3BJO01BQ0UsTUFBTTtNQUNOLFVBQVUsU0FBUztNQUNuQixZQUFZLEVBQUUsTUFBTSxFQUFFLE1BQU0sVUFBVSxNQUFNLFNBQVMsR0FBRyxNQUFNLEVBQUUsTUFBTSxVQUFVLFdBQVcsRUFBRSxHQUFHLE1BQU0sRUFBRSxNQUFNLFNBQVMsRUFBRTtJQUMzSDtJQUNBO01BQ0UsTUFBTTtNQUNOLFVBQVUsU0FBUyxVQUFVO01BQzdCLFlBQVk7UUFDVixNQUFNLEVBQUUsTUFBTSxVQUFVLE1BQU0sWUFBWTtRQUMxQyxRQUFRLEVBQUUsTUFBTSxVQUFVLFdBQVcsRUFBRTtRQUN2QyxTQUFTLEVBQUUsTUFBTSxVQUFVLFdBQVcsRUFBRTtRQUN4QyxNQUFNLEVBQUUsTUFBTSxTQUFTO01BQ3pCO0lBQ0Y7RUFDRjtBQUNGOzs7QUFPQTtDQUNDLEVBQUUsaUJBQWlCLEdBQUcsS0FBSyxFQUFFLEtBQUssSUFBSSxRQUFRLEdBQUcsT0FBTyxNQUFNLGVBQWUsS0FBSyxJQUFJLE1BQU07Q0FDNUY7QUFDRCxPQUFPLE1BQU0sa0JBQWtCLFdBQVcsRUFBRTtFQUMxQyxPQUFPLHdCQUF3QixHQUFHLEtBQUssRUFBRSxNQUFNLFVBQVUsVUFBVSxTQUFTLFNBQVMsWUFBWSxFQUFFLE1BQU0sRUFBRSxNQUFNLFVBQVUsTUFBTSxRQUFRLEdBQUcsTUFBTSxFQUFFLE1BQU0sU0FBUyxFQUFFLEVBQUU7QUFDeks7OztBQU9BO0NBQ0MsRUFBRSxZQUFZLE9BQU8sRUFBRSxNQUFNLFFBQVEsU0FBUyxTQUFTLGdCQUFnQixJQUFJLE9BQU8sRUFBRSxNQUFNLE9BQU8sS0FBSyxJQUFJLE1BQU0sT0FBTyxNQUFNLEdBQUcsTUFBTSxPQUFPLEdBQUcsRUFBRSxNQUFNLE1BQU0sTUFBTSxHQUFHO0NBQ3ZLLEVBQUUsT0FBTyxTQUFTLEdBQUc7Q0FDckI7QUFDRCxPQUFPLFNBQVMsbUJBQW1CLFNBQVMsUUFBUSxXQUFXLEVBQUUsZUFBZSxnQkFBZ0I7RUFDOUYsTUFBTSxLQUFLLEVBQUU7RUFDYixHQUFHLFdBQVcsT0FBTztFQUNyQixNQUFNLE9BQU8sRUFBRSxxQkFBcUI7RUFDcEMsR0FBRyxlQUFlLEVBQUUsR0FBRyxPQUFPLEVBQUUsSUFBSSxPQUFPLFFBQVEsZUFBZSxHQUFHO0VBQ3JFLE1BQU0sRUFBRSxFQUFFLFdBQVcsR0FBRztFQUN4QixNQUFNLEtBQUssRUFBRSxNQUFNLFNBQVMsT0FBTyxHQUFHO0VBQ3RDLE1BQU0sS0FBSyxFQUFFLFdBQVcsR0FBRyxJQUFJLEdBQUc7RUFDbEMsR0FBRyxXQUFXLElBQUksV0FBVyxPQUFPLEVBQUUsSUFBSSxNQUFNLE9BQU8sRUFBRSxNQUFNLFdBQVcsTUFBTSxhQUFhLEVBQUU7RUFDL0YsR0FBRyxXQUFXLElBQUksT0FBTyxPQUFPLEVBQUUsSUFBSSxNQUFNLE9BQU8sRUFBRSxNQUFNLE9BQU8sTUFBTSxhQUFhLEVBQUU7RUFDdkYsR0FBRyxXQUFXLElBQUksUUFBUSxPQUFPLEVBQUUsSUFBSSxNQUFNLE9BQU8sRUFBRSxNQUFNLFFBQVEsTUFBTSxjQUFjLEtBQUssRUFBRTtFQUMvRixPQUFPLEVBQUUsSUFBSSxNQUFNLE9BQU8sRUFBRSxNQUFNLFdBQVcsUUFBUSxnQkFBZ0IsU0FBUyxpQkFBaUIsS0FBSyxFQUFFO0FBQ3hHOzs7QUFRQTtDQUNDLEVBQUUsZ0JBQWdCLE1BQU0sRUFBRSxRQUFRLE1BQU0sS0FBSyxHQUFHLE9BQU8sSUFBSSxPQUFPLFVBQVUsRUFBRSxNQUFNLE9BQU8sVUFBVSxRQUFRLEdBQUcsR0FBRyxFQUFFLE9BQU8sTUFBTSxPQUFPLE9BQU8sR0FBRyxRQUFRLFNBQVMsS0FBSyxRQUFRLEVBQUUsTUFBTSxRQUFRLEdBQUcsSUFBSSxNQUFNLEdBQUcsR0FBRyxLQUFLLFVBQVUsT0FBTztDQUMxTyxFQUFFLEVBQUUsTUFBTSxPQUFPLEtBQUssa0JBQWtCLEdBQUcsSUFBSSxPQUFPLElBQUksR0FBRyxJQUFJLEdBQUcsSUFBSTtDQUN4RTtBQUNELE9BQU8sU0FBUyxtQkFBbUIsWUFBWSxPQUFPLFNBQVMsT0FBTztFQUNwRSxHQUFHLGNBQWMsRUFBRSxpQkFBaUI7SUFDbEMsY0FBYyxRQUFRLE1BQU0sR0FBRyxnQkFBZ0IsV0FBVyxHQUFHLEtBQUssSUFBSSxNQUFNLEdBQUcsb0JBQW9CLFFBQVEsR0FBRyxFQUFFO0lBQ2hILE9BQU8sRUFBRSxNQUFNLFdBQVcsTUFBTSxrQkFBa0IsbUJBQW1CLEtBQUssR0FBRyxtQkFBbUIsYUFBYTtFQUMvRztFQUNBLE1BQU0sUUFBUSxFQUFFO0VBQ2hCLElBQUksT0FBTyxVQUFVLEdBQUcsVUFBVSw4QkFBOEI7SUFDOUQsR0FBRyxXQUFXLElBQUksVUFBVSxHQUFHLDRCQUE0QjtJQUMzRCxJQUFJLE9BQU87SUFDWCxJQUFJO01BQ0YsTUFBTSxFQUFFO0lBQ1YsRUFBRSxNQUFNO01BQ047SUFDRjtJQUNBLE1BQU0sT0FBTyxFQUFFO0lBQ2YsR0FBRyxZQUFZLE9BQU87SUFDdEIsY0FBYyxRQUFRLE1BQU0sR0FBRyxLQUFLLElBQUksSUFBSSxHQUFHLE9BQU8sb0JBQW9CLFFBQVEsR0FBRyxFQUFFO0VBQ3pGO0VBQ0EsT0FBTyxFQUFFLE1BQU0sV0FBVyxNQUFNLGFBQWE7QUFDL0M7OztBQStHQSxJQUFJLGVBQWUsTUFBTSxHQUFHLE9BQU8sR0FBRyxJQUFJLE1BQU0sT0FBTyxJQUFJLEtBQUssSUFBSSxJQUFJLElBQUksVUFBVSxLQUFLLElBQUksTUFBTSxHQUFHLE9BQU87QUFDL0csT0FBTyxTQUFTLHVCQUF1QixTQUFTLE9BQU87RUFDckQsT0FBTyxjQUFjO0lBQ25CLEtBQUs7TUFDSCxPQUFPLFNBQVM7SUFDbEIsS0FBSztNQUNILE9BQU8sTUFBTSxLQUFLLG1CQUFtQjtJQUN2QyxLQUFLO01BQ0gsT0FBTyxTQUFTO0lBQ2xCLEtBQUs7TUFDSCxPQUFPLEtBQUs7RUFDaEI7QUFDRjs7O0FBT0E7Q0FDQyxFQUFFLG1CQUFtQixHQUFHLElBQUksVUFBVSxRQUFRLElBQUksVUFBVSxNQUFNLEdBQUcsSUFBSSxRQUFRLFNBQVMsT0FBTyxLQUFLLElBQUksU0FBUyxPQUFPLElBQUksSUFBSSxXQUFXLElBQUksS0FBSyxHQUFHLE9BQU8sSUFBSSxRQUFRLE9BQU8sSUFBSTtDQUN2TDtBQUNELE9BQU8sU0FBUywyQkFBMkIsUUFBUSxTQUFTLFNBQVMsT0FBTyxFQUFFLEtBQUssT0FBTztFQUN4RixNQUFNLE1BQU0sRUFBRSxhQUFhLG1DQUFtQyxHQUFHLDZCQUE2QjtFQUM5RixHQUFHLDRCQUE0QixJQUFJLEdBQUcsa0JBQWtCLDBCQUEwQjtFQUNsRixPQUFPO0FBQ1Q7OztBQVFBO0NBQ0MsRUFBRSxxQkFBcUIsT0FBTyxJQUFJLE9BQU8sUUFBUSxVQUFVLFVBQVUsSUFBSSxVQUFVLFFBQVEsY0FBYyxJQUFJLEtBQUssTUFBTSxPQUFPLFdBQVcsT0FBTyxLQUFLLEtBQUssS0FBSyxVQUFVLElBQUksSUFBSSxTQUFTLFNBQVMsSUFBSTtDQUN4TTtBQUNELE9BQU8sU0FBUyx3QkFBd0IsWUFBWSxPQUFPLEVBQUUsU0FBUyxRQUFRLFFBQVEsU0FBUyxjQUFjLFFBQVEsU0FBUyxZQUFZLE9BQU8sSUFBSSxPQUFPO0VBQzFKLE1BQU0sU0FBUyxFQUFFO0lBQ2YsV0FBVyxJQUFJLElBQUk7SUFDbkI7TUFDRSxXQUFXLE1BQU0sS0FBSyxRQUFRLElBQUksS0FBSyxPQUFPLElBQUksUUFBUTtNQUMxRCxJQUFJLFFBQVE7TUFDWixJQUFJLEtBQUssRUFBRSxNQUFNO01BQ2pCLElBQUksSUFBSSxHQUFHLFNBQVMsR0FBRyxVQUFVLFNBQVMsSUFBSSxFQUFFLFNBQVM7TUFDekQsTUFBTSxNQUFNLEdBQUcsTUFBTSxHQUFHLEdBQUcsUUFBUSxHQUFHLGNBQWMsTUFBTSxPQUFPLFNBQVM7SUFDNUU7SUFDQSxrQkFBa0IsSUFBSSxVQUFVLEVBQUUsVUFBVSxFQUFFLE9BQU8sY0FBYyxHQUFHO0lBQ3RFO0lBQ0E7SUFDQSxRQUFRLGlDQUFpQyxlQUFlLEdBQUc7SUFDM0QsZ0JBQWdCLElBQUksVUFBVSxFQUFFLFVBQVUsRUFBRSxVQUFVLFNBQVMsVUFBVSw0QkFBNEIsVUFBVTtFQUNqSDtFQUNBLE9BQU8sb0JBQW9CLEdBQUcsRUFBRSxJQUFJO0FBQ3RDOzs7QUFNQTtDQUNDLEVBQUUsUUFBUSxHQUFHLElBQUksUUFBUSxVQUFVLElBQUksT0FBTyxJQUFJLElBQUksUUFBUSxLQUFLLFNBQVMsR0FBRyxhQUFhLEtBQUssR0FBRyxRQUFRLFNBQVMsSUFBSSxJQUFJLE9BQU8sS0FBSyxLQUFLO0NBQzlJO0FBQ0QsT0FBTyxVQUFVLFFBQVE7RUFDdkIsU0FBUyxRQUFRO0VBQ2pCLFNBQVMsU0FBUyxPQUFPLEVBQUU7RUFDM0IsSUFBSSxJQUFJLE9BQU8sVUFBVSxLQUFLLEdBQUcsUUFBUSxVQUFVLElBQUksTUFBTSxLQUFLLEdBQUcsR0FBRyxVQUFVLFNBQVMsR0FBRyxHQUFHLE9BQU8sT0FBTyxJQUFJLElBQUksTUFBTTtFQUM3SCxTQUFTLFlBQVksU0FBUztBQUNoQzs7O0FBTUEsSUFBSSxpQkFBaUIsTUFBTSxHQUFHLFVBQVUsU0FBUyxTQUFTLFVBQVUsVUFBVSxPQUFPLEtBQUssR0FBRyxJQUFJLFFBQVEsR0FBRyxJQUFJLFNBQVMsS0FBSyxRQUFRLElBQUksT0FBTztBQUNqSixPQUFPLFNBQVMsMkJBQTJCLFNBQVMsWUFBWSxPQUFPO0VBQ3JFLE9BQU8sU0FBUyxVQUFVLG9CQUFvQixHQUFHLGVBQWUscUJBQXFCLEdBQUcsR0FBRyxJQUFJLFFBQVEsR0FBRyxJQUFJO0FBQ2hIOzs7QUFPQTtDQUNDLEVBQUUsTUFBTSxLQUFLLElBQUksTUFBTSxHQUFHLE9BQU8sRUFBRSxPQUFPLElBQUksVUFBVSxRQUFRLFFBQVEsSUFBSSxPQUFPLFFBQVEsSUFBSSxhQUFhLE1BQU0sSUFBSSxVQUFVLFFBQVEsUUFBUSxJQUFJLEtBQUssUUFBUSxJQUFJLFFBQVEsSUFBSSxtQkFBbUIsSUFBSSxJQUFJO0NBQzVNLEVBQUUsR0FBRyxVQUFVLFFBQVEsUUFBUSxFQUFFLE1BQU0sT0FBTyxPQUFPLE1BQU0sU0FBUyxHQUFHLE1BQU0sT0FBTyxHQUFHLElBQUksUUFBUSxPQUFPO0NBQzFHO0FBQ0QsT0FBTyxNQUFNLFNBQVMsU0FBUyxZQUFZLFFBQVEsUUFBUSxTQUFTLEVBQUUsU0FBUyxVQUFVLFNBQVMsVUFBVSxTQUFTLFlBQVksT0FBTyxFQUFFLEVBQUUsS0FBSyxpQkFBaUI7RUFDaEssTUFBTSxNQUFNLEVBQUUsc0JBQXNCO0VBQ3BDLE1BQU0sT0FBTyxFQUFFO0VBQ2YsTUFBTSxZQUFZLEVBQUUsTUFBTSxJQUFJLFVBQVUsR0FBRyxPQUFPLElBQUksVUFBVSxFQUFFLFVBQVUsRUFBRSxNQUFNLGNBQWMsT0FBTyxHQUFHLEdBQUc7RUFDL0csTUFBTSxPQUFPLEVBQUUsd0JBQXdCO0lBQ3JDLFVBQVUsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsT0FBTyxXQUFXO0lBQ25ELGdCQUFnQixJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxZQUFZO0lBQ25ELHNCQUFzQixJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxXQUFXLGtCQUFrQjtFQUM1RTtFQUNBLE1BQU0sT0FBTyxFQUFFLE1BQU0scUJBQXFCO0lBQ3hDLFFBQVEsMkJBQTJCLGNBQWM7SUFDakQ7SUFDQTtJQUNBLG9CQUFvQixJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxTQUFTLGdCQUFnQjtFQUN0RTtFQUNBLEdBQUcsYUFBYTtJQUNkLE9BQU8sRUFBRSxRQUFRLEVBQUUsTUFBTSxPQUFPLE1BQU0sa0NBQWtDLEdBQUcsU0FBUyxXQUFXLFdBQVcsZ0JBQWdCO0VBQzVIO0VBQ0EsT0FBTyxFQUFFLFFBQVEsbUJBQW1CLGNBQWMsU0FBUyxlQUFlO0FBQzVFOzs7QUErRUEsSUFBSSxpQkFBaUIsT0FBTyxJQUFJLEtBQUssTUFBTSxPQUFPLHFCQUFxQixPQUFPLElBQUksS0FBSyxNQUFNLE1BQU0sRUFBRSxRQUFRLE9BQU8sR0FBRyxRQUFRO0FBQy9ILE9BQU8sTUFBTSxpQkFBaUIsRUFBRTs7O0FBTWhDO0NBQ0MsRUFBRSxvQkFBb0IsS0FBSyxJQUFJLE1BQU0sR0FBRyxJQUFJLE9BQU8sS0FBSyxPQUFPLFFBQVEsU0FBUyxPQUFPLElBQUksT0FBTyxNQUFNLEtBQUssSUFBSSxJQUFJLE1BQU0sTUFBTSxRQUFRLElBQUksS0FBSyxtQkFBbUIsU0FBUyxHQUFHLE1BQU0sS0FBSyxJQUFJLEtBQUssSUFBSSxPQUFPLEtBQUssS0FBSztDQUMxTixFQUFFLElBQUksTUFBTSxLQUFLLEtBQUssSUFBSSxNQUFNLEdBQUcsS0FBSyxJQUFJLE1BQU0sUUFBUSxJQUFJLFNBQVMsT0FBTyxnQkFBZ0IsRUFBRSxLQUFLLEtBQUssUUFBUSxRQUFRLEVBQUUsWUFBWSxHQUFHLFNBQVMsS0FBSyxHQUFHLFFBQVEsT0FBTztDQUMzSyxFQUFFLE9BQU8sSUFBSSxTQUFTLE1BQU0sRUFBRTtDQUM5QjtBQUNELE9BQU8sTUFBTSxTQUFTLHVCQUF1QixZQUFZLFVBQVUsUUFBUSxRQUFRLFNBQVMsa0JBQWtCO0VBQzVHLElBQUksT0FBTyxFQUFFO0VBQ2IsTUFBTSxhQUFhLFNBQVMsRUFBRTtFQUM5QixNQUFNLEtBQUssRUFBRSxRQUFRLFFBQVEsUUFBUSxRQUFRLFFBQVEsU0FBUyxTQUFTLEdBQUc7SUFDeEUsY0FBYyxnQkFBZ0IsYUFBYSxPQUFPLDJCQUEyQjtJQUM3RSxPQUFPLEVBQUUsTUFBTSxVQUFVLFFBQVEsT0FBTyxRQUFRLFVBQVUsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsTUFBTSxHQUFHO0VBQzVGO0VBQ0EsSUFBSSxLQUFLLE1BQU0sRUFBRSxHQUFHLEVBQUUsU0FBUztJQUM3QixJQUFJLFVBQVUsT0FBTyxFQUFFO0lBQ3ZCLElBQUksT0FBTyxNQUFNLEdBQUcscUJBQXFCO01BQ3ZDLE1BQU0sS0FBSyxFQUFFO01BQ2IsR0FBRyxNQUFNLElBQUksVUFBVSxHQUFHLG1CQUFtQixPQUFPLFFBQVEsT0FBTztNQUNuRSxNQUFNLFFBQVEsRUFBRSxnQkFBZ0I7TUFDaEMsR0FBRyxTQUFTLElBQUksV0FBVyxPQUFPLGlCQUFpQixLQUFLLEtBQUssT0FBTyxLQUFLO01BQ3pFLE1BQU0sU0FBUyxFQUFFLGdCQUFnQixRQUFRO01BQ3pDLElBQUksU0FBUyxZQUFZLEVBQUU7TUFDM0IsSUFBSSxTQUFTLE9BQU8sRUFBRTtNQUN0QixJQUFJO1FBQ0YsUUFBUSxFQUFFLE1BQU0sY0FBYyxPQUFPLEdBQUcsR0FBRyxhQUFhLEVBQUUsUUFBUSxTQUFTO01BQzdFLEVBQUUsTUFBTSxRQUFRO1FBQ2QsUUFBUSxFQUFFLE1BQU0sT0FBTztNQUN6QjtNQUNBLE1BQU0sTUFBTSxRQUFRLEVBQUUsU0FBUyxHQUFHLEVBQUUsVUFBVSxRQUFRLEVBQUUsRUFBRTtNQUMxRCxHQUFHLFNBQVMsSUFBSSxVQUFVLEdBQUcsTUFBTSxJQUFJLE9BQU8sR0FBRyxLQUFLLElBQUksVUFBVSxHQUFHLEtBQUssSUFBSSxPQUFPLEdBQUcsS0FBSyxJQUFJLFFBQVE7UUFDekcsT0FBTyxpQkFBaUIsUUFBUSxHQUFHLE1BQU0sU0FBUyw2QkFBNkIsTUFBTSxHQUFHLElBQUksRUFBRTtNQUNoRztNQUNBLEdBQUcsaUJBQWlCLElBQUksUUFBUTtNQUNoQyxHQUFHLGlCQUFpQixJQUFJLFdBQVc7UUFDakMsTUFBTSxVQUFVLEVBQUUscUJBQXFCLEdBQUcsRUFBRSxTQUFTLFFBQVEsV0FBVztRQUN4RSxHQUFHLGdCQUFnQixPQUFPLGlCQUFpQixNQUFNLFFBQVEsS0FBSyxHQUFHLFFBQVEsUUFBUTtRQUNqRixHQUFHLG9DQUFvQyxJQUFJLDJCQUEyQjtRQUN0RSxjQUFjLGdCQUFnQixrQkFBa0IsUUFBUSwwQkFBMEIsS0FBSztRQUN2RixPQUFPLEVBQUU7UUFDVDtRQUNBLFNBQVMsRUFBRTtRQUNYO01BQ0Y7TUFDQSxHQUFHLGlCQUFpQixJQUFJLFFBQVEsT0FBTyxpQkFBaUIsZ0JBQWdCLE9BQU8sY0FBYyxJQUFJLFNBQVMsRUFBRSxjQUFjLEVBQUU7TUFDNUgsR0FBRyxXQUFXO1FBQ1osY0FBYyxnQkFBZ0Isa0JBQWtCLE1BQU0sSUFBSSxTQUFTLEdBQUcsMkJBQTJCLFNBQVMsR0FBRztRQUM3RztNQUNGO01BQ0EsTUFBTSxXQUFXLEVBQUU7TUFDbkIsb0NBQW9DLEVBQUUsSUFBSSxZQUFZLFFBQVEsUUFBUSxPQUFPLFlBQVksUUFBUSxlQUFlO01BQ2hILGNBQWMsZ0JBQWdCLGtCQUFrQixLQUFLLEVBQUUsT0FBTyxHQUFHLFFBQVEsMEJBQTBCLFVBQVUsb0JBQW9CO01BQ2pJLE9BQU8sRUFBRSxNQUFNLHFCQUFxQixRQUFRLE9BQU8sWUFBWSxRQUFRLGdCQUFnQixXQUFXO0lBQ3BHO0lBQ0EsR0FBRyxVQUFVLElBQUksV0FBVyxPQUFPLEVBQUUsTUFBTSxZQUFZLFFBQVEsWUFBWTtJQUMzRSxHQUFHLE9BQU8sR0FBRyxrQkFBa0IsT0FBTyxlQUFlLEtBQUssTUFBTSxLQUFLLFVBQVUsSUFBSSxPQUFPLHFCQUFxQjtFQUNqSDtBQUNGOzs7QUErSkE7Q0FDQyxFQUFFLGtCQUFrQixLQUFLLElBQUksV0FBVyxJQUFJLE9BQU8sUUFBUSxJQUFJLEtBQUssVUFBVSxHQUFHLElBQUksR0FBRyxNQUFNLElBQUksVUFBVSxJQUFJLElBQUksUUFBUSxNQUFNLElBQUksTUFBTSxtQkFBbUIsR0FBRyxJQUFJLFFBQVEsSUFBSSxNQUFNLE1BQU0sR0FBRztDQUNqTTtBQUNELE9BQU8sTUFBTSxTQUFTLHFCQUFxQixZQUFZLFFBQVEsUUFBUSxZQUFZLFNBQVMsbUJBQW1CO0VBQzdHLE1BQU0sUUFBUSxFQUFFLFVBQVUsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsVUFBVTtFQUMzRCxHQUFHLHNCQUFzQixHQUFHLGlCQUFpQixFQUFFLEdBQUcsT0FBTyxPQUFPLFNBQVMsUUFBUTtFQUNqRixNQUFNLE9BQU8sRUFBRSxtQkFBbUIsWUFBWTtFQUM5QyxjQUFjLFlBQVksT0FBTyxpQkFBaUIsR0FBRyxvQkFBb0I7RUFDekUsT0FBTywrQkFBK0IsR0FBRyxTQUFTLFFBQVEsRUFBRSxZQUFZLFNBQVMsUUFBUTtBQUMzRjs7O0FBUUE7Q0FDQyxFQUFFLGlCQUFpQixPQUFPLE1BQU0sR0FBRyxPQUFPLFlBQVksTUFBTSxTQUFTLEVBQUUsUUFBUSxTQUFTLElBQUksUUFBUSxJQUFJLE9BQU8sS0FBSyxJQUFJLE9BQU8sS0FBSyxHQUFHLEdBQUcsSUFBSSxTQUFTLEdBQUcsSUFBSTtDQUM5SixFQUFFLEtBQUssR0FBRyxNQUFNLElBQUksTUFBTSxRQUFRLE9BQU8sTUFBTSxFQUFFLFFBQVEsS0FBSyxHQUFHLFVBQVU7Q0FDM0U7QUFDRCxPQUFPLFNBQVMsMkJBQTJCLFNBQVMsWUFBWSxFQUFFLFNBQVMsUUFBUSxTQUFTLFNBQVMsT0FBTyxPQUFPLEVBQUUsRUFBRSxVQUFVO0VBQy9ILE1BQU0sT0FBTyxFQUFFLG9CQUFvQixHQUFHLFVBQVUsSUFBSTtFQUNwRCxHQUFHLGVBQWUsSUFBSSxHQUFHLE9BQU8sWUFBWSxJQUFJLFVBQVUsRUFBRSxVQUFVLEVBQUUsRUFBRSxRQUFRLGFBQWEsT0FBTyxFQUFFO0VBQ3hHLE1BQU0sTUFBTSxFQUFFLElBQUksWUFBWSxFQUFFLE9BQU8sU0FBUyxPQUFPLE9BQU87RUFDOUQsSUFBSSxPQUFPLFFBQVEsR0FBRyxRQUFRO0lBQzVCLE1BQU0sSUFBSSxFQUFFO0lBQ1osTUFBTSxNQUFNLEVBQUU7SUFDZCxHQUFHLE9BQU8sSUFBSSxXQUFXLGVBQWUsRUFBRSxPQUFPLFNBQVMsT0FBTyxFQUFFO0lBQ25FLEtBQUs7RUFDUDtFQUNBLElBQUksTUFBTSxFQUFFLE9BQU8sU0FBUyxPQUFPLE9BQU8sRUFBRSxFQUFFO0VBQzlDLElBQUksT0FBTyxNQUFNLEdBQUcsZ0JBQWdCLEdBQUcsTUFBTSxJQUFJLFVBQVUsR0FBRyxZQUFZLEVBQUUsWUFBWSxLQUFLLEVBQUU7RUFDL0YsT0FBTyxLQUFLLElBQUksVUFBVSxFQUFFLFVBQVUsRUFBRSxFQUFFLFFBQVEsWUFBWSxPQUFPLFdBQVc7QUFDbEY7OztBQU1BO0NBQ0MsRUFBRSxjQUFjLE1BQU0sSUFBSSxRQUFRLFFBQVEsS0FBSyxtQkFBbUIsSUFBSSxLQUFLLElBQUksTUFBTSxLQUFLLE1BQU0sSUFBSSxFQUFFO0NBQ3RHO0FBQ0QsT0FBTyxTQUFTLGlCQUFpQixZQUFZLFVBQVUsU0FBUyxZQUFZLFFBQVEsRUFBRSxVQUFVO0VBQzlGLE1BQU0sT0FBTyxFQUFFO0VBQ2YsR0FBRyxRQUFRLElBQUksVUFBVSxHQUFHLGdCQUFnQixFQUFFLEdBQUc7SUFDL0MsY0FBYyxZQUFZLGdCQUFnQixHQUFHLG1CQUFtQixNQUFNLElBQUksd0NBQXdDLE9BQU8sS0FBSywwQkFBMEIsR0FBRztFQUM3SjtFQUNBLE9BQU87QUFDVDs7O0FBMERBO0NBQ0MsRUFBRSxnQkFBZ0IsSUFBSSxJQUFJLE1BQU0sUUFBUSxNQUFNLEVBQUUsUUFBUSxNQUFNLEtBQUssT0FBTyxLQUFLLFVBQVUsT0FBTyxJQUFJLEtBQUssT0FBTyxJQUFJLE9BQU8sR0FBRyxFQUFFLEtBQUssS0FBSyxJQUFJLEdBQUcsU0FBUyxHQUFHLEdBQUc7Q0FDaEs7QUFDRCxPQUFPLE1BQU0saUJBQWlCLG9CQUFvQixFQUFFLElBQUksbUJBQW1CLGdCQUFnQixnQkFBZ0IsY0FBYyxlQUFlOzs7QUFheEk7Q0FDQyxFQUFFLFdBQVcsR0FBRyxNQUFNLElBQUksR0FBRyxJQUFJLEtBQUssSUFBSSxRQUFRLElBQUksT0FBTyxZQUFZLEtBQUssRUFBRSxTQUFTLEtBQUssSUFBSSxJQUFJO0NBQ3RHLEVBQUUsRUFBRSxVQUFVLE1BQU0sSUFBSSxNQUFNLElBQUksSUFBSSxJQUFJLE9BQU8sR0FBRyxNQUFNLEtBQUssRUFBRSxrQkFBa0IsT0FBTyxLQUFLLEdBQUcsR0FBRyxhQUFhLE9BQU8sR0FBRyxVQUFVLFVBQVUsSUFBSSxPQUFPLHNCQUFzQixLQUFLLE1BQU0sTUFBTSxJQUFJLFNBQVMsTUFBTSxLQUFLLEdBQUcsV0FBVyxRQUFRLFVBQVUsSUFBSSxTQUFTLEdBQUcsTUFBTSxFQUFFLFFBQVEsUUFBUSxJQUFJLE9BQU8sSUFBSSxNQUFNLE9BQU8sR0FBRyxHQUFHLElBQUksUUFBUSxXQUFXO0NBQzNWO0FBQ0QsT0FBTyxNQUFNLFNBQVMsY0FBYyxZQUFZLFFBQVEsU0FBUyxnQkFBZ0I7RUFDL0UsR0FBRyxhQUFhLElBQUksV0FBVztJQUM3QixNQUFNLE9BQU8sRUFBRTtJQUNmLEdBQUcsYUFBYSxjQUFjLFNBQVMsVUFBVSxRQUFRLFNBQVM7SUFDbEUsTUFBTSxVQUFVLFNBQVMsRUFBRTtNQUN6QixFQUFFLE1BQU0sdUJBQXVCLGNBQWM7TUFDN0MsRUFBRSxFQUFFLE1BQU0sVUFBVSxRQUFRLEVBQUUsTUFBTSxPQUFPLE1BQU0sV0FBVyxTQUFTLEdBQUcsT0FBTyxXQUFXLFFBQVEsY0FBYztJQUNsSCxPQUFPLEVBQUUsV0FBVyxRQUFRLFlBQVksU0FBUztFQUNuRDtFQUNBLEdBQUcsYUFBYSxJQUFJLFNBQVMsT0FBTyxFQUFFLFdBQVcsUUFBUSxXQUFXO0VBQ3BFLEdBQUcsOENBQThDO0lBQy9DLE1BQU0sdUJBQXVCO0lBQzdCLE9BQU8sRUFBRSxXQUFXLFFBQVEsV0FBVztFQUN6QztFQUNBLElBQUksV0FBVyxPQUFPLEVBQUU7RUFDeEIsSUFBSSxVQUFVLFNBQVMsRUFBRTtFQUN6QixJQUFJLEtBQUssUUFBUSxFQUFFLEdBQUcsUUFBUSxHQUFHLFlBQVksV0FBVztJQUN0RCxNQUFNLFVBQVUsRUFBRSxpQkFBaUIsTUFBTSxxQkFBcUIsUUFBUTtJQUN0RSxHQUFHLFdBQVcsSUFBSSxXQUFXO0lBQzdCLEdBQUcscUJBQXFCLElBQUksV0FBVztNQUNyQyxNQUFNLFVBQVUsRUFBRTtNQUNsQixNQUFNLFFBQVEsT0FBTyxFQUFFLEVBQUUsTUFBTSxXQUFXLE1BQU0sUUFBUSxHQUFHLE1BQU0sTUFBTSxRQUFRLGNBQWMsTUFBTSxJQUFJLFVBQVUsS0FBSyxlQUFlLFdBQVc7TUFDaEosU0FBUyxFQUFFLE1BQU0sdUJBQXVCLGdCQUFnQixFQUFFLEVBQUUsRUFBRSxPQUFPLEVBQUUsa0JBQWtCO01BQ3pGLEdBQUcsZUFBZSxJQUFJLFlBQVksU0FBUyxFQUFFLEVBQUUsYUFBYSxVQUFVO01BQ3RFO0lBQ0Y7SUFDQSxTQUFTLEVBQUUsTUFBTSx1QkFBdUIsa0JBQWtCO0lBQzFELEdBQUcsZUFBZSxJQUFJLFNBQVMsR0FBRyxrQkFBa0IsSUFBSSxXQUFXO0lBQ25FLFVBQVUsRUFBRSx1QkFBdUIsT0FBTyxvQ0FBb0M7SUFDOUUsY0FBYyxTQUFTLElBQUksV0FBVyxHQUFHLGNBQWM7RUFDekQ7RUFDQSxPQUFPLFNBQVMsSUFBSSxVQUFVLEVBQUUsRUFBRSxXQUFXLFFBQVEsV0FBVyxFQUFFLEVBQUUsRUFBRSxXQUFXLFFBQVEsWUFBWSxTQUFTO0FBQ2hIOyJ9
+//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoicmVhc29uLnRzIiwic291cmNlcyI6WyIuLi9saXRlcmF0ZS9yZWFzb24ubWQiXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6Ijs7O0FBOEJBLE9BQU8sRUFBRSxzQkFBc0IsZUFBZSxZQUFZLGVBQWUsRUFBRSxLQUFLO0FBQ2hGLE9BQU8sRUFBRSxnQ0FBZ0MsS0FBSyxXQUFXLEVBQUUsS0FBSztBQUNoRSxPQUFPLEVBQUUsZUFBZSxXQUFXLGFBQWEsY0FBYyxLQUFLLFNBQVMsS0FBSyxZQUFZLEtBQUssV0FBVyxFQUFFLEtBQUs7QUFDcEgsT0FBTyxLQUFLLEVBQUUsUUFBUSxVQUFVLFFBQVEsS0FBSyxFQUFFLEtBQUs7QUFDcEQsT0FBTyxFQUFFLG9CQUFvQixxQkFBcUIsY0FBYyxrQkFBa0IsWUFBWSxnQkFBZ0IsS0FBSyxhQUFhLEtBQUssVUFBVSxFQUFFLEtBQUs7QUFDdEosT0FBTyxFQUFFLHdCQUF3QixLQUFLLE1BQU0sS0FBSyxTQUFTLEVBQUUsS0FBSzs7O0FBY2pFLElBQUksU0FBUyxHQUFHLEtBQUssRUFBRSxRQUFRLEdBQUcsS0FBSyxNQUFNLEVBQUUsTUFBTSxJQUFJLE1BQU0sWUFBWSxJQUFJLFNBQVMsUUFBUSxNQUFNLElBQUksTUFBTTtBQUNoSCxPQUFPLEtBQUssU0FBUyxFQUFFLFdBQVcsT0FBTyxFQUFFLGNBQWMsRUFBRTs7O0FBTTNEO0NBQ0MsRUFBRSxlQUFlLEdBQUcsS0FBSyxFQUFFLE9BQU8sU0FBUyxHQUFHLE9BQU8sSUFBSSxhQUFhLEdBQUcsS0FBSyxLQUFLLEdBQUcsUUFBUSxJQUFJLE9BQU8sUUFBUSxJQUFJLE9BQU8sSUFBSSxJQUFJLE1BQU0sT0FBTyxHQUFHLElBQUksVUFBVSxHQUFHO0NBQ3JLO0FBQ0QsT0FBTyxVQUFVLGVBQWU7RUFDOUIsSUFBSSxJQUFJLGFBQWEsR0FBRyxLQUFLLEdBQUcsTUFBTTtFQUN0QyxTQUFTLFFBQVE7RUFDakIsSUFBSSxVQUFVLFVBQVUsTUFBTSxjQUFjLE9BQU8sV0FBVyxNQUFNO0VBQ3BFLFNBQVMsUUFBUTtFQUNqQixJQUFJLE9BQU8sR0FBRyxJQUFJLE1BQU0sVUFBVSxLQUFLLE1BQU0sR0FBRyxLQUFLO0VBQ3JELFNBQVMsUUFBUTtFQUNqQixJQUFJLElBQUksS0FBSyxhQUFhLEdBQUcsTUFBTSxLQUFLLFVBQVUsUUFBUSxNQUFNLEtBQUssSUFBSSxXQUFXLElBQUksRUFBRSxRQUFRLEtBQUssTUFBTSxVQUFVLE9BQU8sS0FBSyxJQUFJLE9BQU8sSUFBSSxHQUFHLE9BQU87RUFDNUosU0FBUyxRQUFRLFNBQVM7RUFDMUIsSUFBSSxJQUFJLFdBQVcsT0FBTyxPQUFPLEdBQUcsTUFBTSxJQUFJLEVBQUUsUUFBUSxLQUFLLE9BQU8sS0FBSyxVQUFVLE9BQU8sS0FBSyxNQUFNLElBQUksTUFBTTtFQUMvRyxTQUFTLFFBQVEsU0FBUztBQUM1Qjs7O0FBT0EsSUFBSSxlQUFlLEdBQUcsRUFBRSxLQUFLLEtBQUssRUFBRSxNQUFNLEtBQUssVUFBVSxJQUFJLE9BQU8sS0FBSyxJQUFJLElBQUksVUFBVSxHQUFHLElBQUksS0FBSyxHQUFHLE9BQU8sU0FBUyxJQUFJLFdBQVc7QUFDekksT0FBTyxVQUFVLGVBQWU7RUFDOUIsU0FBUyxNQUFNO0VBQ2YsU0FBUyxXQUFXO0FBQ3RCOzs7QUFNQTtDQUNDLEVBQUUsYUFBYSxHQUFHLEVBQUUsVUFBVSxRQUFRLElBQUksTUFBTSxJQUFJLE9BQU8sS0FBSyxNQUFNLEdBQUcsSUFBSSxNQUFNLEtBQUssS0FBSyxJQUFJLE1BQU0sT0FBTyxLQUFLLElBQUksU0FBUyxRQUFRLEtBQUssS0FBSztDQUNsSjtBQUNELE9BQU8sVUFBVSxhQUFhO0VBQzVCLFNBQVMsTUFBTTtFQUNmLFNBQVMsWUFBWSxTQUFTO0VBQzlCLFNBQVMsY0FBYztFQUN2QixTQUFTLGVBQWU7QUFDMUI7OztBQU1BO0NBQ0MsRUFBRSxRQUFRLEdBQUcsSUFBSSxJQUFJLEdBQUcsU0FBUyxFQUFFLE1BQU0sR0FBRyxPQUFPLEtBQUssRUFBRSxNQUFNLFFBQVEsRUFBRSxLQUFLO0NBQy9FLEVBQUUsR0FBRyxNQUFNLEdBQUcsVUFBVSxJQUFJLElBQUksT0FBTztDQUN2QztBQUNELE9BQU8sS0FBSyxRQUFRLEVBQUUsVUFBVSxnQkFBZ0IsR0FBRyxhQUFhLEVBQUU7OztBQU1sRSxJQUFJLGNBQWMsTUFBTSxFQUFFLE1BQU0sSUFBSSxFQUFFLFFBQVEsSUFBSSxRQUFRLEdBQUcsUUFBUSxZQUFZLEdBQUcsSUFBSSxJQUFJLFFBQVEsUUFBUTtBQUM1RyxPQUFPLEtBQUssY0FBYyxFQUFFLFVBQVUsUUFBUSxRQUFRLE9BQU8sRUFBRSxXQUFXLEdBQUcsT0FBTyxFQUFFOzs7QUFVdEY7Q0FDQyxFQUFFLGdCQUFnQixHQUFHLEdBQUcsT0FBTyxFQUFFLEtBQUssTUFBTSxFQUFFLE9BQU8sR0FBRyxTQUFTLE1BQU0sTUFBTSxFQUFFLE1BQU0sTUFBTSxJQUFJLE9BQU8sS0FBSyxJQUFJLElBQUksTUFBTSxTQUFTLEdBQUc7Q0FDckk7QUFDRCxPQUFPLFVBQVUsZ0JBQWdCO0VBQy9CLFNBQVMsSUFBSTtFQUNiLFNBQVMsUUFBUTtFQUNqQixTQUFTLFFBQVE7RUFDakIsU0FBUyxPQUFPO0VBQ2hCLFNBQVMsUUFBUTtBQUNuQjs7O0FBUUE7Q0FDQyxFQUFFLGdCQUFnQixHQUFHLEVBQUUsU0FBUyxJQUFJLEdBQUcsSUFBSSxRQUFRLFNBQVMsTUFBTSxHQUFHLE9BQU8sS0FBSyxJQUFJLE9BQU8sS0FBSyxlQUFlLEtBQUssR0FBRyxJQUFJLFFBQVEsT0FBTyxLQUFLLE1BQU0sTUFBTSxJQUFJLEtBQUssR0FBRyxRQUFRO0NBQ2hMO0FBQ0QsT0FBTyxVQUFVLGdCQUFnQjtFQUMvQixTQUFTLElBQUk7RUFDYixTQUFTLGFBQWE7RUFDdEIsU0FBUyxXQUFXLE9BQU8sRUFBRTtBQUMvQjs7O0FBTUE7Q0FDQyxFQUFFLFVBQVUsR0FBRyxJQUFJLFVBQVUsT0FBTyxHQUFHLFdBQVcsS0FBSyxNQUFNLElBQUksRUFBRSxRQUFRLElBQUksS0FBSyxFQUFFLE9BQU8sUUFBUSxJQUFJLElBQUksSUFBSSxJQUFJLE9BQU8sS0FBSyxNQUFNLEdBQUcsU0FBUztDQUNuSixFQUFFLFFBQVEsR0FBRyxHQUFHLE9BQU8sSUFBSSxJQUFJLFlBQVksRUFBRSxNQUFNLFFBQVEsS0FBSyxHQUFHLElBQUksT0FBTyxLQUFLLE1BQU0sSUFBSTtDQUM3RjtBQUNELE9BQU8sVUFBVSxVQUFVO0VBQ3pCLFNBQVMsU0FBUyxZQUFZO0VBQzlCLElBQUksU0FBUyxHQUFHLEVBQUUsSUFBSSxPQUFPLE1BQU0sSUFBSSxPQUFPLEdBQUcsSUFBSSxLQUFLLElBQUksTUFBTTtFQUNwRSxTQUFTLFNBQVMsWUFBWTtBQUNoQzs7O0FBTUE7Q0FDQyxFQUFFLGtCQUFrQixHQUFHLEtBQUssR0FBRyxTQUFTLEdBQUcsU0FBUyxTQUFTLElBQUksVUFBVSxLQUFLLEdBQUcsSUFBSSxRQUFRLEdBQUcsR0FBRyxPQUFPLFFBQVEsS0FBSyxPQUFPLEtBQUssUUFBUSxNQUFNO0NBQ25KO0FBQ0QsT0FBTyxTQUFTLDBCQUEwQixTQUFTLE9BQU87RUFDeEQsT0FBTztBQUNUOzs7QUFPQTtDQUNDLEVBQUUsYUFBYSxLQUFLLFFBQVEsU0FBUyxNQUFNLEVBQUUsTUFBTSxJQUFJLFFBQVEsTUFBTSxJQUFJLFFBQVEsVUFBVSxLQUFLLEdBQUcsSUFBSSxTQUFTLElBQUk7Q0FDcEg7QUFDRCxPQUFPLFNBQVMsZ0JBQWdCLEVBQUUsU0FBUyxXQUFXLFVBQVUsR0FBRyxRQUFRLFFBQVEsUUFBUSxTQUFTLFFBQVE7RUFDMUcsR0FBRyxtQkFBbUIsSUFBSSxXQUFXLE9BQU87RUFDNUMsTUFBTSxNQUFNLEVBQUU7RUFDZCxPQUFPLE1BQU0sSUFBSSxVQUFVLEdBQUcsa0JBQWtCLElBQUksMEJBQTBCLEdBQUcsZ0JBQWdCLElBQUk7QUFDdkc7OztBQVFBO0NBQ0MsRUFBRSxXQUFXLEdBQUcsSUFBSSxLQUFLLEdBQUcsSUFBSSxRQUFRLElBQUksT0FBTyxNQUFNLE1BQU0sUUFBUSxNQUFNLElBQUksT0FBTyxJQUFJLElBQUksT0FBTyxRQUFRLEtBQUssVUFBVSxTQUFTLFVBQVUsSUFBSSxNQUFNLFNBQVMsSUFBSSxJQUFJLFNBQVM7Q0FDckw7QUFDRCxPQUFPLFVBQVUsV0FBVyxRQUFRLFdBQVcsVUFBVSxXQUFXO0VBQ2xFLElBQUksSUFBSSxZQUFZLEtBQUssR0FBRyxJQUFJLE9BQU8sUUFBUTtFQUMvQyxTQUFTLFVBQVU7RUFDbkIsU0FBUyxVQUFVLFlBQVk7RUFDL0IsSUFBSSxRQUFRLE1BQU0sR0FBRyxJQUFJLE1BQU0sS0FBSyxJQUFJLE9BQU87RUFDL0MsU0FBUyxTQUFTO0VBQ2xCLFNBQVMsYUFBYSxjQUFjLEVBQUU7RUFDdEMsSUFBSSxLQUFLLFVBQVUsSUFBSSxJQUFJLE1BQU0sT0FBTyxTQUFTLEdBQUcsSUFBSSxRQUFRLElBQUksTUFBTSxHQUFHLFNBQVMsSUFBSSxNQUFNO0VBQ2hHLFNBQVMsV0FBVyxFQUFFLFNBQVMsU0FBUyxTQUFTLFNBQVMsTUFBTSxPQUFPO0VBQ3ZFLElBQUksTUFBTSxFQUFFLE9BQU8sT0FBTyxPQUFPLEVBQUUsS0FBSyxRQUFRO0VBQ2hELFNBQVMsVUFBVTtFQUNuQixJQUFJLE9BQU8sUUFBUSxJQUFJLElBQUksUUFBUTtFQUNuQyxTQUFTLGVBQWU7RUFDeEIsU0FBUyxXQUFXO0VBQ3BCLElBQUksTUFBTSxJQUFJLElBQUksUUFBUSxXQUFXO0VBQ3JDLFNBQVMsT0FBTyxHQUFHLEdBQUc7RUFDdEIsSUFBSSxLQUFLLEtBQUssUUFBUSxLQUFLLElBQUksSUFBSSxNQUFNLElBQUksSUFBSSxLQUFLLFFBQVE7RUFDOUQsU0FBUyxTQUFTO0VBQ2xCLElBQUksTUFBTSxTQUFTLEdBQUcsSUFBSSxLQUFLLFFBQVEsS0FBSyxJQUFJLE1BQU0sU0FBUyxJQUFJLGtCQUFrQixPQUFPLE1BQU0sR0FBRztFQUNyRyxTQUFTLFVBQVU7RUFDbkIsSUFBSSxNQUFNLE9BQU8sS0FBSyxFQUFFLE9BQU8sT0FBTyxNQUFNLEVBQUUsS0FBSyxPQUFPLE1BQU0sT0FBTyxHQUFHLFFBQVEsS0FBSztFQUN2RixTQUFTLFFBQVEsS0FBSyxRQUFRLEdBQUc7QUFDbkM7OztBQU1BO0NBQ0MsRUFBRSxnQkFBZ0IsS0FBSyxHQUFHLFNBQVMsSUFBSSxRQUFRLE1BQU0sT0FBTyxJQUFJLFFBQVEsSUFBSSxLQUFLLEdBQUcsSUFBSSxRQUFRLEdBQUcsR0FBRyxHQUFHLElBQUksTUFBTSxLQUFLLEdBQUcsYUFBYSxNQUFNLEdBQUcsV0FBVyxPQUFPLFFBQVEsWUFBWSxHQUFHLE9BQU87Q0FDak07QUFDRCxPQUFPLFNBQVMsbUJBQW1CLFlBQVksTUFBTSxRQUFRLFNBQVMsVUFBVSxLQUFLO0VBQ25GLHFCQUFxQjtFQUNyQixHQUFHLDRCQUE0QjtBQUNqQzs7O0FBWUE7Q0FDQyxFQUFFLG9CQUFvQixPQUFPLElBQUksUUFBUSxJQUFJLElBQUksS0FBSyxPQUFPLE1BQU0sUUFBUSxJQUFJLFFBQVEsT0FBTyxPQUFPLFFBQVEsR0FBRyxNQUFNLElBQUksU0FBUyxXQUFXLElBQUksS0FBSyxJQUFJO0NBQzNKLEVBQUUsSUFBSSxLQUFLLEdBQUcsUUFBUSxNQUFNLE9BQU8sTUFBTSxPQUFPO0NBQ2hEO0FBQ0QsT0FBTyxVQUFVLG9CQUFvQjtFQUNuQyxJQUFJLFFBQVEsR0FBRyxFQUFFLElBQUksT0FBTyxPQUFPLElBQUksTUFBTSxHQUFHLE1BQU0sU0FBUyxPQUFPLE9BQU87RUFDN0UsU0FBUyxVQUFVLFlBQVk7RUFDL0IsSUFBSSxjQUFjLEdBQUc7RUFDckIsU0FBUyxVQUFVO0VBQ25CLElBQUksY0FBYyxLQUFLO0VBQ3ZCLFNBQVMsY0FBYztFQUN2QixJQUFJLGNBQWMsS0FBSztFQUN2QixTQUFTLGFBQWE7RUFDdEIsSUFBSSxFQUFFLEtBQUssS0FBSyxJQUFJLElBQUksS0FBSyxTQUFTLEVBQUUsSUFBSSxJQUFJLEtBQUssR0FBRyxZQUFZLE1BQU0sR0FBRyxHQUFHLE1BQU0sS0FBSyxHQUFHLEtBQUssR0FBRyxJQUFJLE9BQU8sUUFBUSxJQUFJLFVBQVU7RUFDdkksU0FBUyxXQUFXLGNBQWM7QUFDcEM7OztBQVFBO0NBQ0MsRUFBRSxXQUFXLFFBQVEsT0FBTyxHQUFHLElBQUksUUFBUSxHQUFHLFFBQVEsWUFBWSxTQUFTLElBQUksY0FBYyxRQUFRLElBQUksS0FBSyxHQUFHLGVBQWUsSUFBSSxRQUFRLElBQUksS0FBSyxXQUFXLE1BQU0sSUFBSSxJQUFJLGNBQWMsS0FBSyxTQUFTLE9BQU87Q0FDak47QUFDRCxPQUFPLFNBQVMsY0FBYyxFQUFFLFNBQVMsU0FBUyxvQkFBb0IsR0FBRyxXQUFXLE9BQU8sRUFBRSxXQUFXLE1BQU0sT0FBTyxLQUFLO0VBQ3hILEdBQUcsV0FBVyxJQUFJLFVBQVUsR0FBRyxtQkFBbUIsR0FBRyxHQUFHO0VBQ3hELE1BQU0sRUFBRSxVQUFVLFVBQVUsY0FBYyxZQUFZLEVBQUUsRUFBRTtFQUMxRCxNQUFNLE1BQU0sRUFBRSx3QkFBd0IsR0FBRztFQUN6QztFQUNBLEdBQUcsa0JBQWtCLEVBQUUsY0FBYztJQUNuQyxNQUFNLE1BQU0sS0FBSyxFQUFFLEVBQUUsTUFBTSxXQUFXLE1BQU0sc0JBQXNCLGdCQUFnQixPQUFPO0lBQ3pGLDhCQUE4QjtJQUM5QjtFQUNGLEVBQUUsS0FBSztJQUNMO0VBQ0Y7RUFDQSxHQUFHLGNBQWMsRUFBRSxVQUFVLGdCQUFnQixhQUFhLEVBQUU7RUFDNUQsd0JBQXdCO0VBQ3hCLElBQUksT0FBTyxPQUFPLEdBQUcsaUJBQWlCO0lBQ3BDLEdBQUcsZUFBZSxHQUFHLGFBQWE7SUFDbEM7RUFDRjtBQUNGOzs7QUFNQTtDQUNDLEVBQUUsV0FBVyxRQUFRLElBQUksU0FBUyxNQUFNLEdBQUcsV0FBVyxRQUFRLEtBQUssSUFBSSxPQUFPLEtBQUssSUFBSSxRQUFRLE9BQU8sT0FBTyxPQUFPLEtBQUssUUFBUSxFQUFFLFFBQVE7Q0FDM0k7QUFDRCxPQUFPLFNBQVMsY0FBYyxFQUFFLFNBQVMsU0FBUyxvQkFBb0IsR0FBRyxRQUFRLFNBQVMsU0FBUyxPQUFPO0VBQ3hHLE1BQU0sVUFBVSxFQUFFO0VBQ2xCLEdBQUcsV0FBVyxJQUFJLFdBQVcsT0FBTztFQUNwQyxNQUFNLElBQUksRUFBRSxJQUFJLG1DQUFtQyxHQUFHLDhCQUE4QixHQUFHO0VBQ3ZGLE9BQU8sbUNBQW1DLEdBQUcsa0JBQWtCLEdBQUc7QUFDcEU7OztBQVFBLElBQUksUUFBUSxRQUFRLElBQUksUUFBUSxLQUFLLEtBQUssUUFBUSxNQUFNLFNBQVMsSUFBSSxLQUFLLEdBQUcsS0FBSyxHQUFHLElBQUksU0FBUyxPQUFPLElBQUksS0FBSztBQUNsSCxPQUFPLFVBQVUsUUFBUTtFQUN2QixTQUFTLFNBQVM7RUFDbEIsU0FBUyxJQUFJO0VBQ2IsU0FBUyxPQUFPO0FBQ2xCOzs7QUFNQTtDQUNDLEVBQUUsV0FBVyxHQUFHLElBQUksTUFBTSxXQUFXLE1BQU0sS0FBSyxJQUFJLE9BQU8sU0FBUyxPQUFPLElBQUksR0FBRyxFQUFFLE1BQU0sb0JBQW9CLE9BQU8sUUFBUSxNQUFNO0NBQ25JO0FBQ0QsT0FBTyxLQUFLLFdBQVc7RUFDckIsRUFBRSxFQUFFLFNBQVMsSUFBSSxNQUFNLFNBQVMsTUFBTSxRQUFRLFNBQVMsWUFBWSxTQUFTLGtCQUFrQixTQUFTLFNBQVMsUUFBUSxTQUFTLFFBQVEsUUFBUSxTQUFTLFVBQVUsU0FBUyxVQUFVO0VBQ3ZMLEVBQUUsRUFBRSxTQUFTLElBQUksT0FBTyxTQUFTLFFBQVEscUJBQXFCLFNBQVMsVUFBVSxTQUFTLFVBQVU7OztBQU10RztDQUNDLEVBQUUsWUFBWSxHQUFHLEtBQUssT0FBTyxtQkFBbUIsR0FBRyxPQUFPLElBQUksSUFBSSxRQUFRLEtBQUssWUFBWSxFQUFFLFFBQVEsR0FBRyxJQUFJLElBQUksU0FBUyxhQUFhLElBQUksSUFBSSxPQUFPLElBQUksSUFBSSxNQUFNO0NBQ25LO0FBQ0QsT0FBTyxVQUFVLFlBQVk7RUFDM0IsU0FBUyxRQUFRO0VBQ2pCLFNBQVMsUUFBUTtFQUNqQixJQUFJLE9BQU8sR0FBRyxHQUFHLElBQUksU0FBUyxJQUFJLE9BQU8saUJBQWlCO0VBQzFELFNBQVMsUUFBUSxTQUFTO0VBQzFCLFNBQVMsUUFBUSxTQUFTO0VBQzFCLElBQUksU0FBUyxHQUFHLElBQUksUUFBUSxHQUFHLGFBQWE7RUFDNUMsU0FBUyxVQUFVLFNBQVM7RUFDNUIsSUFBSSxJQUFJLE9BQU8sTUFBTSxTQUFTLE9BQU8sSUFBSSxJQUFJLE1BQU0sVUFBVTtFQUM3RCxTQUFTLFNBQVM7QUFDcEI7OztBQWVBO0NBQ0MsRUFBRSxrQkFBa0IsTUFBTSxJQUFJLFNBQVMsR0FBRyxJQUFJLFFBQVEsR0FBRyxNQUFNLElBQUksUUFBUSxJQUFJLE1BQU07Q0FDckYsRUFBRSxNQUFNLEtBQUssR0FBRyxNQUFNLElBQUksUUFBUSxHQUFHLElBQUksVUFBVSxXQUFXLEVBQUUsUUFBUSxHQUFHLEVBQUUsS0FBSyxLQUFLLEdBQUcsUUFBUSxHQUFHLE9BQU8sSUFBSSxJQUFJLEtBQUssUUFBUTtDQUNqSSxFQUFFLE1BQU0sT0FBTyxJQUFJLEVBQUUsUUFBUTtDQUM3QjtBQUNELE9BQU8sTUFBTSxTQUFTLHFCQUFxQixZQUFZLFNBQVMsY0FBYyxvQkFBb0I7RUFDaEcsTUFBTSxVQUFVLFVBQVUsRUFBRTtFQUM1QixNQUFNLE1BQU0sRUFBRSxxQkFBcUIsR0FBRztFQUN0QyxNQUFNLFlBQVksRUFBRSxJQUFJLFlBQVk7RUFDcEMsSUFBSSxLQUFLLEtBQUssRUFBRSxlQUFlLEtBQUssSUFBSSxXQUFXLEtBQUssRUFBRSxlQUFlO0lBQ3ZFLE1BQU0sUUFBUSxFQUFFO0lBQ2hCLEdBQUcsU0FBUyxJQUFJLFdBQVc7TUFDekIsZ0JBQWdCLFNBQVMsTUFBTSxJQUFJLEdBQUcsT0FBTyxJQUFJLFFBQVEsV0FBVyxNQUFNLEtBQUssTUFBTTtNQUNyRjtJQUNGO0lBQ0EsTUFBTSxRQUFRLEVBQUU7SUFDaEIsSUFBSSxPQUFPLE9BQU8sRUFBRTtJQUNwQixJQUFJO01BQ0YsTUFBTSxFQUFFLHNCQUFzQjtNQUM5QixNQUFNLE1BQU0sRUFBRSxNQUFNO1FBQ2xCLFFBQVE7UUFDUixRQUFRO1FBQ1IsVUFBVSxJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxNQUFNO1FBQ3ZDLGtCQUFrQixJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxPQUFPLGNBQWM7UUFDOUQsa0JBQWtCLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLE9BQU8sY0FBYztNQUNoRTtNQUNBLEdBQUcsUUFBUSxZQUFZLElBQUksVUFBVSxNQUFNLElBQUksYUFBYSxJQUFJLEdBQUcsTUFBTTtNQUN6RSxrQkFBa0IsV0FBVyxNQUFNO1FBQ2pDLElBQUksUUFBUSxFQUFFO1FBQ2QsSUFBSTtRQUNKLHNCQUFzQixJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxhQUFhLGtCQUFrQjtRQUM1RSx1QkFBdUIsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsY0FBYyxtQkFBbUI7TUFDakY7TUFDQSxNQUFNLFVBQVUsRUFBRSwrQkFBK0IsR0FBRyx1QkFBdUIsRUFBRSxFQUFFLEVBQUUsZ0JBQWdCLEVBQUU7TUFDbkcsT0FBTyxFQUFFLElBQUksTUFBTSxNQUFNLFlBQVksY0FBYyxJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxVQUFVLElBQUksU0FBUyxNQUFNLFVBQVUsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsTUFBTSxJQUFJLFNBQVM7SUFDN0osRUFBRSxNQUFNLFFBQVE7TUFDZCxNQUFNLEdBQUcsRUFBRSxRQUFRLEVBQUU7TUFDckIsa0JBQWtCLFdBQVcsTUFBTSxFQUFFLElBQUksSUFBSSxNQUFNO01BQ25ELGdCQUFnQixTQUFTLE1BQU0sSUFBSSxPQUFPLHFCQUFxQjtNQUMvRCxjQUFjLGdCQUFnQixRQUFRLFlBQVksUUFBUTtNQUMxRCxNQUFNLEtBQUssRUFBRSxPQUFPLEdBQUcsRUFBRSxTQUFTLGVBQWUsUUFBUSxFQUFFLEVBQUUsS0FBSyxFQUFFO01BQ3BFLE1BQU0sS0FBSyxFQUFFLHNCQUFzQixHQUFHLFVBQVUsR0FBRztNQUNuRCxHQUFHLFFBQVEsS0FBSyxJQUFJLFNBQVMsR0FBRyxzQkFBc0IsR0FBRyxLQUFLLEdBQUcsRUFBRSxHQUFHLEtBQUssRUFBRSxHQUFHO1FBQzlFLHNCQUFzQixLQUFLLEVBQUU7UUFDN0IsTUFBTSxTQUFTLEdBQUcsTUFBTSxRQUFRLEdBQUcsSUFBSSxxQkFBcUIsR0FBRyxpQkFBaUIsc0JBQXNCO1FBQ3RHO01BQ0Y7SUFDRjtFQUNGO0VBQ0EsY0FBYyxnQkFBZ0IsUUFBUSxVQUFVLE1BQU0sbUJBQW1CO0VBQ3pFLE9BQU8sRUFBRSxJQUFJLE9BQU8sUUFBUSxxQkFBcUIsU0FBUztBQUM1RDs7O0FBeUlBO0NBQ0MsRUFBRSxjQUFjLE1BQU0sRUFBRSxNQUFNLElBQUksTUFBTSxLQUFLLE9BQU8sSUFBSSxPQUFPLFVBQVUsS0FBSyxRQUFRLElBQUksTUFBTSxHQUFHLElBQUksUUFBUSxPQUFPLFFBQVEsRUFBRSxNQUFNLEdBQUcsSUFBSSxPQUFPLEdBQUcsTUFBTSxHQUFHLEtBQUs7Q0FDckssRUFBRSxPQUFPLEdBQUcsSUFBSSxPQUFPLEdBQUc7Q0FDMUI7QUFDRCxPQUFPLFNBQVMsb0JBQW9CLFNBQVMsT0FBTztFQUNsRCxNQUFNLFVBQVUsRUFBRSxJQUFJLE9BQU8sRUFBRSxZQUFZLFFBQVEsR0FBRyxFQUFFLElBQUksSUFBSSxHQUFHLEVBQUUsSUFBSTtFQUN6RSxNQUFNLE1BQU0sRUFBRTtFQUNkLEdBQUcsY0FBYyxJQUFJLEtBQUssT0FBTyxHQUFHLFFBQVEsSUFBSSxHQUFHLEVBQUUsT0FBTyxXQUFXO0VBQ3ZFLE1BQU0sVUFBVSxFQUFFLElBQUk7RUFDdEIsSUFBSSxLQUFLLEVBQUUsRUFBRSxHQUFHLEVBQUUsRUFBRSxhQUFhLEtBQUs7SUFDcEMsYUFBYSxFQUFFLG1CQUFtQixFQUFFLEdBQUcsRUFBRSxFQUFFLEdBQUcsT0FBTyxFQUFFLEdBQUcsSUFBSSxRQUFRLEVBQUUsYUFBYSxFQUFFLEdBQUcsR0FBRyxHQUFHLEVBQUUsR0FBRyxFQUFFLEVBQUUsRUFBRTtFQUM3RztFQUNBLElBQUksTUFBTSxFQUFFO0VBQ1osSUFBSSxJQUFJLEVBQUU7RUFDVixJQUFJLFdBQVcsRUFBRTtFQUNqQixJQUFJLEtBQUs7SUFDUCxNQUFNLE9BQU8sRUFBRSxJQUFJLEdBQUcsdUJBQXVCLEdBQUcsS0FBSztJQUNyRCxNQUFNLEtBQUssRUFBRSxNQUFNLEdBQUcsb0JBQW9CLEVBQUUsR0FBRyxHQUFHLEtBQUs7SUFDdkQsTUFBTSxLQUFLLEVBQUU7SUFDYixHQUFHLG1CQUFtQixPQUFPLGtCQUFrQjtJQUMvQyxJQUFJLElBQUksRUFBRTtJQUNWLE1BQU0sT0FBTyxFQUFFLElBQUksRUFBRSxJQUFJLEdBQUcsV0FBVyxFQUFFLEtBQUssSUFBSSxNQUFNO0lBQ3hELE1BQU0sUUFBUSxFQUFFLFNBQVMsRUFBRSxHQUFHLElBQUksS0FBSyxFQUFFLGVBQWUsRUFBRSxHQUFHLEdBQUcsR0FBRyxFQUFFO0lBQ3JFLEdBQUcsS0FBSyxHQUFHLEVBQUUsR0FBRyxRQUFRLEdBQUcsR0FBRztNQUM1QixNQUFNLFFBQVEsRUFBRSxtQkFBbUIsTUFBTSxFQUFFO01BQzNDLE1BQU0sTUFBTSxFQUFFLGNBQWM7TUFDNUIsR0FBRyxTQUFTLElBQUksR0FBRyxHQUFHLFFBQVEsRUFBRSxJQUFJLEdBQUcsSUFBSSxFQUFFLE1BQU0sRUFBRSxTQUFTO1FBQzVELE1BQU0sYUFBYSxFQUFFLFFBQVEsRUFBRTtRQUMvQixJQUFJLFdBQVcsRUFBRSxJQUFJLEVBQUU7UUFDdkIsR0FBRyxZQUFZLEVBQUUsYUFBYSxHQUFHLGdCQUFnQixFQUFFLEdBQUcsSUFBSSxNQUFNO1FBQ2hFLE1BQU0sRUFBRTtRQUNSLElBQUksRUFBRTtRQUNOO01BQ0Y7SUFDRjtJQUNBLEdBQUcsRUFBRSxPQUFPLEtBQUssR0FBRyxVQUFVLE9BQU8sS0FBSyxRQUFRLFdBQVcsTUFBTSxNQUFNLEtBQUssR0FBRyxPQUFPLElBQUksS0FBSztJQUNqRyxHQUFHLE1BQU0sSUFBSSxJQUFJLEdBQUcsWUFBWSxHQUFHLElBQUksRUFBRSxNQUFNLEdBQUcsRUFBRSxHQUFHLFNBQVMsRUFBRSxHQUFHLElBQUksSUFBSSxHQUFHLGlCQUFpQixFQUFFLEdBQUcsSUFBSSxFQUFFLGdCQUFnQixJQUFJLElBQUk7TUFDbEksV0FBVyxFQUFFO01BQ2I7TUFDQTtNQUNBO0lBQ0Y7SUFDQSxPQUFPLGtCQUFrQjtFQUMzQjtBQUNGOzs7QUFVQTtDQUNDLEVBQUUsbUJBQW1CLFFBQVEsSUFBSSxRQUFRLFFBQVEsR0FBRyxJQUFJLE1BQU0sT0FBTyxPQUFPLE1BQU0sT0FBTyxRQUFRLEdBQUcsWUFBWSxHQUFHLE1BQU0sR0FBRztDQUM1SCxFQUFFLE9BQU8sR0FBRyxJQUFJLE9BQU8sR0FBRztDQUMxQjtBQUNELE9BQU8sU0FBUyx5QkFBeUIsU0FBUyxPQUFPLEVBQUUsVUFBVTtFQUNuRSxNQUFNLFFBQVEsRUFBRSxTQUFTLE9BQU8sUUFBUSxTQUFTLEtBQUssUUFBUSxTQUFTLE1BQU0sSUFBSSxFQUFFLEtBQUssU0FBUyxLQUFLLFFBQVEsU0FBUyxNQUFNLFFBQVEsSUFBSSxFQUFFO0VBQzNJLElBQUksS0FBSyxNQUFNLEVBQUUsR0FBRyxNQUFNLEdBQUcsYUFBYSxFQUFFO0lBQzFDLE1BQU0sUUFBUSxFQUFFLG1CQUFtQjtJQUNuQyxNQUFNLElBQUksRUFBRSxRQUFRLElBQUksR0FBRyxFQUFFLFlBQVksRUFBRTtJQUMzQyxJQUFJLEdBQUcsRUFBRTtJQUNULE1BQU0sSUFBSSxFQUFFLElBQUksR0FBRyxHQUFHLEVBQUUsTUFBTSxFQUFFLEVBQUUsR0FBRyxTQUFTLElBQUksRUFBRSxHQUFHO0lBQ3ZELE1BQU0sS0FBSyxFQUFFO0lBQ2IsR0FBRyxNQUFNLElBQUksSUFBSSxHQUFHLEtBQUssSUFBSSxLQUFLO01BQ2hDLElBQUksTUFBTSxFQUFFO01BQ1osTUFBTSxPQUFPLEVBQUUsSUFBSSxHQUFHLFlBQVksSUFBSSxNQUFNO01BQzVDLE1BQU0sS0FBSyxFQUFFLGtCQUFrQjtNQUMvQixHQUFHLEVBQUUsU0FBUyxRQUFRLEtBQUssT0FBTyxNQUFNLEdBQUcsU0FBUyxjQUFjLEtBQUssRUFBRSxLQUFLLEdBQUc7TUFDakYsR0FBRyxPQUFPLEVBQUUsR0FBRyxHQUFHLEVBQUUsR0FBRyxNQUFNLElBQUksSUFBSSxHQUFHLHNCQUFzQixjQUFjLE9BQU8sS0FBSyxNQUFNLEtBQUssTUFBTSxFQUFFLElBQUksTUFBTSxZQUFZLElBQUksR0FBRztJQUMxSTtJQUNBLE1BQU0sRUFBRSxJQUFJLEVBQUU7RUFDaEI7RUFDQSxNQUFNLGFBQWEsRUFBRSxFQUFFLEtBQUssR0FBRyxLQUFLLEVBQUU7RUFDdEMsSUFBSSxTQUFTLE9BQU8sRUFBRTtFQUN0QixJQUFJLEtBQUssRUFBRSxFQUFFLGNBQWMsRUFBRSxHQUFHLEVBQUUsR0FBRyxHQUFHLEtBQUs7SUFDM0MsTUFBTSxNQUFNLEVBQUU7SUFDZCxHQUFHLE9BQU8sSUFBSSxXQUFXO0lBQ3pCLEdBQUcsMEJBQTBCLEdBQUcsV0FBVyxRQUFRLEVBQUU7SUFDckQsR0FBRyxhQUFhLHlCQUF5QixFQUFFLG1DQUFtQztFQUNoRjtFQUNBLE1BQU0sS0FBSyxFQUFFLFFBQVEsSUFBSSxVQUFVLEVBQUUsVUFBVSxFQUFFO0VBQ2pELEdBQUcsTUFBTSxJQUFJLFVBQVUsR0FBRyxRQUFRLElBQUksV0FBVyxPQUFPO0VBQ3hELE1BQU0sTUFBTSxFQUFFLHFCQUFxQixFQUFFLGdCQUFnQixHQUFHLFdBQVcsR0FBRyxXQUFXLElBQUksVUFBVSxHQUFHLFVBQVUsR0FBRztFQUMvRyxPQUFPLE1BQU0sSUFBSSxVQUFVLEVBQUUsVUFBVSxFQUFFLG9CQUFvQixFQUFFLEdBQUc7QUFDcEU7OztBQU9BO0NBQ0MsRUFBRSxhQUFhLEdBQUcsSUFBSSxNQUFNLFNBQVMsSUFBSSxNQUFNLEdBQUcsS0FBSyxHQUFHLFFBQVEsRUFBRSxTQUFTLEVBQUUsS0FBSyxLQUFLLEdBQUcsR0FBRyxTQUFTO0NBQ3hHLEVBQUUsTUFBTSxHQUFHLEdBQUcsTUFBTSxRQUFRLElBQUksS0FBSyxLQUFLLFFBQVE7Q0FDbEQ7QUFDRCxPQUFPLE1BQU0sY0FBYyxXQUFXLEVBQUU7RUFDdEMsT0FBTztJQUNMLEVBQUUsTUFBTSxVQUFVLFVBQVUsU0FBUyxTQUFTLFlBQVksRUFBRSxNQUFNLEVBQUUsTUFBTSxVQUFVLE1BQU0sWUFBWSxHQUFHLE1BQU0sRUFBRSxNQUFNLFNBQVMsRUFBRSxFQUFFO0lBQ3BJO01BQ0UsTUFBTTtNQUNOLFVBQVUsU0FBUztNQUNuQixZQUFZLEVBQUUsTUFBTSxFQUFFLE1BQU0sVUFBVSxNQUFNLFNBQVMsR0FBRyxNQUFNLEVBQUUsTUFBTSxVQUFVLFdBQVcsRUFBRSxHQUFHLE1BQU0sRUFBRSxNQUFNLFNBQVMsRUFBRTtJQUMzSDtJQUNBO01BQ0UsTUFBTTtNQUNOLFVBQVUsU0FBUyxVQUFVO01BQzdCLFlBQVk7UUFDVixNQUFNLEVBQUUsTUFBTSxVQUFVLE1BQU0sWUFBWTtRQUMxQyxRQUFRLEVBQUUsTUFBTSxVQUFVLFdBQVcsRUFBRTtRQUN2QyxTQUFTLEVBQUUsTUFBTSxVQUFVLFdBQVcsRUFBRTtRQUN4QyxNQUFNLEVBQUUsTUFBTSxTQUFTO01BQ3pCO0lBQ0Y7RUFDRjtBQUNGOzs7QUFPQTtDQUNDLEVBQUUsaUJBQWlCLEdBQUcsS0FBSyxFQUFFLEtBQUssSUFBSSxRQUFRLEdBQUcsT0FBTyxNQUFNLGVBQWUsS0FBSyxJQUFJLE1BQU07Q0FDNUY7QUFDRCxPQUFPLE1BQU0sa0JBQWtCLFdBQVcsRUFBRTtFQUMxQyxPQUFPLHdCQUF3QixHQUFHLEtBQUssRUFBRSxNQUFNLFVBQVUsVUFBVSxTQUFTLFNBQVMsWUFBWSxFQUFFLE1BQU0sRUFBRSxNQUFNLFVBQVUsTUFBTSxRQUFRLEdBQUcsTUFBTSxFQUFFLE1BQU0sU0FBUyxFQUFFLEVBQUU7QUFDeks7OztBQU9BO0NBQ0MsRUFBRSxZQUFZLE9BQU8sRUFBRSxNQUFNLFFBQVEsU0FBUyxTQUFTLGdCQUFnQixJQUFJLE9BQU8sRUFBRSxNQUFNLE9BQU8sS0FBSyxJQUFJLE1BQU0sT0FBTyxNQUFNLEdBQUcsTUFBTSxPQUFPLEdBQUcsRUFBRSxNQUFNLE1BQU0sTUFBTSxHQUFHO0NBQ3ZLLEVBQUUsT0FBTyxTQUFTLEdBQUc7Q0FDckI7QUFDRCxPQUFPLFNBQVMsbUJBQW1CLFNBQVMsUUFBUSxXQUFXLEVBQUUsZUFBZSxnQkFBZ0I7RUFDOUYsTUFBTSxLQUFLLEVBQUU7RUFDYixHQUFHLFdBQVcsT0FBTztFQUNyQixNQUFNLE9BQU8sRUFBRSxxQkFBcUI7RUFDcEMsR0FBRyxlQUFlLEVBQUUsR0FBRyxPQUFPLEVBQUUsSUFBSSxPQUFPLFFBQVEsZUFBZSxHQUFHO0VBQ3JFLE1BQU0sRUFBRSxFQUFFLFdBQVcsR0FBRztFQUN4QixNQUFNLEtBQUssRUFBRSxNQUFNLFNBQVMsT0FBTyxHQUFHO0VBQ3RDLE1BQU0sS0FBSyxFQUFFLFdBQVcsR0FBRyxJQUFJLEdBQUc7RUFDbEMsR0FBRyxXQUFXLElBQUksV0FBVyxPQUFPLEVBQUUsSUFBSSxNQUFNLE9BQU8sRUFBRSxNQUFNLFdBQVcsTUFBTSxhQUFhLEVBQUU7RUFDL0YsR0FBRyxXQUFXLElBQUksT0FBTyxPQUFPLEVBQUUsSUFBSSxNQUFNLE9BQU8sRUFBRSxNQUFNLE9BQU8sTUFBTSxhQUFhLEVBQUU7RUFDdkYsR0FBRyxXQUFXLElBQUksUUFBUSxPQUFPLEVBQUUsSUFBSSxNQUFNLE9BQU8sRUFBRSxNQUFNLFFBQVEsTUFBTSxjQUFjLEtBQUssRUFBRTtFQUMvRixPQUFPLEVBQUUsSUFBSSxNQUFNLE9BQU8sRUFBRSxNQUFNLFdBQVcsUUFBUSxnQkFBZ0IsU0FBUyxpQkFBaUIsS0FBSyxFQUFFO0FBQ3hHOzs7QUFRQTtDQUNDLEVBQUUsZ0JBQWdCLE1BQU0sRUFBRSxRQUFRLE1BQU0sS0FBSyxHQUFHLE9BQU8sSUFBSSxPQUFPLFVBQVUsRUFBRSxNQUFNLE9BQU8sVUFBVSxRQUFRLEdBQUcsR0FBRyxFQUFFLE9BQU8sTUFBTSxPQUFPLE9BQU8sR0FBRyxRQUFRLFNBQVMsS0FBSyxRQUFRLEVBQUUsTUFBTSxRQUFRLEdBQUcsSUFBSSxNQUFNLEdBQUcsR0FBRyxLQUFLLFVBQVUsT0FBTztDQUMxTyxFQUFFLEVBQUUsTUFBTSxPQUFPLEtBQUssa0JBQWtCLEdBQUcsSUFBSSxPQUFPLElBQUksR0FBRyxJQUFJLEdBQUcsSUFBSTtDQUN4RTtBQUNELE9BQU8sU0FBUyxtQkFBbUIsWUFBWSxPQUFPLFNBQVMsT0FBTztFQUNwRSxHQUFHLGNBQWMsRUFBRSxpQkFBaUI7SUFDbEMsY0FBYyxRQUFRLE1BQU0sR0FBRyxnQkFBZ0IsV0FBVyxHQUFHLEtBQUssSUFBSSxNQUFNLEdBQUcsb0JBQW9CLFFBQVEsR0FBRyxFQUFFO0lBQ2hILE9BQU8sRUFBRSxNQUFNLFdBQVcsTUFBTSxrQkFBa0IsbUJBQW1CLEtBQUssR0FBRyxtQkFBbUIsYUFBYTtFQUMvRztFQUNBLE1BQU0sUUFBUSxFQUFFO0VBQ2hCLElBQUksT0FBTyxVQUFVLEdBQUcsVUFBVSw4QkFBOEI7SUFDOUQsR0FBRyxXQUFXLElBQUksVUFBVSxHQUFHLDRCQUE0QjtJQUMzRCxJQUFJLE9BQU87SUFDWCxJQUFJO01BQ0YsTUFBTSxFQUFFO0lBQ1YsRUFBRSxNQUFNO01BQ047SUFDRjtJQUNBLE1BQU0sT0FBTyxFQUFFO0lBQ2YsR0FBRyxZQUFZLE9BQU87SUFDdEIsY0FBYyxRQUFRLE1BQU0sR0FBRyxLQUFLLElBQUksSUFBSSxHQUFHLE9BQU8sb0JBQW9CLFFBQVEsR0FBRyxFQUFFO0VBQ3pGO0VBQ0EsT0FBTyxFQUFFLE1BQU0sV0FBVyxNQUFNLGFBQWE7QUFDL0M7OztBQWVBO0NBQ0MsRUFBRSxlQUFlLE1BQU0sRUFBRSxRQUFRLE9BQU8sS0FBSyxNQUFNLEtBQUssR0FBRyxPQUFPLElBQUksT0FBTyxVQUFVLElBQUksTUFBTSxLQUFLLFFBQVEsRUFBRSxPQUFPLE9BQU8sS0FBSyxJQUFJLFVBQVUsSUFBSSxFQUFFLEtBQUssT0FBTyxRQUFRLEdBQUcsTUFBTSxNQUFNLFlBQVksSUFBSSxTQUFTLFdBQVcsUUFBUSxFQUFFLFFBQVEsU0FBUyxHQUFHLEVBQUUsS0FBSyxPQUFPLElBQUk7Q0FDOVEsRUFBRSxRQUFRLE1BQU0sSUFBSSxPQUFPLElBQUksSUFBSTtDQUNuQztBQUNELE9BQU8sU0FBUyxrQkFBa0IsWUFBWSxPQUFPLFNBQVMsa0JBQWtCLE1BQU0sU0FBUyxPQUFPO0VBQ3BHLE1BQU0sTUFBTSxFQUFFO0VBQ2QsR0FBRyxPQUFPLElBQUksV0FBVyxPQUFPLG1CQUFtQjtFQUNuRCxHQUFHLGNBQWMsRUFBRSxHQUFHLGNBQWMsUUFBUSxJQUFJLE1BQU0sS0FBSyxnQkFBZ0IsS0FBSyxNQUFNLEdBQUcsSUFBSSxPQUFPLEtBQUssSUFBSSxPQUFPLGdDQUFnQztFQUNwSixJQUFJLFFBQVE7RUFDWixHQUFHLHdCQUF3QixFQUFFLGlCQUFpQixPQUFPLEVBQUUsV0FBVyxHQUFHLDBCQUEwQixXQUFXLElBQUksS0FBSyxJQUFJLE1BQU0sR0FBRztFQUNoSSxLQUFLO0lBQ0gsSUFBSSxNQUFNO0lBQ1YsSUFBSTtNQUNGLEtBQUssRUFBRSx1QkFBdUIsSUFBSSxHQUFHLEVBQUUsR0FBRyxFQUFFO0lBQzlDLEVBQUUsTUFBTTtNQUNOLEtBQUssRUFBRTtJQUNUO0lBQ0EsTUFBTSxPQUFPLEVBQUUsS0FBSyxJQUFJLFVBQVUsRUFBRSxFQUFFLElBQUksTUFBTSxHQUFHLE9BQU8sUUFBUSxXQUFXLElBQUksSUFBSSxNQUFNLHFDQUFxQyxFQUFFLEVBQUUsY0FBYyxNQUFNLFFBQVEsTUFBTSxZQUFZLE1BQU0sS0FBSyxHQUFHLFdBQVc7SUFDM00sR0FBRyxZQUFZLE9BQU87SUFDdEIsT0FBTyxFQUFFO0VBQ1g7RUFDQSxjQUFjLFFBQVEsT0FBTyxLQUFLLEtBQUssK0JBQStCLEdBQUcsSUFBSSxHQUFHLE9BQU8sYUFBYSxRQUFRLEdBQUcsRUFBRTtFQUNqSCxNQUFNLEtBQUssRUFBRTtFQUNiLE9BQU8sRUFBRSxNQUFNLFdBQVcsTUFBTSxLQUFLLElBQUksR0FBRyxFQUFFLEtBQUssRUFBRSxNQUFNLE1BQU0sTUFBTSxJQUFJLElBQUksS0FBSyxnQ0FBZ0MsSUFBSSxJQUFJLEtBQUssTUFBTSxJQUFJLEdBQUcsTUFBTSxhQUFhO0FBQ25LOzs7QUFtSUEsSUFBSSxlQUFlLE1BQU0sR0FBRyxPQUFPLEdBQUcsSUFBSSxNQUFNLE9BQU8sSUFBSSxLQUFLLElBQUksSUFBSSxJQUFJLFVBQVUsS0FBSyxJQUFJLE1BQU0sR0FBRyxPQUFPO0FBQy9HLE9BQU8sU0FBUyx1QkFBdUIsU0FBUyxPQUFPO0VBQ3JELE9BQU8sY0FBYztJQUNuQixLQUFLO01BQ0gsT0FBTyxTQUFTO0lBQ2xCLEtBQUs7TUFDSCxPQUFPLE1BQU0sS0FBSyxtQkFBbUI7SUFDdkMsS0FBSztNQUNILE9BQU8sU0FBUztJQUNsQixLQUFLO01BQ0gsT0FBTyxLQUFLO0VBQ2hCO0FBQ0Y7OztBQU9BO0NBQ0MsRUFBRSxtQkFBbUIsR0FBRyxJQUFJLFVBQVUsUUFBUSxJQUFJLFVBQVUsTUFBTSxHQUFHLElBQUksUUFBUSxTQUFTLE9BQU8sS0FBSyxJQUFJLFNBQVMsT0FBTyxJQUFJLElBQUksV0FBVyxJQUFJLEtBQUssR0FBRyxPQUFPLElBQUksUUFBUSxPQUFPLElBQUk7Q0FDdkw7QUFDRCxPQUFPLFNBQVMsMkJBQTJCLFFBQVEsU0FBUyxTQUFTLE9BQU8sRUFBRSxLQUFLLE9BQU87RUFDeEYsTUFBTSxNQUFNLEVBQUUsYUFBYSxtQ0FBbUMsR0FBRyw2QkFBNkI7RUFDOUYsR0FBRyw0QkFBNEIsSUFBSSxHQUFHLGtCQUFrQiwwQkFBMEI7RUFDbEYsT0FBTztBQUNUOzs7QUFRQTtDQUNDLEVBQUUscUJBQXFCLE9BQU8sSUFBSSxPQUFPLFFBQVEsVUFBVSxVQUFVLElBQUksVUFBVSxRQUFRLGNBQWMsSUFBSSxLQUFLLE1BQU0sT0FBTyxXQUFXLE9BQU8sS0FBSyxLQUFLLEtBQUssVUFBVSxJQUFJLElBQUksU0FBUyxTQUFTLElBQUk7Q0FDeE07QUFDRCxPQUFPLFNBQVMsd0JBQXdCLFlBQVksT0FBTyxFQUFFLFNBQVMsUUFBUSxRQUFRLFNBQVMsY0FBYyxRQUFRLFNBQVMsWUFBWSxPQUFPLElBQUksT0FBTztFQUMxSixNQUFNLFNBQVMsRUFBRTtJQUNmLFdBQVcsSUFBSSxJQUFJO0lBQ25CO01BQ0UsV0FBVyxNQUFNLEtBQUssUUFBUSxJQUFJLEtBQUssT0FBTyxJQUFJLFFBQVE7TUFDMUQsSUFBSSxRQUFRO01BQ1osSUFBSSxLQUFLLEVBQUUsTUFBTTtNQUNqQixJQUFJLElBQUksR0FBRyxTQUFTLEdBQUcsVUFBVSxTQUFTLElBQUksRUFBRSxTQUFTO01BQ3pELElBQUksSUFBSSxNQUFNLElBQUksS0FBSyxRQUFRLEdBQUcsSUFBSSxHQUFHLFdBQVcsSUFBSSxJQUFJLEtBQUssSUFBSSxTQUFTLFNBQVMsS0FBSyxJQUFJLE1BQU0sS0FBSyxHQUFHLEVBQUUsTUFBTTtNQUN0SCxNQUFNLE1BQU0sR0FBRyxNQUFNLEdBQUcsR0FBRyxRQUFRLEdBQUcsY0FBYyxNQUFNLE9BQU8sU0FBUztJQUM1RTtJQUNBLGtCQUFrQixJQUFJLFVBQVUsRUFBRSxVQUFVLEVBQUUsT0FBTyxjQUFjLEdBQUc7SUFDdEU7SUFDQTtJQUNBLFFBQVEsaUNBQWlDLGVBQWUsR0FBRztJQUMzRCxnQkFBZ0IsSUFBSSxVQUFVLEVBQUUsVUFBVSxFQUFFLFVBQVUsU0FBUyxVQUFVLDRCQUE0QixVQUFVO0VBQ2pIO0VBQ0EsT0FBTyxvQkFBb0IsR0FBRyxFQUFFLElBQUk7QUFDdEM7OztBQU1BO0NBQ0MsRUFBRSxRQUFRLEdBQUcsSUFBSSxRQUFRLFVBQVUsSUFBSSxPQUFPLElBQUksSUFBSSxRQUFRLEtBQUssU0FBUyxHQUFHLGFBQWEsS0FBSyxHQUFHLFFBQVEsU0FBUyxJQUFJLElBQUksT0FBTyxLQUFLLEtBQUs7Q0FDOUk7QUFDRCxPQUFPLFVBQVUsUUFBUTtFQUN2QixTQUFTLFFBQVE7RUFDakIsU0FBUyxTQUFTLE9BQU8sRUFBRTtFQUMzQixJQUFJLElBQUksT0FBTyxVQUFVLEtBQUssR0FBRyxRQUFRLFVBQVUsSUFBSSxNQUFNLEtBQUssR0FBRyxHQUFHLFVBQVUsU0FBUyxHQUFHLEdBQUcsT0FBTyxPQUFPLElBQUksSUFBSSxNQUFNO0VBQzdILFNBQVMsWUFBWSxTQUFTO0FBQ2hDOzs7QUFNQSxJQUFJLGlCQUFpQixNQUFNLEdBQUcsVUFBVSxTQUFTLFNBQVMsVUFBVSxVQUFVLE9BQU8sS0FBSyxHQUFHLElBQUksUUFBUSxHQUFHLElBQUksU0FBUyxLQUFLLFFBQVEsSUFBSSxPQUFPO0FBQ2pKLE9BQU8sU0FBUywyQkFBMkIsU0FBUyxZQUFZLE9BQU87RUFDckUsT0FBTyxTQUFTLFVBQVUsb0JBQW9CLEdBQUcsZUFBZSxxQkFBcUIsR0FBRyxHQUFHLElBQUksUUFBUSxHQUFHLElBQUk7QUFDaEg7OztBQVFBO0NBQ0MsRUFBRSxNQUFNLEtBQUssSUFBSSxNQUFNLEdBQUcsT0FBTyxFQUFFLE9BQU8sSUFBSSxVQUFVLFFBQVEsUUFBUSxJQUFJLE9BQU8sUUFBUSxJQUFJLGFBQWEsTUFBTSxJQUFJLFVBQVUsUUFBUSxRQUFRLElBQUksS0FBSyxRQUFRLElBQUksUUFBUSxJQUFJLG1CQUFtQixJQUFJLElBQUk7Q0FDNU0sRUFBRSxHQUFHLFVBQVUsUUFBUSxRQUFRLEVBQUUsTUFBTSxPQUFPLE9BQU8sTUFBTSxTQUFTLEdBQUcsTUFBTSxPQUFPLEdBQUcsSUFBSSxRQUFRLE9BQU87Q0FDMUc7QUFDRCxPQUFPLE1BQU0sU0FBUyxTQUFTLFlBQVksUUFBUSxRQUFRLFNBQVMsRUFBRSxTQUFTLFVBQVUsU0FBUyxVQUFVLFNBQVMsWUFBWSxPQUFPLEVBQUUsRUFBRSxLQUFLLGlCQUFpQjtFQUNoSyxNQUFNLE1BQU0sRUFBRSxzQkFBc0I7RUFDcEMsTUFBTSxPQUFPLEVBQUU7RUFDZixNQUFNLFlBQVksRUFBRSxNQUFNLElBQUksVUFBVSxHQUFHLE9BQU8sSUFBSSxVQUFVLEVBQUUsVUFBVSxFQUFFLE1BQU0sY0FBYyxPQUFPLEdBQUcsR0FBRztFQUMvRyxNQUFNLE9BQU8sRUFBRSx3QkFBd0I7SUFDckMsVUFBVSxJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxPQUFPLFdBQVc7SUFDbkQsZ0JBQWdCLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLFlBQVk7SUFDbkQsc0JBQXNCLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLFdBQVcsa0JBQWtCO0VBQzVFO0VBQ0EsTUFBTSxRQUFRLEVBQUUsY0FBYztFQUM5QixNQUFNLE1BQU0sRUFBRSwrQkFBK0IsR0FBRyxHQUFHLFFBQVEsRUFBRSxPQUFPLEVBQUUsR0FBRyxFQUFFLFdBQVcsTUFBTSxhQUFhLFdBQVcsSUFBSSxTQUFTLEdBQUcsR0FBRyxNQUFNLGFBQWEsV0FBVztFQUNySyxNQUFNLE9BQU8sRUFBRSxNQUFNLHFCQUFxQjtJQUN4QyxRQUFRLDJCQUEyQjtJQUNuQztJQUNBO0lBQ0EsK0JBQStCLElBQUksRUFBRSxFQUFFLEdBQUcsRUFBRSxFQUFFLE9BQU8sYUFBYSx3QkFBd0I7SUFDMUYsaUJBQWlCLElBQUksRUFBRSxFQUFFLEdBQUcsRUFBRSxFQUFFLE1BQU07SUFDdEMsb0JBQW9CLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLFNBQVMsZ0JBQWdCO0VBQ3RFO0VBQ0EsR0FBRyxhQUFhO0lBQ2QsT0FBTyxFQUFFLFFBQVEsRUFBRSxNQUFNLE9BQU8sTUFBTSxrQ0FBa0MsR0FBRyxTQUFTLFdBQVcsV0FBVyxnQkFBZ0I7RUFDNUg7RUFDQSxPQUFPLEVBQUUsUUFBUSxpQkFBaUIsSUFBSSxVQUFVLEVBQUUsbUJBQW1CLGFBQWEsRUFBRSxrQkFBa0Isa0JBQWtCLGNBQWMsU0FBUyxlQUFlO0FBQ2hLOzs7QUE2RkEsSUFBSSxpQkFBaUIsT0FBTyxJQUFJLEtBQUssTUFBTSxPQUFPLHFCQUFxQixPQUFPLElBQUksS0FBSyxNQUFNLE1BQU0sRUFBRSxRQUFRLE9BQU8sR0FBRyxRQUFRO0FBQy9ILE9BQU8sTUFBTSxpQkFBaUIsRUFBRTs7O0FBTWhDO0NBQ0MsRUFBRSxvQkFBb0IsS0FBSyxJQUFJLE1BQU0sR0FBRyxJQUFJLE9BQU8sS0FBSyxPQUFPLFFBQVEsU0FBUyxPQUFPLElBQUksT0FBTyxNQUFNLEtBQUssSUFBSSxJQUFJLE1BQU0sTUFBTSxRQUFRLElBQUksS0FBSyxtQkFBbUIsU0FBUyxHQUFHLE1BQU0sS0FBSyxJQUFJLEtBQUssSUFBSSxPQUFPLEtBQUssS0FBSztDQUMxTixFQUFFLElBQUksTUFBTSxLQUFLLEtBQUssSUFBSSxNQUFNLEdBQUcsS0FBSyxJQUFJLE1BQU0sUUFBUSxJQUFJLFNBQVMsT0FBTyxnQkFBZ0IsRUFBRSxLQUFLLEtBQUssUUFBUSxRQUFRLEVBQUUsWUFBWSxHQUFHLFNBQVMsS0FBSyxHQUFHLFFBQVEsT0FBTztDQUMzSyxFQUFFLE9BQU8sSUFBSSxTQUFTLE1BQU0sRUFBRTtDQUM5QjtBQUNELE9BQU8sTUFBTSxTQUFTLHVCQUF1QixZQUFZLFVBQVUsUUFBUSxRQUFRLFNBQVMsa0JBQWtCO0VBQzVHLElBQUksT0FBTyxFQUFFO0VBQ2IsTUFBTSxhQUFhLFNBQVMsRUFBRTtFQUM5QixNQUFNLEtBQUssRUFBRSxRQUFRLFFBQVEsUUFBUSxRQUFRLFFBQVEsU0FBUyxTQUFTLEdBQUc7SUFDeEUsY0FBYyxnQkFBZ0IsYUFBYSxPQUFPLDJCQUEyQjtJQUM3RSxPQUFPLEVBQUUsTUFBTSxVQUFVLFFBQVEsT0FBTyxRQUFRLFVBQVUsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsTUFBTSxHQUFHO0VBQzVGO0VBQ0EsSUFBSSxLQUFLLE1BQU0sRUFBRSxHQUFHLEVBQUUsU0FBUztJQUM3QixJQUFJLFVBQVUsT0FBTyxFQUFFO0lBQ3ZCLElBQUksT0FBTyxNQUFNLEdBQUcscUJBQXFCO01BQ3ZDLE1BQU0sS0FBSyxFQUFFO01BQ2IsR0FBRyxNQUFNLElBQUksVUFBVSxHQUFHLG1CQUFtQixPQUFPLFFBQVEsT0FBTztNQUNuRSxNQUFNLFFBQVEsRUFBRSxnQkFBZ0I7TUFDaEMsR0FBRyxTQUFTLElBQUksV0FBVyxPQUFPLGlCQUFpQixLQUFLLEtBQUssT0FBTyxLQUFLO01BQ3pFLE1BQU0sU0FBUyxFQUFFLGdCQUFnQixRQUFRO01BQ3pDLElBQUksU0FBUyxZQUFZLEVBQUU7TUFDM0IsSUFBSSxTQUFTLE9BQU8sRUFBRTtNQUN0QixJQUFJO1FBQ0YsUUFBUSxFQUFFLE1BQU0sY0FBYyxPQUFPLEdBQUcsR0FBRyxhQUFhLEVBQUUsUUFBUSxTQUFTO01BQzdFLEVBQUUsTUFBTSxRQUFRO1FBQ2QsUUFBUSxFQUFFLE1BQU0sT0FBTztNQUN6QjtNQUNBLE1BQU0sTUFBTSxRQUFRLEVBQUUsU0FBUyxHQUFHLEVBQUUsVUFBVSxRQUFRLEVBQUUsRUFBRTtNQUMxRCxHQUFHLFNBQVMsSUFBSSxVQUFVLEdBQUcsTUFBTSxJQUFJLE9BQU8sR0FBRyxLQUFLLElBQUksVUFBVSxHQUFHLEtBQUssSUFBSSxPQUFPLEdBQUcsS0FBSyxJQUFJLFFBQVE7UUFDekcsT0FBTyxpQkFBaUIsUUFBUSxHQUFHLE1BQU0sU0FBUyw2QkFBNkIsTUFBTSxHQUFHLElBQUksRUFBRTtNQUNoRztNQUNBLEdBQUcsaUJBQWlCLElBQUksUUFBUTtNQUNoQyxHQUFHLGlCQUFpQixJQUFJLFdBQVc7UUFDakMsTUFBTSxVQUFVLEVBQUUscUJBQXFCLEdBQUcsRUFBRSxTQUFTLFFBQVEsV0FBVztRQUN4RSxHQUFHLGdCQUFnQixPQUFPLGlCQUFpQixNQUFNLFFBQVEsS0FBSyxHQUFHLFFBQVEsUUFBUTtRQUNqRixHQUFHLG9DQUFvQyxJQUFJLDJCQUEyQjtRQUN0RSxjQUFjLGdCQUFnQixrQkFBa0IsUUFBUSwwQkFBMEIsS0FBSztRQUN2RixPQUFPLEVBQUU7UUFDVDtRQUNBLFNBQVMsRUFBRTtRQUNYO01BQ0Y7TUFDQSxHQUFHLGlCQUFpQixJQUFJLFFBQVEsT0FBTyxpQkFBaUIsZ0JBQWdCLE9BQU8sY0FBYyxJQUFJLFNBQVMsRUFBRSxjQUFjLEVBQUU7TUFDNUgsR0FBRyxXQUFXO1FBQ1osY0FBYyxnQkFBZ0Isa0JBQWtCLE1BQU0sSUFBSSxTQUFTLEdBQUcsMkJBQTJCLFNBQVMsR0FBRztRQUM3RztNQUNGO01BQ0EsTUFBTSxXQUFXLEVBQUU7TUFDbkIsb0NBQW9DLEVBQUUsSUFBSSxZQUFZLFFBQVEsUUFBUSxPQUFPLFlBQVksUUFBUSxlQUFlO01BQ2hILGNBQWMsZ0JBQWdCLGtCQUFrQixLQUFLLEVBQUUsT0FBTyxHQUFHLFFBQVEsMEJBQTBCLFVBQVUsb0JBQW9CO01BQ2pJLE9BQU8sRUFBRSxNQUFNLHFCQUFxQixRQUFRLE9BQU8sWUFBWSxRQUFRLGdCQUFnQixXQUFXO0lBQ3BHO0lBQ0EsR0FBRyxVQUFVLElBQUksV0FBVyxPQUFPLEVBQUUsTUFBTSxZQUFZLFFBQVEsWUFBWTtJQUMzRSxHQUFHLE9BQU8sR0FBRyxrQkFBa0IsT0FBTyxlQUFlLEtBQUssTUFBTSxLQUFLLFVBQVUsSUFBSSxPQUFPLHFCQUFxQjtFQUNqSDtBQUNGOzs7QUErSkE7Q0FDQyxFQUFFLGtCQUFrQixLQUFLLElBQUksV0FBVyxJQUFJLE9BQU8sUUFBUSxJQUFJLEtBQUssVUFBVSxHQUFHLElBQUksR0FBRyxNQUFNLElBQUksVUFBVSxJQUFJLElBQUksUUFBUSxNQUFNLElBQUksTUFBTSxtQkFBbUIsR0FBRyxJQUFJLFFBQVEsSUFBSSxNQUFNLE1BQU0sR0FBRztDQUNqTTtBQUNELE9BQU8sTUFBTSxTQUFTLHFCQUFxQixZQUFZLFFBQVEsUUFBUSxZQUFZLFNBQVMsbUJBQW1CO0VBQzdHLE1BQU0sUUFBUSxFQUFFLFVBQVUsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsVUFBVTtFQUMzRCxHQUFHLHNCQUFzQixHQUFHLGlCQUFpQixFQUFFLEdBQUcsT0FBTyxPQUFPLFNBQVMsUUFBUTtFQUNqRixNQUFNLE9BQU8sRUFBRSxtQkFBbUIsWUFBWTtFQUM5QyxjQUFjLFlBQVksT0FBTyxpQkFBaUIsR0FBRyxvQkFBb0I7RUFDekUsT0FBTywrQkFBK0IsR0FBRyxTQUFTLFFBQVEsRUFBRSxZQUFZLFNBQVMsUUFBUTtBQUMzRjs7O0FBUUE7Q0FDQyxFQUFFLGlCQUFpQixPQUFPLE1BQU0sR0FBRyxPQUFPLFlBQVksTUFBTSxTQUFTLEVBQUUsUUFBUSxTQUFTLElBQUksUUFBUSxJQUFJLE9BQU8sS0FBSyxJQUFJLE9BQU8sS0FBSyxHQUFHLEdBQUcsSUFBSSxTQUFTLEdBQUcsSUFBSTtDQUM5SixFQUFFLEtBQUssR0FBRyxNQUFNLElBQUksTUFBTSxRQUFRLE9BQU8sTUFBTSxFQUFFLFFBQVEsS0FBSyxHQUFHLFVBQVU7Q0FDM0U7QUFDRCxPQUFPLFNBQVMsMkJBQTJCLFNBQVMsWUFBWSxFQUFFLFNBQVMsUUFBUSxTQUFTLFNBQVMsT0FBTyxPQUFPLEVBQUUsRUFBRSxVQUFVO0VBQy9ILE1BQU0sT0FBTyxFQUFFLG9CQUFvQixHQUFHLFVBQVUsSUFBSTtFQUNwRCxHQUFHLGVBQWUsSUFBSSxHQUFHLE9BQU8sWUFBWSxJQUFJLFVBQVUsRUFBRSxVQUFVLEVBQUUsRUFBRSxRQUFRLGFBQWEsT0FBTyxFQUFFO0VBQ3hHLE1BQU0sTUFBTSxFQUFFLElBQUksWUFBWSxFQUFFLE9BQU8sU0FBUyxPQUFPLE9BQU87RUFDOUQsSUFBSSxPQUFPLFFBQVEsR0FBRyxRQUFRO0lBQzVCLE1BQU0sSUFBSSxFQUFFO0lBQ1osTUFBTSxNQUFNLEVBQUU7SUFDZCxHQUFHLE9BQU8sSUFBSSxXQUFXLGVBQWUsRUFBRSxPQUFPLFNBQVMsT0FBTyxFQUFFO0lBQ25FLEtBQUs7RUFDUDtFQUNBLElBQUksTUFBTSxFQUFFLE9BQU8sU0FBUyxPQUFPLE9BQU8sRUFBRSxFQUFFO0VBQzlDLElBQUksT0FBTyxNQUFNLEdBQUcsZ0JBQWdCLEdBQUcsTUFBTSxJQUFJLFVBQVUsR0FBRyxZQUFZLEVBQUUsWUFBWSxLQUFLLEVBQUU7RUFDL0YsT0FBTyxLQUFLLElBQUksVUFBVSxFQUFFLFVBQVUsRUFBRSxFQUFFLFFBQVEsWUFBWSxPQUFPLFdBQVc7QUFDbEY7OztBQU1BO0NBQ0MsRUFBRSxjQUFjLE1BQU0sSUFBSSxRQUFRLFFBQVEsS0FBSyxtQkFBbUIsSUFBSSxLQUFLLElBQUksTUFBTSxLQUFLLE1BQU0sSUFBSSxFQUFFO0NBQ3RHO0FBQ0QsT0FBTyxTQUFTLGlCQUFpQixZQUFZLFVBQVUsU0FBUyxZQUFZLFFBQVEsRUFBRSxVQUFVO0VBQzlGLE1BQU0sT0FBTyxFQUFFO0VBQ2YsR0FBRyxRQUFRLElBQUksVUFBVSxHQUFHLGdCQUFnQixFQUFFLEdBQUc7SUFDL0MsY0FBYyxZQUFZLGdCQUFnQixHQUFHLG1CQUFtQixNQUFNLElBQUksd0NBQXdDLE9BQU8sS0FBSywwQkFBMEIsR0FBRztFQUM3SjtFQUNBLE9BQU87QUFDVDs7O0FBMERBO0NBQ0MsRUFBRSxnQkFBZ0IsSUFBSSxJQUFJLE1BQU0sUUFBUSxNQUFNLEVBQUUsUUFBUSxNQUFNLEtBQUssT0FBTyxLQUFLLFVBQVUsT0FBTyxJQUFJLEtBQUssT0FBTyxJQUFJLE9BQU8sR0FBRyxFQUFFLEtBQUssS0FBSyxJQUFJLEdBQUcsU0FBUyxHQUFHLEdBQUc7Q0FDaEs7QUFDRCxPQUFPLE1BQU0saUJBQWlCLG9CQUFvQixFQUFFLElBQUksbUJBQW1CLGdCQUFnQixnQkFBZ0IsY0FBYyxlQUFlOzs7QUFheEk7Q0FDQyxFQUFFLFdBQVcsR0FBRyxNQUFNLElBQUksR0FBRyxJQUFJLEtBQUssSUFBSSxRQUFRLElBQUksT0FBTyxZQUFZLEtBQUssRUFBRSxTQUFTLEtBQUssSUFBSSxJQUFJO0NBQ3RHLEVBQUUsRUFBRSxVQUFVLE1BQU0sSUFBSSxNQUFNLElBQUksSUFBSSxJQUFJLE9BQU8sR0FBRyxNQUFNLEtBQUssRUFBRSxrQkFBa0IsT0FBTyxLQUFLLEdBQUcsR0FBRyxhQUFhLE9BQU8sR0FBRyxVQUFVLFVBQVUsSUFBSSxPQUFPLHNCQUFzQixLQUFLLE1BQU0sTUFBTSxJQUFJLFNBQVMsTUFBTSxLQUFLLEdBQUcsV0FBVyxRQUFRLFVBQVUsSUFBSSxTQUFTLEdBQUcsTUFBTSxFQUFFLFFBQVEsUUFBUSxJQUFJLE9BQU8sSUFBSSxNQUFNLE9BQU8sR0FBRyxHQUFHLElBQUksUUFBUSxXQUFXO0NBQzNWO0FBQ0QsT0FBTyxNQUFNLFNBQVMsY0FBYyxZQUFZLFFBQVEsU0FBUyxnQkFBZ0I7RUFDL0UsR0FBRyxhQUFhLElBQUksV0FBVztJQUM3QixNQUFNLE9BQU8sRUFBRTtJQUNmLEdBQUcsYUFBYSxjQUFjLFNBQVMsVUFBVSxRQUFRLFNBQVM7SUFDbEUsTUFBTSxVQUFVLFNBQVMsRUFBRTtNQUN6QixFQUFFLE1BQU0sdUJBQXVCLGNBQWM7TUFDN0MsRUFBRSxFQUFFLE1BQU0sVUFBVSxRQUFRLEVBQUUsTUFBTSxPQUFPLE1BQU0sV0FBVyxTQUFTLEdBQUcsT0FBTyxXQUFXLFFBQVEsY0FBYztJQUNsSCxPQUFPLEVBQUUsV0FBVyxRQUFRLFlBQVksU0FBUztFQUNuRDtFQUNBLEdBQUcsYUFBYSxJQUFJLFNBQVMsT0FBTyxFQUFFLFdBQVcsUUFBUSxXQUFXO0VBQ3BFLEdBQUcsOENBQThDO0lBQy9DLE1BQU0sdUJBQXVCO0lBQzdCLE9BQU8sRUFBRSxXQUFXLFFBQVEsV0FBVztFQUN6QztFQUNBLElBQUksV0FBVyxPQUFPLEVBQUU7RUFDeEIsSUFBSSxVQUFVLFNBQVMsRUFBRTtFQUN6QixJQUFJLEtBQUssUUFBUSxFQUFFLEdBQUcsUUFBUSxHQUFHLFlBQVksV0FBVztJQUN0RCxNQUFNLFVBQVUsRUFBRSxpQkFBaUIsTUFBTSxxQkFBcUIsUUFBUTtJQUN0RSxHQUFHLFdBQVcsSUFBSSxXQUFXO0lBQzdCLEdBQUcscUJBQXFCLElBQUksV0FBVztNQUNyQyxNQUFNLFVBQVUsRUFBRTtNQUNsQixNQUFNLFFBQVEsT0FBTyxFQUFFLEVBQUUsTUFBTSxXQUFXLE1BQU0sUUFBUSxHQUFHLE1BQU0sTUFBTSxRQUFRLGNBQWMsTUFBTSxJQUFJLFVBQVUsS0FBSyxlQUFlLFdBQVc7TUFDaEosU0FBUyxFQUFFLE1BQU0sdUJBQXVCLGdCQUFnQixFQUFFLEVBQUUsRUFBRSxPQUFPLEVBQUUsa0JBQWtCO01BQ3pGLEdBQUcsZUFBZSxJQUFJLFlBQVksU0FBUyxFQUFFLEVBQUUsYUFBYSxVQUFVO01BQ3RFO0lBQ0Y7SUFDQSxTQUFTLEVBQUUsTUFBTSx1QkFBdUIsa0JBQWtCO0lBQzFELEdBQUcsZUFBZSxJQUFJLFNBQVMsR0FBRyxrQkFBa0IsSUFBSSxXQUFXO0lBQ25FLFVBQVUsRUFBRSx1QkFBdUIsT0FBTyxvQ0FBb0M7SUFDOUUsY0FBYyxTQUFTLElBQUksV0FBVyxHQUFHLGNBQWM7RUFDekQ7RUFDQSxPQUFPLFNBQVMsSUFBSSxVQUFVLEVBQUUsRUFBRSxXQUFXLFFBQVEsV0FBVyxFQUFFLEVBQUUsRUFBRSxXQUFXLFFBQVEsWUFBWSxTQUFTO0FBQ2hIOyJ9
