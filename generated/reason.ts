@@ -6,11 +6,15 @@ import { contextAssembleGlobalAwareness, type MemoryHost } from "./memory.ts";
 import { canonicalJson, checkJson, previewJson, validateJson, type Checked, type JsonObject, type JsonSchema } from "./schema.ts";
 import type { Action, Decision, Signal, Turn } from "./signals.ts";
 import { findTriggeredSkill, runBackgroundSkills, skillBlocked, skillsByPriority, trackSkill, triggerMatches, type GateVerdict, type SkillHost } from "./skills.ts";
-import { generateToolBeltPrompt, type ToolHost } from "./tools.ts";
+import { generateToolBeltPrompt, type Tool, type ToolHost } from "./tools.ts";
 
-// literate/reason.md:45
+// literate/reason.md:50
+/** ToolSpec is what a backend is told about a tool: its name, description and argument schema, never its code. */
+export type ToolSpec = Pick<Tool, "name" | "description" | "parameters">;
+
+// literate/reason.md:57
 /**
- * BackendRequest is what a {@link Backend} is asked: the conversation as text, the system prompt, and the model chosen by the selector, if any.
+ * BackendRequest is what a {@link Backend} is asked: the conversation as text (and as turns), the system prompt, the tools, and the model chosen by the selector, if any.
  */
 export interface BackendRequest {
   /** The conversation so far, as text. */
@@ -19,30 +23,42 @@ export interface BackendRequest {
   readonly system: string;
   /** Chosen by the model selector, when there is one. */
   readonly model?: string;
+  /** The same conversation as turns (the session's earlier ones, then the signal's), for a backend that sends messages; absent when the signal has no turns. */
+  readonly turns?: readonly Turn[];
+  /** The registered tools, sorted by name, for a backend that offers them natively; absent when there are none. */
+  readonly tools?: readonly ToolSpec[];
 }
 
-// literate/reason.md:61
+// literate/reason.md:78
+/** NativeToolCall is a tool call a model made natively: the tool's name and the arguments as the text it wrote, unparsed and untrusted. */
+export interface NativeToolCall {
+  readonly name: string;
+  readonly arguments: string;
+}
+
+// literate/reason.md:88
 /**
- * BackendReply is a backend's answer: the text, with token counts when the provider reports them (for telemetry).
+ * BackendReply is a backend's answer: the text, the native tool calls if the model made any, and token counts when the provider reports them (for telemetry).
  */
 export interface BackendReply {
   readonly text: string;
+  readonly toolCalls?: readonly NativeToolCall[];
   readonly inputTokens?: number;
   readonly outputTokens?: number;
 }
 
-// literate/reason.md:74
+// literate/reason.md:102
 /**
  * Backend is one way of reaching a model (a hosted API, a local server, a test script).
  * It fails by throwing, and may answer synchronously.
  */
 export type Backend = (request: BackendRequest) => BackendReply | Promise<BackendReply>;
 
-// literate/reason.md:84
+// literate/reason.md:112
 /** ModelSelector picks a model for a backend and signal, or returns `undefined` to let the backend choose. */
 export type ModelSelector = (backend: string, signal: Signal | undefined) => string | undefined;
 
-// literate/reason.md:95
+// literate/reason.md:123
 /**
  * PendingApproval is an action a gate wants a person to approve, filed under a fresh `id`; the action does not run until approval is granted.
  */
@@ -59,7 +75,7 @@ export interface PendingApproval {
   readonly expiresAt: number;
 }
 
-// literate/reason.md:117
+// literate/reason.md:145
 /**
  * GrantedApproval is a person's yes to the pending approval `id`: it covers only the action with `fingerprint`, only in the request signal that names `id`, and only in session `sessionId`.
  */
@@ -69,7 +85,7 @@ export interface GrantedApproval {
   readonly sessionId: string | undefined;
 }
 
-// literate/reason.md:130
+// literate/reason.md:158
 /**
  * Approvals is the harness's record of approvals: what waits for a person, and what a person granted and has not yet spent, both keyed by approval id.
  * Nothing in an action can say "approved"; a grant applies only to the signal that names its id.
@@ -83,7 +99,7 @@ export interface Approvals {
   readonly limits: ApprovalLimits;
 }
 
-// literate/reason.md:156
+// literate/reason.md:184
 /** ApprovalLimits bound the pending approvals: overall, per requester, and how long each waits before it expires. */
 export interface ApprovalLimits {
   /** @defaultValue 100 */
@@ -94,15 +110,15 @@ export interface ApprovalLimits {
   readonly ttlMs: number;
 }
 
-// literate/reason.md:170
+// literate/reason.md:198
 /** defaultApprovalLimits: 100 pending overall, 20 per requester, 15 minutes to live. */
 export const defaultApprovalLimits: ApprovalLimits = { maxPending: 100, maxPerRequester: 20, ttlMs: 15 * 60 * 1000 };
 
-// literate/reason.md:177
+// literate/reason.md:205
 /** maxExpiredRemembered is how many expired approval ids the harness remembers; older ones are answered as unknown. */
 export const maxExpiredRemembered = 1000;
 
-// literate/reason.md:185
+// literate/reason.md:213
 /** requesterOf is `loop <id>` for a delegate loop's signal, `session <id>` for a signal with a session, `undefined` otherwise. */
 export function requesterOf(signal: Signal): string | undefined {
   const loop = signal.payload["loopId"];
@@ -110,13 +126,13 @@ export function requesterOf(signal: Signal): string | undefined {
   return signal.meta.sessionId === undefined ? undefined : `session ${signal.meta.sessionId}`;
 }
 
-// literate/reason.md:196
+// literate/reason.md:224
 /** approvalRequester is {@link requesterOf}, or `source <source>` for a signal without session or loop. */
 export function approvalRequester(signal: Signal): string {
   return requesterOf(signal) ?? `source ${signal.meta.source ?? "unknown"}`;
 }
 
-// literate/reason.md:207
+// literate/reason.md:235
 /** pruneExpiredApprovals moves every pending approval whose `expiresAt` has passed (by `h.now()`) to `h.approvals.expired`, logs it, and returns how many it moved. */
 export function pruneExpiredApprovals(h: ReasonHost): number {
   const now = h.now();
@@ -135,7 +151,7 @@ export function pruneExpiredApprovals(h: ReasonHost): number {
   return moved;
 }
 
-// literate/reason.md:229
+// literate/reason.md:257
 /** approvalRoom returns `undefined` when `requester` may file one more approval, else the reason it may not (after pruning expired ones). */
 export function approvalRoom(h: ReasonHost, requester: string): string | undefined {
   pruneExpiredApprovals(h);
@@ -147,7 +163,7 @@ export function approvalRoom(h: ReasonHost, requester: string): string | undefin
   return undefined;
 }
 
-// literate/reason.md:244
+// literate/reason.md:272
 /**
  * actionFingerprint is what an approval is recorded against: the canonical JSON of the action, so it covers exactly that action with exactly those arguments.
  */
@@ -155,7 +171,7 @@ export function actionFingerprint(action: Action): string {
   return canonicalJson(action);
 }
 
-// literate/reason.md:256
+// literate/reason.md:284
 /**
  * approvalHeld says whether `signal` names a grant the harness holds for exactly `action`, made in the signal's own session.
  */
@@ -165,7 +181,7 @@ export function approvalHeld(h: { readonly approvals: Approvals }, action: Actio
   return grant !== undefined && grant.fingerprint === actionFingerprint(action) && grant.sessionId === signal.meta.sessionId;
 }
 
-// literate/reason.md:271
+// literate/reason.md:299
 /**
  * ReasonHost is the part of the harness the reason stage uses: skills, tools and memory for the system prompt, plus backends, cascade, consensus and retry settings and the approval record.
  */
@@ -193,7 +209,7 @@ export interface ReasonHost extends SkillHost, ToolHost, MemoryHost {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
-// literate/reason.md:302
+// literate/reason.md:330
 /**
  * registerBackend adds or replaces the backend under `name` and appends the name to the cascade if it is not there yet, so registration order is preference order; reorder `h.cascade` to change it.
  */
@@ -202,7 +218,7 @@ export function registerBackend(h: ReasonHost, name: string, backend: Backend): 
   if (!h.cascade.includes(name)) h.cascade.push(name);
 }
 
-// literate/reason.md:320
+// literate/reason.md:349
 /**
  * ConversationHistory keeps, per session id, the most recent turns (person and agent), oldest first; bounded in turns per session, characters per turn and sessions.
  * Not part of memory: never saved, never rolled back.
@@ -220,7 +236,7 @@ export interface ConversationHistory {
   readonly cutCopies: WeakMap<Turn, Turn>;
 }
 
-// literate/reason.md:343
+// literate/reason.md:372
 /**
  * recordTurn appends `turn` to the history of session `sessionId` (nothing for `undefined`), cutting its text at `maxTurnChars` and keeping the last `maxTurns` turns and the `maxSessions` most recently active sessions.
  */
@@ -244,7 +260,7 @@ export function recordTurn(h: { readonly history: ConversationHistory }, session
   }
 }
 
-// literate/reason.md:370
+// literate/reason.md:399
 /**
  * priorTurns returns the recorded turns of `signal`'s session that the signal does not already carry, oldest first; none without a session id.
  */
@@ -255,7 +271,7 @@ export function priorTurns(h: { readonly history: ConversationHistory }, signal:
   return (h.history.sessions.get(sessionId) ?? []).filter((turn) => !own.has(turn));
 }
 
-// literate/reason.md:386
+// literate/reason.md:415
 /** Attempt records one backend call that failed: which backend, how long it took by the injected clock, and why. */
 export interface Attempt {
   readonly backend: string;
@@ -263,28 +279,31 @@ export interface Attempt {
   readonly error: string;
 }
 
-// literate/reason.md:397
+// literate/reason.md:426
 /**
  * CallResult is the first successful reply with the failed attempts before it, or a typed `cascade-exhausted` result listing every attempt.
  */
 export type CallResult =
-  | { readonly ok: true; readonly text: string; readonly backend: string; readonly model?: string; readonly attempts: readonly Attempt[] }
+  | { readonly ok: true; readonly text: string; readonly toolCalls?: readonly NativeToolCall[]; readonly backend: string; readonly model?: string; readonly attempts: readonly Attempt[] }
   | { readonly ok: false; readonly reason: "cascade-exhausted"; readonly attempts: readonly Attempt[] };
 
-// literate/reason.md:408
+// literate/reason.md:437
 /**
  * CallRequest is what {@link probabilisticCall} is given: the two prompts and, optionally, a cascade of its own (default `h.cascade`) and the signal for the model selector.
  */
 export interface CallRequest {
   readonly prompt: string;
   readonly system: string;
+  /** Passed on to the backend: see {@link BackendRequest}. */
+  readonly turns?: readonly Turn[];
+  readonly tools?: readonly ToolSpec[];
   /** Backends to try instead of `h.cascade`. */
   readonly cascade?: readonly string[];
   /** The signal being reasoned about, for the model selector. */
   readonly signal?: Signal;
 }
 
-// literate/reason.md:433
+// literate/reason.md:465
 /**
  * probabilisticCall tries the backends of the cascade in order and returns the first success.
  * Every call is timed and counted in the backend's telemetry; a failure or a name with no backend is logged and the next backend tried.
@@ -304,7 +323,13 @@ export async function probabilisticCall(h: ReasonHost, request: CallRequest): Pr
     let model: string | undefined;
     try {
       model = h.selectModel?.(name, request.signal);
-      const reply = await backend({ prompt: request.prompt, system: request.system, ...(model === undefined ? {} : { model }) });
+      const reply = await backend({
+        prompt: request.prompt,
+        system: request.system,
+        ...(model === undefined ? {} : { model }),
+        ...(request.turns === undefined ? {} : { turns: request.turns }),
+        ...(request.tools === undefined ? {} : { tools: request.tools }),
+      });
       if (typeof reply?.text !== "string") throw new Error(`reply has no text: \`${previewJson(reply)}\``);
       trackTelemetry(h, "backend", name, {
         ms: h.now() - started,
@@ -312,7 +337,8 @@ export async function probabilisticCall(h: ReasonHost, request: CallRequest): Pr
         ...(reply.inputTokens === undefined ? {} : { inputTokens: reply.inputTokens }),
         ...(reply.outputTokens === undefined ? {} : { outputTokens: reply.outputTokens }),
       });
-      return { ok: true, text: reply.text, backend: name, ...(model === undefined ? {} : { model }), attempts };
+      const toolCalls = Array.isArray(reply.toolCalls) && reply.toolCalls.length > 0 ? reply.toolCalls : undefined;
+      return { ok: true, text: reply.text, ...(toolCalls === undefined ? {} : { toolCalls }), backend: name, ...(model === undefined ? {} : { model }), attempts };
     } catch (error) {
       const ms = h.now() - started;
       trackTelemetry(h, "backend", name, { ms, ok: false });
@@ -331,7 +357,7 @@ export async function probabilisticCall(h: ReasonHost, request: CallRequest): Pr
   return { ok: false, reason: "cascade-exhausted", attempts };
 }
 
-// literate/reason.md:615
+// literate/reason.md:655
 /**
  * stripMarkdown trims a reply and peels code fences and single backticks that enclose the whole of it, however deeply nested; a fence in the middle of prose is left alone.
  * Linear in the length of `text`.
@@ -378,16 +404,43 @@ export function stripMarkdown(text: string): string {
   }
 }
 
-// literate/reason.md:665
+// literate/reason.md:709
 /**
- * extractFencedBlock returns the trimmed content of the first fenced block inside `text`, or `undefined` if there is none.
+ * extractFencedBlock returns the trimmed content of the first closed fenced block inside `text`, or `undefined` if there is none.
+ * Linear in the length of `text`.
  */
 export function extractFencedBlock(text: string): string | undefined {
-  const found = /(?:^|\n)(`{3,}|~{3,})[^\n]*\n([\s\S]*?)\n\1/.exec(text);
-  return found?.[2]?.trim();
+  const fences: { readonly start: number; readonly end: number; readonly char: "`" | "~"; readonly run: number; readonly bare: boolean }[] = [];
+  for (let start = 0; start <= text.length; ) {
+    const newline = text.indexOf("\n", start);
+    const end = newline === -1 ? text.length : newline;
+    let at = start;
+    while (at < end && at - start < 3 && text[at] === " ") at++;
+    const char = text[at];
+    if (char === "`" || char === "~") {
+      let after = at;
+      while (after < end && text[after] === char) after++;
+      const info = text.slice(after, end);
+      // A backtick fence's info string holds no backtick (CommonMark); such a line is prose.
+      if (after - at >= 3 && (char === "~" || !info.includes("`"))) fences.push({ start, end, char, run: after - at, bare: info.trim() === "" });
+    }
+    start = end + 1;
+  }
+  const longestLater = { "`": 0, "~": 0 };
+  let opening: number | undefined;
+  for (let k = fences.length - 1; k >= 0; k--) {
+    const fence = fences[k];
+    if (fence === undefined) continue;
+    if (longestLater[fence.char] >= fence.run) opening = k;
+    if (fence.bare) longestLater[fence.char] = Math.max(longestLater[fence.char], fence.run);
+  }
+  const open = opening === undefined ? undefined : fences[opening];
+  if (open === undefined || opening === undefined) return undefined;
+  const close = fences.slice(opening + 1).find((fence) => fence.bare && fence.char === open.char && fence.run >= open.run);
+  return close === undefined ? undefined : text.slice(open.end + 1, close.start).trim();
 }
 
-// literate/reason.md:678
+// literate/reason.md:749
 /**
  * actionSchema is the reply protocol the model is told to follow: a message, a tool call or an actuator command.
  * There is no `log` variant and none that carries code.
@@ -413,7 +466,7 @@ export const actionSchema: JsonSchema = {
   ],
 };
 
-// literate/reason.md:708
+// literate/reason.md:779
 /**
  * gateActionSchema is what a gate may rewrite an action into: `actionSchema` plus the `log` action.
  */
@@ -421,7 +474,7 @@ export const gateActionSchema: JsonSchema = {
   anyOf: [...(actionSchema.anyOf ?? []), { type: "object", required: ["kind", "text"], properties: { kind: { type: "string", enum: ["log"] }, text: { type: "string" } } }],
 };
 
-// literate/reason.md:720
+// literate/reason.md:791
 /**
  * parseAction checks a value against `schema` (default `actionSchema`) and builds a fresh action from the known fields only, so extra fields in a reply never reach an actuator.
  * `args` defaults to `{}`.
@@ -440,7 +493,7 @@ export function parseAction(value: unknown, schema: JsonSchema = actionSchema): 
   return { ok: true, value: { kind: "command", target: text("target"), command: text("command"), args } };
 }
 
-// literate/reason.md:744
+// literate/reason.md:815
 /**
  * parseModelReply turns a model's reply into an action and always succeeds: a valid action (possibly fenced, or in a fenced block inside prose) is parsed, anything else becomes a plain message of the reply as it came (trimmed, fences kept).
  * A reply longer than `h.maxReplyChars` is not parsed and is cut to the limit.
@@ -467,6 +520,33 @@ export function parseModelReply(h: ReasonHost, reply: string): Action {
 }
 
 // literate/reason.md:853
+/**
+ * parseToolCalls turns a model's native tool calls into an action and always succeeds: the first call becomes a `tool` action when its arguments are a JSON object (parsed as data, never evaluated), and anything unreadable becomes a message (`text`, or a note naming the call).
+ * Further calls are logged and not run.
+ */
+export function parseToolCalls(h: ReasonHost, calls: readonly NativeToolCall[], text: string): Action {
+  const first = calls[0];
+  if (first === undefined) return parseModelReply(h, text);
+  if (calls.length > 1) harnessLog(h, `think: the model made ${calls.length} tool calls in one reply; only the first, \`${previewJson(first.name)}\`, runs`);
+  let reason: string;
+  if (first.arguments.length > h.maxReplyChars) reason = `arguments of ${first.arguments.length} characters are over the limit of ${h.maxReplyChars}`;
+  else {
+    let args: unknown;
+    try {
+      args = first.arguments.trim() === "" ? {} : JSON.parse(first.arguments);
+    } catch {
+      args = undefined;
+    }
+    const action = args === undefined ? { ok: false as const, reason: `arguments are not JSON: \`${previewJson(first.arguments)}\`` } : parseAction({ kind: "tool", tool: first.name, args: args as JsonObject });
+    if (action.ok) return action.value;
+    reason = action.reason;
+  }
+  harnessLog(h, `think: native tool call \`${previewJson(first.name)}\` is not an action (${reason}); treated as a message`);
+  const said = text.trim();
+  return { kind: "message", text: said !== "" ? said : `(The model asked for the tool \`${previewJson(first.name)}\`, but its call could not be read: ${reason}.)` };
+}
+
+// literate/reason.md:1008
 /** describeAction names an action in one short phrase for logs and for the rejection note the model is shown. */
 export function describeAction(action: Action): string {
   switch (action.kind) {
@@ -481,7 +561,7 @@ export function describeAction(action: Action): string {
   }
 }
 
-// literate/reason.md:872
+// literate/reason.md:1027
 /**
  * conversationPrompt is the user-side prompt: the `earlier` turns of the session (default none), then the signal's turns, one per paragraph, or, with no turns, the event's sensor and payload.
  */
@@ -491,7 +571,7 @@ export function conversationPrompt(signal: Signal, earlier: readonly Turn[] = []
   return lines.join("\n\n");
 }
 
-// literate/reason.md:888
+// literate/reason.md:1043
 /**
  * assembleSystemPrompt builds the system prompt: identity, protocol, the triggered skill's instructions, the tool belt, global awareness, recent logs and, when retrying, why the previous proposal was rejected.
  */
@@ -503,6 +583,7 @@ export function assembleSystemPrompt(h: ReasonHost, parts: { readonly skill?: st
       'To answer: {"kind":"message","text":"<answer>"}',
       'To call a tool: {"kind":"tool","tool":"<name>","args":{...}}',
       'To ask an actuator (a connected program) for a command: {"kind":"command","target":"<actuator>","command":"<name>","args":{...}}',
+      "If the tools are also offered to you as functions, you may call one natively instead; only the first call of a reply runs.",
       "Your reply is data: it is checked by deterministic gates before anything happens.",
     ].join("\n"),
     parts.skillPrompt === undefined ? undefined : `SKILL ${parts.skill ?? ""}:\n${parts.skillPrompt}`,
@@ -514,7 +595,7 @@ export function assembleSystemPrompt(h: ReasonHost, parts: { readonly skill?: st
   return sections.filter((s) => s !== undefined).join("\n\n");
 }
 
-// literate/reason.md:914
+// literate/reason.md:1070
 /**
  * Thought is one model's proposal: the action and the backend that proposed it (`undefined` when no backend answered and the action logs that failure).
  */
@@ -525,13 +606,13 @@ export interface Thought {
   readonly exhausted?: readonly Attempt[];
 }
 
-// literate/reason.md:928
+// literate/reason.md:1084
 /** describeAttempts words an exhausted cascade: `cascade exhausted (backend: error; …)`, or `no backend in the cascade` when nothing was tried. */
 export function describeAttempts(attempts: readonly Attempt[]): string {
   return `cascade exhausted (${attempts.map((a) => `${a.backend}: ${a.error}`).join("; ") || "no backend in the cascade"})`;
 }
 
-// literate/reason.md:938
+// literate/reason.md:1095
 /**
  * think runs one round of asking a model: the triggered skill's prompt, the system prompt, the conversation (with the session's earlier turns), the call through the cascade (or `options.cascade`) and the parse.
  * An exhausted cascade becomes a `log` action naming every attempt; an error thrown by the skill's prompt propagates.
@@ -545,23 +626,27 @@ export async function think(h: ReasonHost, signal: Signal, options: { readonly c
     ...(skillPrompt === undefined ? {} : { skillPrompt }),
     ...(options.rejection === undefined ? {} : { rejection: options.rejection }),
   });
+  const earlier = priorTurns(h, signal);
+  const tools = [...h.tools.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).map(({ name, description, parameters }): ToolSpec => ({ name, description, parameters }));
   const result = await probabilisticCall(h, {
-    prompt: conversationPrompt(signal, priorTurns(h, signal)),
+    prompt: conversationPrompt(signal, earlier),
     system,
     signal,
+    ...(signal.conversation.length === 0 ? {} : { turns: [...earlier, ...signal.conversation] }),
+    ...(tools.length === 0 ? {} : { tools }),
     ...(options.cascade === undefined ? {} : { cascade: options.cascade }),
   });
   if (!result.ok) {
     return { action: { kind: "log", text: describeAttempts(result.attempts) }, backend: undefined, exhausted: result.attempts };
   }
-  return { action: parseModelReply(h, result.text), backend: result.backend };
+  return { action: result.toolCalls === undefined ? parseModelReply(h, result.text) : parseToolCalls(h, result.toolCalls, result.text), backend: result.backend };
 }
 
-// literate/reason.md:1044
+// literate/reason.md:1219
 /** maxRewriteRounds bounds how many times {@link deterministicVerify} starts the walk again after a rewrite before it vetoes. */
 export const maxRewriteRounds = 5;
 
-// literate/reason.md:1051
+// literate/reason.md:1226
 /**
  * deterministicVerify runs the gates of the skills that apply, highest priority first, and starts again from the top after every rewrite (at most `maxRewriteRounds` rounds), so every gate has seen the action that will run.
  * The first veto ends the walk, as does the first request for approval unless `approvalHeld`; a gate that throws, returns a non-verdict or rewrites into an invalid action vetoes.
@@ -623,7 +708,7 @@ export async function deterministicVerify(h: ReasonHost, proposed: Action, signa
   }
 }
 
-// literate/reason.md:1315
+// literate/reason.md:1490
 /**
  * probabilisticGate asks for proposals: one {@link think}, or, with consensus on and at least two backends, one per backend among the first `h.consensus.size` of the cascade (at least two), in parallel.
  */
@@ -635,7 +720,7 @@ export async function probabilisticGate(h: ReasonHost, signal: Signal, rejection
   return Promise.all(voters.map((voter) => think(h, signal, { ...options, cascade: [voter] })));
 }
 
-// literate/reason.md:1332
+// literate/reason.md:1507
 /**
  * resolveConsensus counts votes by action fingerprint among thoughts a backend produced and returns the winner with its count; ties go to the earliest in the cascade.
  * With no votes the first thought stands (with 0 votes); with no thoughts, `undefined`.
@@ -655,7 +740,7 @@ export function resolveConsensus(thoughts: readonly Thought[]): { readonly winne
   return best === undefined ? undefined : { winner: best.first, votes: best.votes };
 }
 
-// literate/reason.md:1355
+// literate/reason.md:1530
 /**
  * consensusGate picks the winning thought with `resolveConsensus` and logs the count when there was a vote.
  */
@@ -667,13 +752,13 @@ export function consensusGate(h: ReasonHost, thoughts: readonly Thought[]): Thou
   return result?.winner;
 }
 
-// literate/reason.md:1422
+// literate/reason.md:1597
 /**
  * reasonedSensors are the event sensors worth a model's time: what people say, delegated tasks, and tool output and errors so a tool call can be followed by an answer.
  */
 export const reasonedSensors: ReadonlySet<string> = new Set(["user-input", "chat-message", "user-command", "delegation", "tool-output", "tool-error"]);
 
-// literate/reason.md:1438
+// literate/reason.md:1613
 /**
  * reasonGate is stage two of the loop and returns the signal `reasoned`, with a decision when one was made.
  * A `request` skips the model but not the gates; an event from a `reasonedSensors` sensor gets up to `h.maxTries` rounds of proposal, consensus and {@link deterministicVerify}, each retry shown the previous veto; when no registered backend answered, the decision is about a message telling the person so; other events go to the skills' background handlers.
@@ -711,4 +796,4 @@ export async function reasonGate(h: ReasonHost, signal: Signal): Promise<Signal>
   }
   return decision === undefined ? { ...signal, status: "reasoned" } : { ...signal, status: "reasoned", decision };
 }
-//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoicmVhc29uLnRzIiwic291cmNlcyI6WyIuLi9saXRlcmF0ZS9yZWFzb24ubWQiXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6Ijs7O0FBOEJBLE9BQU8sRUFBRSxpQkFBaUIsZUFBZSxZQUFZLFlBQVksZ0JBQWdCLGFBQWEsRUFBRSxLQUFLO0FBQ3JHLE9BQU8sRUFBRSxnQ0FBZ0MsS0FBSyxXQUFXLEVBQUUsS0FBSztBQUNoRSxPQUFPLEVBQUUsZUFBZSxXQUFXLGFBQWEsY0FBYyxLQUFLLFNBQVMsS0FBSyxZQUFZLEtBQUssV0FBVyxFQUFFLEtBQUs7QUFDcEgsT0FBTyxLQUFLLEVBQUUsUUFBUSxVQUFVLFFBQVEsS0FBSyxFQUFFLEtBQUs7QUFDcEQsT0FBTyxFQUFFLG9CQUFvQixxQkFBcUIsY0FBYyxrQkFBa0IsWUFBWSxnQkFBZ0IsS0FBSyxhQUFhLEtBQUssVUFBVSxFQUFFLEtBQUs7QUFDdEosT0FBTyxFQUFFLHdCQUF3QixLQUFLLFNBQVMsRUFBRSxLQUFLOzs7QUFTdEQ7Q0FDQyxFQUFFLGVBQWUsR0FBRyxLQUFLLEVBQUUsT0FBTyxTQUFTLEdBQUcsT0FBTyxJQUFJLGFBQWEsR0FBRyxNQUFNLElBQUksT0FBTyxRQUFRLElBQUksSUFBSSxNQUFNLE9BQU8sR0FBRyxJQUFJLFVBQVUsR0FBRztDQUMzSTtBQUNELE9BQU8sVUFBVSxlQUFlO0VBQzlCLElBQUksSUFBSSxhQUFhLEdBQUcsS0FBSyxHQUFHLE1BQU07RUFDdEMsU0FBUyxRQUFRO0VBQ2pCLElBQUksVUFBVSxVQUFVLE1BQU0sY0FBYyxPQUFPLFdBQVcsTUFBTTtFQUNwRSxTQUFTLFFBQVE7RUFDakIsSUFBSSxPQUFPLEdBQUcsSUFBSSxNQUFNLFVBQVUsS0FBSyxNQUFNLEdBQUcsS0FBSztFQUNyRCxTQUFTLFFBQVE7QUFDbkI7OztBQU1BO0NBQ0MsRUFBRSxhQUFhLEdBQUcsRUFBRSxVQUFVLFFBQVEsSUFBSSxNQUFNLEtBQUssTUFBTSxPQUFPLEtBQUssSUFBSSxTQUFTLFFBQVEsS0FBSyxLQUFLO0NBQ3RHO0FBQ0QsT0FBTyxVQUFVLGFBQWE7RUFDNUIsU0FBUyxNQUFNO0VBQ2YsU0FBUyxjQUFjO0VBQ3ZCLFNBQVMsZUFBZTtBQUMxQjs7O0FBTUE7Q0FDQyxFQUFFLFFBQVEsR0FBRyxJQUFJLElBQUksR0FBRyxTQUFTLEVBQUUsTUFBTSxHQUFHLE9BQU8sS0FBSyxFQUFFLE1BQU0sUUFBUSxFQUFFLEtBQUs7Q0FDL0UsRUFBRSxHQUFHLE1BQU0sR0FBRyxVQUFVLElBQUksSUFBSSxPQUFPO0NBQ3ZDO0FBQ0QsT0FBTyxLQUFLLFFBQVEsRUFBRSxVQUFVLGdCQUFnQixHQUFHLGFBQWEsRUFBRTs7O0FBTWxFLElBQUksY0FBYyxNQUFNLEVBQUUsTUFBTSxJQUFJLEVBQUUsUUFBUSxJQUFJLFFBQVEsR0FBRyxRQUFRLFlBQVksR0FBRyxJQUFJLElBQUksUUFBUSxRQUFRO0FBQzVHLE9BQU8sS0FBSyxjQUFjLEVBQUUsVUFBVSxRQUFRLFFBQVEsT0FBTyxFQUFFLFdBQVcsR0FBRyxPQUFPLEVBQUU7OztBQVV0RjtDQUNDLEVBQUUsZ0JBQWdCLEdBQUcsR0FBRyxPQUFPLEVBQUUsS0FBSyxNQUFNLEVBQUUsT0FBTyxHQUFHLFNBQVMsTUFBTSxNQUFNLEVBQUUsTUFBTSxNQUFNLElBQUksT0FBTyxLQUFLLElBQUksSUFBSSxNQUFNLFNBQVMsR0FBRztDQUNySTtBQUNELE9BQU8sVUFBVSxnQkFBZ0I7RUFDL0IsU0FBUyxJQUFJO0VBQ2IsU0FBUyxRQUFRO0VBQ2pCLFNBQVMsUUFBUTtFQUNqQixTQUFTLE9BQU87RUFDaEIsU0FBUyxRQUFRO0VBQ2pCLElBQUksSUFBSSxPQUFPLEdBQUcsT0FBTyxtQkFBbUIsTUFBTSxJQUFJLElBQUksU0FBUyxJQUFJLE1BQU0sR0FBRyxJQUFJLFFBQVE7RUFDNUYsU0FBUyxXQUFXO0VBQ3BCLElBQUksS0FBSyxHQUFHLElBQUksTUFBTSxJQUFJLEtBQUssR0FBRyxTQUFTLEdBQUcsSUFBSSxVQUFVLE1BQU0sZ0JBQWdCO0VBQ2xGLFNBQVMsU0FBUztFQUNsQixTQUFTLFdBQVc7QUFDdEI7OztBQVFBO0NBQ0MsRUFBRSxnQkFBZ0IsR0FBRyxFQUFFLFNBQVMsSUFBSSxHQUFHLElBQUksUUFBUSxTQUFTLE1BQU0sR0FBRyxPQUFPLEtBQUssSUFBSSxPQUFPLEtBQUssZUFBZSxLQUFLLEdBQUcsSUFBSSxRQUFRLE9BQU8sS0FBSyxNQUFNLE1BQU0sSUFBSSxLQUFLLEdBQUcsUUFBUTtDQUNoTDtBQUNELE9BQU8sVUFBVSxnQkFBZ0I7RUFDL0IsU0FBUyxJQUFJO0VBQ2IsU0FBUyxhQUFhO0VBQ3RCLFNBQVMsV0FBVyxPQUFPLEVBQUU7QUFDL0I7OztBQU1BO0NBQ0MsRUFBRSxVQUFVLEdBQUcsSUFBSSxVQUFVLE9BQU8sR0FBRyxXQUFXLEtBQUssTUFBTSxJQUFJLEVBQUUsUUFBUSxJQUFJLEtBQUssRUFBRSxPQUFPLFFBQVEsSUFBSSxJQUFJLElBQUksSUFBSSxPQUFPLEtBQUssTUFBTSxHQUFHLFNBQVM7Q0FDbkosRUFBRSxRQUFRLEdBQUcsR0FBRyxPQUFPLElBQUksSUFBSSxZQUFZLEVBQUUsTUFBTSxRQUFRLEtBQUssR0FBRyxJQUFJLE9BQU8sS0FBSyxNQUFNLElBQUk7Q0FDN0Y7QUFDRCxPQUFPLFVBQVUsVUFBVTtFQUN6QixTQUFTLFNBQVMsWUFBWTtFQUM5QixJQUFJLFNBQVMsR0FBRyxFQUFFLElBQUksT0FBTyxNQUFNLElBQUksT0FBTyxHQUFHLElBQUksS0FBSyxJQUFJLE1BQU07RUFDcEUsU0FBUyxTQUFTLFlBQVk7RUFDOUIsSUFBSSxTQUFTLEdBQUcsRUFBRSxLQUFLLEdBQUcsU0FBUyxJQUFJLElBQUksS0FBSyxPQUFPLE9BQU8sc0JBQXNCLFFBQVEsV0FBVyxHQUFHLEVBQUUsS0FBSyxPQUFPLEdBQUcsS0FBSyxJQUFJLFFBQVEsTUFBTTtFQUNsSixTQUFTLFNBQVMsWUFBWTtFQUM5QixTQUFTLFFBQVE7QUFDbkI7OztBQWVBLElBQUksZUFBZSxNQUFNLElBQUksUUFBUSxXQUFXLFNBQVMsSUFBSSxXQUFXLElBQUksSUFBSSxLQUFLLEtBQUssTUFBTSxPQUFPLEdBQUcsU0FBUztBQUNuSCxPQUFPLFVBQVUsZUFBZTtFQUM5QixJQUFJLGNBQWMsSUFBSTtFQUN0QixTQUFTLFlBQVk7RUFDckIsSUFBSSxjQUFjLEdBQUc7RUFDckIsU0FBUyxpQkFBaUI7RUFDMUIsSUFBSSxjQUFjLE9BQU8sSUFBSSxTQUFTO0VBQ3RDLFNBQVMsT0FBTztBQUNsQjs7O0FBTUEsSUFBSSx1QkFBdUIsSUFBSSxRQUFRLFNBQVMsR0FBRyxJQUFJLFdBQVcsR0FBRyxRQUFRLEdBQUcsTUFBTTtBQUN0RixPQUFPLE1BQU0sdUJBQXVCLGVBQWUsRUFBRSxFQUFFLFlBQVksS0FBSyxpQkFBaUIsSUFBSSxPQUFPLEdBQUcsRUFBRSxHQUFHLEVBQUUsS0FBSzs7O0FBTW5ILElBQUkscUJBQXFCLEdBQUcsSUFBSSxLQUFLLFFBQVEsU0FBUyxJQUFJLElBQUksUUFBUSxXQUFXLE1BQU0sS0FBSyxJQUFJLFNBQVMsR0FBRyxTQUFTO0FBQ3JILE9BQU8sTUFBTSxxQkFBcUIsRUFBRTs7O0FBT3BDLElBQUksWUFBWSxHQUFHLE1BQU0sTUFBTSxJQUFJLEVBQUUsU0FBUyxPQUFPLFFBQVEsU0FBUyxNQUFNLElBQUksRUFBRSxPQUFPLEtBQUssRUFBRSxTQUFTLFlBQVksV0FBVztBQUNoSSxPQUFPLFNBQVMsb0JBQW9CLFNBQVMsT0FBTyxFQUFFLFVBQVU7RUFDOUQsTUFBTSxLQUFLLEVBQUU7RUFDYixHQUFHLG9CQUFvQixJQUFJLE9BQU8sR0FBRyxPQUFPLEtBQUssSUFBSSxVQUFVLE9BQU8sTUFBTTtFQUM1RSxPQUFPLHNCQUFzQixJQUFJLFVBQVUsRUFBRSxVQUFVLEVBQUUsU0FBUztBQUNwRTs7O0FBTUEsSUFBSSxrQkFBa0IsR0FBRyxPQUFPLGNBQWMsR0FBRyxRQUFRLFVBQVUsSUFBSSxFQUFFLE9BQU8sUUFBUSxRQUFRLEdBQUcsTUFBTTtBQUN6RyxPQUFPLFNBQVMsMEJBQTBCLFNBQVMsT0FBTztFQUN4RCxPQUFPLG9CQUFvQixHQUFHLFFBQVEscUJBQXFCLEdBQUc7QUFDaEU7OztBQVFBLElBQUksc0JBQXNCLE1BQU0sTUFBTSxRQUFRLFNBQVMsTUFBTSxZQUFZLElBQUksT0FBTyxJQUFJLFdBQVcsR0FBRyx1QkFBdUIsS0FBSyxJQUFJLElBQUksUUFBUSxJQUFJLEtBQUssR0FBRyxPQUFPO0FBQ3JLLE9BQU8sU0FBUyx5QkFBeUIsYUFBYSxPQUFPO0VBQzNELE1BQU0sSUFBSSxFQUFFO0VBQ1osSUFBSSxNQUFNLEVBQUU7RUFDWixJQUFJLE9BQU8sS0FBSyxTQUFTLEdBQUcscUJBQXFCO0lBQy9DLEdBQUcsbUJBQW1CLEVBQUUsS0FBSztJQUM3QjtJQUNBLDRCQUE0QjtJQUM1QjtJQUNBLDBDQUEwQyxHQUFHLEdBQUcsY0FBYyxXQUFXLFVBQVUsUUFBUSxXQUFXLE1BQU0sc0NBQXNDLEVBQUUsT0FBTyxHQUFHLFFBQVE7RUFDeEs7RUFDQSxJQUFJLE9BQU8sT0FBTyxHQUFHLDRCQUE0QjtJQUMvQyxHQUFHLDBCQUEwQixHQUFHLHNCQUFzQjtJQUN0RDtFQUNGO0VBQ0EsT0FBTztBQUNUOzs7QUFNQSxJQUFJLGFBQWEsUUFBUSxZQUFZLEtBQUssWUFBWSxJQUFJLEtBQUssSUFBSSxLQUFLLFVBQVUsS0FBSyxJQUFJLE9BQU8sR0FBRyxJQUFJLElBQUksT0FBTyxRQUFRLFFBQVEsT0FBTztBQUMzSSxPQUFPLFNBQVMsZ0JBQWdCLFlBQVksV0FBVyxTQUFTLE9BQU8sRUFBRSxVQUFVO0VBQ2pGO0VBQ0EsTUFBTSxFQUFFLFNBQVMsT0FBTyxFQUFFLEVBQUU7RUFDNUIsR0FBRyxjQUFjLEdBQUcsbUJBQW1CLE9BQU8saUJBQWlCLFFBQVEsUUFBUSxLQUFLLElBQUksRUFBRSxTQUFTLFVBQVUsSUFBSSxLQUFLLFFBQVEsd0JBQXdCLEtBQUssSUFBSSxRQUFRLE9BQU8sT0FBTztFQUNyTCxJQUFJLEtBQUssRUFBRTtFQUNYLElBQUksT0FBTyxFQUFFLEdBQUcsa0JBQWtCLEdBQUcsYUFBYSxJQUFJLFdBQVc7RUFDakUsR0FBRyxNQUFNLEdBQUcsd0JBQXdCLE9BQU8sU0FBUyxRQUFRLEtBQUssYUFBYSxRQUFRLEtBQUssSUFBSSxFQUFFLFNBQVMsVUFBVSxJQUFJLEtBQUssUUFBUSw4QkFBOEIsS0FBSyxJQUFJLFFBQVEsT0FBTyxPQUFPO0VBQ2xNLE9BQU87QUFDVDs7O0FBTUE7Q0FDQyxFQUFFLGtCQUFrQixHQUFHLEtBQUssR0FBRyxTQUFTLEdBQUcsU0FBUyxTQUFTLElBQUksVUFBVSxLQUFLLEdBQUcsSUFBSSxRQUFRLEdBQUcsR0FBRyxPQUFPLFFBQVEsS0FBSyxPQUFPLEtBQUssUUFBUSxNQUFNO0NBQ25KO0FBQ0QsT0FBTyxTQUFTLDBCQUEwQixTQUFTLE9BQU87RUFDeEQsT0FBTztBQUNUOzs7QUFPQTtDQUNDLEVBQUUsYUFBYSxLQUFLLFFBQVEsU0FBUyxNQUFNLEVBQUUsTUFBTSxJQUFJLFFBQVEsTUFBTSxJQUFJLFFBQVEsVUFBVSxLQUFLLEdBQUcsSUFBSSxTQUFTLElBQUk7Q0FDcEg7QUFDRCxPQUFPLFNBQVMsZ0JBQWdCLEVBQUUsU0FBUyxXQUFXLFVBQVUsR0FBRyxRQUFRLFFBQVEsUUFBUSxTQUFTLFFBQVE7RUFDMUcsR0FBRyxtQkFBbUIsSUFBSSxXQUFXLE9BQU87RUFDNUMsTUFBTSxNQUFNLEVBQUU7RUFDZCxPQUFPLE1BQU0sSUFBSSxVQUFVLEdBQUcsa0JBQWtCLElBQUksMEJBQTBCLEdBQUcsZ0JBQWdCLElBQUk7QUFDdkc7OztBQVFBO0NBQ0MsRUFBRSxXQUFXLEdBQUcsSUFBSSxLQUFLLEdBQUcsSUFBSSxRQUFRLElBQUksT0FBTyxNQUFNLE1BQU0sUUFBUSxNQUFNLElBQUksT0FBTyxJQUFJLElBQUksT0FBTyxRQUFRLEtBQUssVUFBVSxTQUFTLFVBQVUsSUFBSSxNQUFNLFNBQVMsSUFBSSxJQUFJLFNBQVM7Q0FDckw7QUFDRCxPQUFPLFVBQVUsV0FBVyxRQUFRLFdBQVcsVUFBVSxXQUFXO0VBQ2xFLElBQUksSUFBSSxZQUFZLEtBQUssR0FBRyxJQUFJLE9BQU8sUUFBUTtFQUMvQyxTQUFTLFVBQVU7RUFDbkIsU0FBUyxVQUFVLFlBQVk7RUFDL0IsSUFBSSxRQUFRLE1BQU0sR0FBRyxJQUFJLE1BQU0sS0FBSyxJQUFJLE9BQU87RUFDL0MsU0FBUyxTQUFTO0VBQ2xCLFNBQVMsYUFBYSxjQUFjLEVBQUU7RUFDdEMsSUFBSSxLQUFLLFVBQVUsSUFBSSxJQUFJLE1BQU0sT0FBTyxTQUFTLEdBQUcsSUFBSSxRQUFRLElBQUksTUFBTSxHQUFHLFNBQVMsSUFBSSxNQUFNO0VBQ2hHLFNBQVMsV0FBVyxFQUFFLFNBQVMsU0FBUyxTQUFTLFNBQVMsTUFBTSxPQUFPO0VBQ3ZFLElBQUksTUFBTSxFQUFFLE9BQU8sT0FBTyxPQUFPLEVBQUUsS0FBSyxRQUFRO0VBQ2hELFNBQVMsVUFBVTtFQUNuQixJQUFJLE9BQU8sUUFBUSxJQUFJLElBQUksUUFBUTtFQUNuQyxTQUFTLGVBQWU7RUFDeEIsU0FBUyxXQUFXO0VBQ3BCLElBQUksTUFBTSxJQUFJLElBQUksUUFBUSxXQUFXO0VBQ3JDLFNBQVMsT0FBTyxHQUFHLEdBQUc7RUFDdEIsSUFBSSxLQUFLLEtBQUssUUFBUSxLQUFLLElBQUksSUFBSSxNQUFNLElBQUksSUFBSSxLQUFLLFFBQVE7RUFDOUQsU0FBUyxTQUFTO0VBQ2xCLElBQUksTUFBTSxTQUFTLEdBQUcsSUFBSSxLQUFLLFFBQVEsS0FBSyxJQUFJLE1BQU0sU0FBUyxJQUFJLGtCQUFrQixPQUFPLE1BQU0sR0FBRztFQUNyRyxTQUFTLFVBQVU7RUFDbkIsSUFBSSxNQUFNLE9BQU8sS0FBSyxFQUFFLE9BQU8sT0FBTyxNQUFNLEVBQUUsS0FBSyxPQUFPLE1BQU0sT0FBTyxHQUFHLFFBQVEsS0FBSztFQUN2RixTQUFTLFFBQVEsS0FBSyxRQUFRLEdBQUc7QUFDbkM7OztBQU1BO0NBQ0MsRUFBRSxnQkFBZ0IsS0FBSyxHQUFHLFNBQVMsSUFBSSxRQUFRLE1BQU0sT0FBTyxJQUFJLFFBQVEsSUFBSSxLQUFLLEdBQUcsSUFBSSxRQUFRLEdBQUcsR0FBRyxHQUFHLElBQUksTUFBTSxLQUFLLEdBQUcsYUFBYSxNQUFNLEdBQUcsV0FBVyxPQUFPLFFBQVEsWUFBWSxHQUFHLE9BQU87Q0FDak07QUFDRCxPQUFPLFNBQVMsbUJBQW1CLFlBQVksTUFBTSxRQUFRLFNBQVMsVUFBVSxLQUFLO0VBQ25GLHFCQUFxQjtFQUNyQixHQUFHLDRCQUE0QjtBQUNqQzs7O0FBWUE7Q0FDQyxFQUFFLG9CQUFvQixPQUFPLElBQUksUUFBUSxJQUFJLElBQUksS0FBSyxPQUFPLE1BQU0sUUFBUSxJQUFJLFFBQVEsT0FBTyxPQUFPLFFBQVEsR0FBRyxNQUFNLElBQUksU0FBUyxXQUFXLElBQUksS0FBSyxJQUFJO0NBQzNKLEVBQUUsSUFBSSxLQUFLLEdBQUcsUUFBUSxNQUFNLE9BQU8sTUFBTSxPQUFPO0NBQ2hEO0FBQ0QsT0FBTyxVQUFVLG9CQUFvQjtFQUNuQyxJQUFJLFFBQVEsR0FBRyxFQUFFLElBQUksT0FBTyxPQUFPLElBQUksTUFBTSxHQUFHLE1BQU0sU0FBUyxPQUFPLE9BQU87RUFDN0UsU0FBUyxVQUFVLFlBQVk7RUFDL0IsSUFBSSxjQUFjLEdBQUc7RUFDckIsU0FBUyxVQUFVO0VBQ25CLElBQUksY0FBYyxLQUFLO0VBQ3ZCLFNBQVMsY0FBYztFQUN2QixJQUFJLGNBQWMsS0FBSztFQUN2QixTQUFTLGFBQWE7RUFDdEIsSUFBSSxFQUFFLEtBQUssS0FBSyxJQUFJLElBQUksS0FBSyxTQUFTLEVBQUUsSUFBSSxJQUFJLEtBQUssR0FBRyxZQUFZLE1BQU0sR0FBRyxHQUFHLE1BQU0sS0FBSyxHQUFHLEtBQUssR0FBRyxJQUFJLE9BQU8sUUFBUSxJQUFJLFVBQVU7RUFDdkksU0FBUyxXQUFXLGNBQWM7QUFDcEM7OztBQVFBO0NBQ0MsRUFBRSxXQUFXLFFBQVEsT0FBTyxHQUFHLElBQUksUUFBUSxHQUFHLFFBQVEsWUFBWSxTQUFTLElBQUksY0FBYyxRQUFRLElBQUksS0FBSyxHQUFHLGVBQWUsSUFBSSxRQUFRLElBQUksS0FBSyxXQUFXLE1BQU0sSUFBSSxJQUFJLGNBQWMsS0FBSyxTQUFTLE9BQU87Q0FDak47QUFDRCxPQUFPLFNBQVMsY0FBYyxFQUFFLFNBQVMsU0FBUyxvQkFBb0IsR0FBRyxXQUFXLE9BQU8sRUFBRSxXQUFXLE1BQU0sT0FBTyxLQUFLO0VBQ3hILEdBQUcsV0FBVyxJQUFJLFVBQVUsR0FBRyxtQkFBbUIsR0FBRyxHQUFHO0VBQ3hELE1BQU0sRUFBRSxVQUFVLFVBQVUsY0FBYyxZQUFZLEVBQUUsRUFBRTtFQUMxRCxNQUFNLE1BQU0sRUFBRSx3QkFBd0IsR0FBRztFQUN6QztFQUNBLEdBQUcsa0JBQWtCLEVBQUUsY0FBYztJQUNuQyxNQUFNLE1BQU0sS0FBSyxFQUFFLEVBQUUsTUFBTSxXQUFXLE1BQU0sc0JBQXNCLGdCQUFnQixPQUFPO0lBQ3pGLDhCQUE4QjtJQUM5QjtFQUNGLEVBQUUsS0FBSztJQUNMO0VBQ0Y7RUFDQSxHQUFHLGNBQWMsRUFBRSxVQUFVLGdCQUFnQixhQUFhLEVBQUU7RUFDNUQsd0JBQXdCO0VBQ3hCLElBQUksT0FBTyxPQUFPLEdBQUcsaUJBQWlCO0lBQ3BDLEdBQUcsZUFBZSxHQUFHLGFBQWE7SUFDbEM7RUFDRjtBQUNGOzs7QUFNQTtDQUNDLEVBQUUsV0FBVyxRQUFRLElBQUksU0FBUyxNQUFNLEdBQUcsV0FBVyxRQUFRLEtBQUssSUFBSSxPQUFPLEtBQUssSUFBSSxRQUFRLE9BQU8sT0FBTyxPQUFPLEtBQUssUUFBUSxFQUFFLFFBQVE7Q0FDM0k7QUFDRCxPQUFPLFNBQVMsY0FBYyxFQUFFLFNBQVMsU0FBUyxvQkFBb0IsR0FBRyxRQUFRLFNBQVMsU0FBUyxPQUFPO0VBQ3hHLE1BQU0sVUFBVSxFQUFFO0VBQ2xCLEdBQUcsV0FBVyxJQUFJLFdBQVcsT0FBTztFQUNwQyxNQUFNLElBQUksRUFBRSxJQUFJLG1DQUFtQyxHQUFHLDhCQUE4QixHQUFHO0VBQ3ZGLE9BQU8sbUNBQW1DLEdBQUcsa0JBQWtCLEdBQUc7QUFDcEU7OztBQVFBLElBQUksUUFBUSxRQUFRLElBQUksUUFBUSxLQUFLLEtBQUssUUFBUSxNQUFNLFNBQVMsSUFBSSxLQUFLLEdBQUcsS0FBSyxHQUFHLElBQUksU0FBUyxPQUFPLElBQUksS0FBSztBQUNsSCxPQUFPLFVBQVUsUUFBUTtFQUN2QixTQUFTLFNBQVM7RUFDbEIsU0FBUyxJQUFJO0VBQ2IsU0FBUyxPQUFPO0FBQ2xCOzs7QUFNQTtDQUNDLEVBQUUsV0FBVyxHQUFHLElBQUksTUFBTSxXQUFXLE1BQU0sS0FBSyxJQUFJLE9BQU8sU0FBUyxPQUFPLElBQUksR0FBRyxFQUFFLE1BQU0sb0JBQW9CLE9BQU8sUUFBUSxNQUFNO0NBQ25JO0FBQ0QsT0FBTyxLQUFLLFdBQVc7RUFDckIsRUFBRSxFQUFFLFNBQVMsSUFBSSxNQUFNLFNBQVMsTUFBTSxRQUFRLFNBQVMsU0FBUyxRQUFRLFNBQVMsUUFBUSxRQUFRLFNBQVMsVUFBVSxTQUFTLFVBQVU7RUFDdkksRUFBRSxFQUFFLFNBQVMsSUFBSSxPQUFPLFNBQVMsUUFBUSxxQkFBcUIsU0FBUyxVQUFVLFNBQVMsVUFBVTs7O0FBTXRHO0NBQ0MsRUFBRSxZQUFZLEdBQUcsS0FBSyxPQUFPLG1CQUFtQixHQUFHLE9BQU8sSUFBSSxJQUFJLFFBQVEsS0FBSyxZQUFZLEVBQUUsUUFBUSxHQUFHLElBQUksSUFBSSxTQUFTLGFBQWEsSUFBSSxJQUFJLE9BQU8sSUFBSSxJQUFJLE1BQU07Q0FDbks7QUFDRCxPQUFPLFVBQVUsWUFBWTtFQUMzQixTQUFTLFFBQVE7RUFDakIsU0FBUyxRQUFRO0VBQ2pCLElBQUksU0FBUyxHQUFHLElBQUksUUFBUSxHQUFHLGFBQWE7RUFDNUMsU0FBUyxVQUFVLFNBQVM7RUFDNUIsSUFBSSxJQUFJLE9BQU8sTUFBTSxTQUFTLE9BQU8sSUFBSSxJQUFJLE1BQU0sVUFBVTtFQUM3RCxTQUFTLFNBQVM7QUFDcEI7OztBQWVBO0NBQ0MsRUFBRSxrQkFBa0IsTUFBTSxJQUFJLFNBQVMsR0FBRyxJQUFJLFFBQVEsR0FBRyxNQUFNLElBQUksUUFBUSxJQUFJLE1BQU07Q0FDckYsRUFBRSxNQUFNLEtBQUssR0FBRyxNQUFNLElBQUksUUFBUSxHQUFHLElBQUksVUFBVSxXQUFXLEVBQUUsUUFBUSxHQUFHLEVBQUUsS0FBSyxLQUFLLEdBQUcsUUFBUSxHQUFHLE9BQU8sSUFBSSxJQUFJLEtBQUssUUFBUTtDQUNqSSxFQUFFLE1BQU0sT0FBTyxJQUFJLEVBQUUsUUFBUTtDQUM3QjtBQUNELE9BQU8sTUFBTSxTQUFTLHFCQUFxQixZQUFZLFNBQVMsY0FBYyxvQkFBb0I7RUFDaEcsTUFBTSxVQUFVLFVBQVUsRUFBRTtFQUM1QixNQUFNLE1BQU0sRUFBRSxxQkFBcUIsR0FBRztFQUN0QyxNQUFNLFlBQVksRUFBRSxJQUFJLFlBQVk7RUFDcEMsSUFBSSxLQUFLLEtBQUssRUFBRSxlQUFlLEtBQUssSUFBSSxXQUFXLEtBQUssRUFBRSxlQUFlO0lBQ3ZFLE1BQU0sUUFBUSxFQUFFO0lBQ2hCLEdBQUcsU0FBUyxJQUFJLFdBQVc7TUFDekIsZ0JBQWdCLFNBQVMsTUFBTSxJQUFJLEdBQUcsT0FBTyxJQUFJLFFBQVEsV0FBVyxNQUFNLEtBQUssTUFBTTtNQUNyRjtJQUNGO0lBQ0EsTUFBTSxRQUFRLEVBQUU7SUFDaEIsSUFBSSxPQUFPLE9BQU8sRUFBRTtJQUNwQixJQUFJO01BQ0YsTUFBTSxFQUFFLHNCQUFzQjtNQUM5QixNQUFNLE1BQU0sRUFBRSxNQUFNLFVBQVUsUUFBUSxnQkFBZ0IsUUFBUSxnQkFBZ0IsVUFBVSxJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxNQUFNLEdBQUc7TUFDeEgsR0FBRyxRQUFRLFlBQVksSUFBSSxVQUFVLE1BQU0sSUFBSSxhQUFhLElBQUksR0FBRyxNQUFNO01BQ3pFLGtCQUFrQixXQUFXLE1BQU07UUFDakMsSUFBSSxRQUFRLEVBQUU7UUFDZCxJQUFJO1FBQ0osc0JBQXNCLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLGFBQWEsa0JBQWtCO1FBQzVFLHVCQUF1QixJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxjQUFjLG1CQUFtQjtNQUNqRjtNQUNBLE9BQU8sRUFBRSxJQUFJLE1BQU0sTUFBTSxZQUFZLFNBQVMsTUFBTSxVQUFVLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLE1BQU0sSUFBSSxTQUFTO0lBQzFHLEVBQUUsTUFBTSxRQUFRO01BQ2QsTUFBTSxHQUFHLEVBQUUsUUFBUSxFQUFFO01BQ3JCLGtCQUFrQixXQUFXLE1BQU0sRUFBRSxJQUFJLElBQUksTUFBTTtNQUNuRCxnQkFBZ0IsU0FBUyxNQUFNLElBQUksT0FBTyxxQkFBcUI7TUFDL0QsY0FBYyxnQkFBZ0IsUUFBUSxZQUFZLFFBQVE7TUFDMUQsTUFBTSxLQUFLLEVBQUUsT0FBTyxHQUFHLEVBQUUsU0FBUyxlQUFlLFFBQVEsRUFBRSxFQUFFLEtBQUssRUFBRTtNQUNwRSxNQUFNLEtBQUssRUFBRSxzQkFBc0IsR0FBRyxVQUFVLEdBQUc7TUFDbkQsR0FBRyxRQUFRLEtBQUssSUFBSSxTQUFTLEdBQUcsc0JBQXNCLEdBQUcsS0FBSyxHQUFHLEVBQUUsR0FBRyxLQUFLLEVBQUUsR0FBRztRQUM5RSxzQkFBc0IsS0FBSyxFQUFFO1FBQzdCLE1BQU0sU0FBUyxHQUFHLE1BQU0sUUFBUSxHQUFHLElBQUkscUJBQXFCLEdBQUcsaUJBQWlCLHNCQUFzQjtRQUN0RztNQUNGO0lBQ0Y7RUFDRjtFQUNBLGNBQWMsZ0JBQWdCLFFBQVEsVUFBVSxNQUFNLG1CQUFtQjtFQUN6RSxPQUFPLEVBQUUsSUFBSSxPQUFPLFFBQVEscUJBQXFCLFNBQVM7QUFDNUQ7OztBQTBJQTtDQUNDLEVBQUUsY0FBYyxNQUFNLEVBQUUsTUFBTSxJQUFJLE1BQU0sS0FBSyxPQUFPLElBQUksT0FBTyxVQUFVLEtBQUssUUFBUSxJQUFJLE1BQU0sR0FBRyxJQUFJLFFBQVEsT0FBTyxRQUFRLEVBQUUsTUFBTSxHQUFHLElBQUksT0FBTyxHQUFHLE1BQU0sR0FBRyxLQUFLO0NBQ3JLLEVBQUUsT0FBTyxHQUFHLElBQUksT0FBTyxHQUFHO0NBQzFCO0FBQ0QsT0FBTyxTQUFTLG9CQUFvQixTQUFTLE9BQU87RUFDbEQsTUFBTSxVQUFVLEVBQUUsSUFBSSxPQUFPLEVBQUUsWUFBWSxRQUFRLEdBQUcsRUFBRSxJQUFJLElBQUksR0FBRyxFQUFFLElBQUk7RUFDekUsTUFBTSxNQUFNLEVBQUU7RUFDZCxHQUFHLGNBQWMsSUFBSSxLQUFLLE9BQU8sR0FBRyxRQUFRLElBQUksR0FBRyxFQUFFLE9BQU8sV0FBVztFQUN2RSxNQUFNLFVBQVUsRUFBRSxJQUFJO0VBQ3RCLElBQUksS0FBSyxFQUFFLEVBQUUsR0FBRyxFQUFFLEVBQUUsYUFBYSxLQUFLO0lBQ3BDLGFBQWEsRUFBRSxtQkFBbUIsRUFBRSxHQUFHLEVBQUUsRUFBRSxHQUFHLE9BQU8sRUFBRSxHQUFHLElBQUksUUFBUSxFQUFFLGFBQWEsRUFBRSxHQUFHLEdBQUcsR0FBRyxFQUFFLEdBQUcsRUFBRSxFQUFFLEVBQUU7RUFDN0c7RUFDQSxJQUFJLE1BQU0sRUFBRTtFQUNaLElBQUksSUFBSSxFQUFFO0VBQ1YsSUFBSSxXQUFXLEVBQUU7RUFDakIsSUFBSSxLQUFLO0lBQ1AsTUFBTSxPQUFPLEVBQUUsSUFBSSxHQUFHLHVCQUF1QixHQUFHLEtBQUs7SUFDckQsTUFBTSxLQUFLLEVBQUUsTUFBTSxHQUFHLG9CQUFvQixFQUFFLEdBQUcsR0FBRyxLQUFLO0lBQ3ZELE1BQU0sS0FBSyxFQUFFO0lBQ2IsR0FBRyxtQkFBbUIsT0FBTyxrQkFBa0I7SUFDL0MsSUFBSSxJQUFJLEVBQUU7SUFDVixNQUFNLE9BQU8sRUFBRSxJQUFJLEVBQUUsSUFBSSxHQUFHLFdBQVcsRUFBRSxLQUFLLElBQUksTUFBTTtJQUN4RCxNQUFNLFFBQVEsRUFBRSxTQUFTLEVBQUUsR0FBRyxJQUFJLEtBQUssRUFBRSxlQUFlLEVBQUUsR0FBRyxHQUFHLEdBQUcsRUFBRTtJQUNyRSxHQUFHLEtBQUssR0FBRyxFQUFFLEdBQUcsUUFBUSxHQUFHLEdBQUc7TUFDNUIsTUFBTSxRQUFRLEVBQUUsbUJBQW1CLE1BQU0sRUFBRTtNQUMzQyxNQUFNLE1BQU0sRUFBRSxjQUFjO01BQzVCLEdBQUcsU0FBUyxJQUFJLEdBQUcsR0FBRyxRQUFRLEVBQUUsSUFBSSxHQUFHLElBQUksRUFBRSxNQUFNLEVBQUUsU0FBUztRQUM1RCxNQUFNLGFBQWEsRUFBRSxRQUFRLEVBQUU7UUFDL0IsSUFBSSxXQUFXLEVBQUUsSUFBSSxFQUFFO1FBQ3ZCLEdBQUcsWUFBWSxFQUFFLGFBQWEsR0FBRyxnQkFBZ0IsRUFBRSxHQUFHLElBQUksTUFBTTtRQUNoRSxNQUFNLEVBQUU7UUFDUixJQUFJLEVBQUU7UUFDTjtNQUNGO0lBQ0Y7SUFDQSxHQUFHLEVBQUUsT0FBTyxLQUFLLEdBQUcsVUFBVSxPQUFPLEtBQUssUUFBUSxXQUFXLE1BQU0sTUFBTSxLQUFLLEdBQUcsT0FBTyxJQUFJLEtBQUs7SUFDakcsR0FBRyxNQUFNLElBQUksSUFBSSxHQUFHLFlBQVksR0FBRyxJQUFJLEVBQUUsTUFBTSxHQUFHLEVBQUUsR0FBRyxTQUFTLEVBQUUsR0FBRyxJQUFJLElBQUksR0FBRyxpQkFBaUIsRUFBRSxHQUFHLElBQUksRUFBRSxnQkFBZ0IsSUFBSSxJQUFJO01BQ2xJLFdBQVcsRUFBRTtNQUNiO01BQ0E7TUFDQTtJQUNGO0lBQ0EsT0FBTyxrQkFBa0I7RUFDM0I7QUFDRjs7O0FBTUE7Q0FDQyxFQUFFLG1CQUFtQixRQUFRLElBQUksUUFBUSxRQUFRLEdBQUcsSUFBSSxNQUFNLE9BQU8sTUFBTSxPQUFPLFFBQVEsR0FBRyxZQUFZLEdBQUcsTUFBTSxHQUFHO0NBQ3JIO0FBQ0QsT0FBTyxTQUFTLHlCQUF5QixTQUFTLE9BQU8sRUFBRSxVQUFVO0VBQ25FLE1BQU0sTUFBTSxFQUFFO0VBQ2QsT0FBTztBQUNUOzs7QUFPQTtDQUNDLEVBQUUsYUFBYSxHQUFHLElBQUksTUFBTSxTQUFTLElBQUksTUFBTSxHQUFHLEtBQUssR0FBRyxRQUFRLEVBQUUsU0FBUyxFQUFFLEtBQUssS0FBSyxHQUFHLEdBQUcsU0FBUztDQUN4RyxFQUFFLE1BQU0sR0FBRyxHQUFHLE1BQU0sUUFBUSxJQUFJLEtBQUssS0FBSyxRQUFRO0NBQ2xEO0FBQ0QsT0FBTyxNQUFNLGNBQWMsV0FBVyxFQUFFO0VBQ3RDLE9BQU87SUFDTCxFQUFFLE1BQU0sVUFBVSxVQUFVLFNBQVMsU0FBUyxZQUFZLEVBQUUsTUFBTSxFQUFFLE1BQU0sVUFBVSxNQUFNLFlBQVksR0FBRyxNQUFNLEVBQUUsTUFBTSxTQUFTLEVBQUUsRUFBRTtJQUNwSTtNQUNFLE1BQU07TUFDTixVQUFVLFNBQVM7TUFDbkIsWUFBWSxFQUFFLE1BQU0sRUFBRSxNQUFNLFVBQVUsTUFBTSxTQUFTLEdBQUcsTUFBTSxFQUFFLE1BQU0sVUFBVSxXQUFXLEVBQUUsR0FBRyxNQUFNLEVBQUUsTUFBTSxTQUFTLEVBQUU7SUFDM0g7SUFDQTtNQUNFLE1BQU07TUFDTixVQUFVLFNBQVMsVUFBVTtNQUM3QixZQUFZO1FBQ1YsTUFBTSxFQUFFLE1BQU0sVUFBVSxNQUFNLFlBQVk7UUFDMUMsUUFBUSxFQUFFLE1BQU0sVUFBVSxXQUFXLEVBQUU7UUFDdkMsU0FBUyxFQUFFLE1BQU0sVUFBVSxXQUFXLEVBQUU7UUFDeEMsTUFBTSxFQUFFLE1BQU0sU0FBUztNQUN6QjtJQUNGO0VBQ0Y7QUFDRjs7O0FBT0E7Q0FDQyxFQUFFLGlCQUFpQixHQUFHLEtBQUssRUFBRSxLQUFLLElBQUksUUFBUSxHQUFHLE9BQU8sTUFBTSxlQUFlLEtBQUssSUFBSSxNQUFNO0NBQzVGO0FBQ0QsT0FBTyxNQUFNLGtCQUFrQixXQUFXLEVBQUU7RUFDMUMsT0FBTyx3QkFBd0IsR0FBRyxLQUFLLEVBQUUsTUFBTSxVQUFVLFVBQVUsU0FBUyxTQUFTLFlBQVksRUFBRSxNQUFNLEVBQUUsTUFBTSxVQUFVLE1BQU0sUUFBUSxHQUFHLE1BQU0sRUFBRSxNQUFNLFNBQVMsRUFBRSxFQUFFO0FBQ3pLOzs7QUFPQTtDQUNDLEVBQUUsWUFBWSxPQUFPLEVBQUUsTUFBTSxRQUFRLFNBQVMsU0FBUyxnQkFBZ0IsSUFBSSxPQUFPLEVBQUUsTUFBTSxPQUFPLEtBQUssSUFBSSxNQUFNLE9BQU8sTUFBTSxHQUFHLE1BQU0sT0FBTyxHQUFHLEVBQUUsTUFBTSxNQUFNLE1BQU0sR0FBRztDQUN2SyxFQUFFLE9BQU8sU0FBUyxHQUFHO0NBQ3JCO0FBQ0QsT0FBTyxTQUFTLG1CQUFtQixTQUFTLFFBQVEsV0FBVyxFQUFFLGVBQWUsZ0JBQWdCO0VBQzlGLE1BQU0sS0FBSyxFQUFFO0VBQ2IsR0FBRyxXQUFXLE9BQU87RUFDckIsTUFBTSxPQUFPLEVBQUUscUJBQXFCO0VBQ3BDLEdBQUcsZUFBZSxFQUFFLEdBQUcsT0FBTyxFQUFFLElBQUksT0FBTyxRQUFRLGVBQWUsR0FBRztFQUNyRSxNQUFNLEVBQUUsRUFBRSxXQUFXLEdBQUc7RUFDeEIsTUFBTSxLQUFLLEVBQUUsTUFBTSxTQUFTLE9BQU8sR0FBRztFQUN0QyxNQUFNLEtBQUssRUFBRSxXQUFXLEdBQUcsSUFBSSxHQUFHO0VBQ2xDLEdBQUcsV0FBVyxJQUFJLFdBQVcsT0FBTyxFQUFFLElBQUksTUFBTSxPQUFPLEVBQUUsTUFBTSxXQUFXLE1BQU0sYUFBYSxFQUFFO0VBQy9GLEdBQUcsV0FBVyxJQUFJLE9BQU8sT0FBTyxFQUFFLElBQUksTUFBTSxPQUFPLEVBQUUsTUFBTSxPQUFPLE1BQU0sYUFBYSxFQUFFO0VBQ3ZGLEdBQUcsV0FBVyxJQUFJLFFBQVEsT0FBTyxFQUFFLElBQUksTUFBTSxPQUFPLEVBQUUsTUFBTSxRQUFRLE1BQU0sY0FBYyxLQUFLLEVBQUU7RUFDL0YsT0FBTyxFQUFFLElBQUksTUFBTSxPQUFPLEVBQUUsTUFBTSxXQUFXLFFBQVEsZ0JBQWdCLFNBQVMsaUJBQWlCLEtBQUssRUFBRTtBQUN4Rzs7O0FBUUE7Q0FDQyxFQUFFLGdCQUFnQixNQUFNLEVBQUUsUUFBUSxNQUFNLEtBQUssR0FBRyxPQUFPLElBQUksT0FBTyxVQUFVLEVBQUUsTUFBTSxPQUFPLFVBQVUsUUFBUSxHQUFHLEdBQUcsRUFBRSxPQUFPLE1BQU0sT0FBTyxPQUFPLEdBQUcsUUFBUSxTQUFTLEtBQUssUUFBUSxFQUFFLE1BQU0sUUFBUSxHQUFHLElBQUksTUFBTSxHQUFHLEdBQUcsS0FBSyxVQUFVLE9BQU87Q0FDMU8sRUFBRSxFQUFFLE1BQU0sT0FBTyxLQUFLLGtCQUFrQixHQUFHLElBQUksT0FBTyxJQUFJLEdBQUcsSUFBSSxHQUFHLElBQUk7Q0FDeEU7QUFDRCxPQUFPLFNBQVMsbUJBQW1CLFlBQVksT0FBTyxTQUFTLE9BQU87RUFDcEUsR0FBRyxjQUFjLEVBQUUsaUJBQWlCO0lBQ2xDLGNBQWMsUUFBUSxNQUFNLEdBQUcsZ0JBQWdCLFdBQVcsR0FBRyxLQUFLLElBQUksTUFBTSxHQUFHLG9CQUFvQixRQUFRLEdBQUcsRUFBRTtJQUNoSCxPQUFPLEVBQUUsTUFBTSxXQUFXLE1BQU0sa0JBQWtCLG1CQUFtQixLQUFLLEdBQUcsbUJBQW1CLGFBQWE7RUFDL0c7RUFDQSxNQUFNLFFBQVEsRUFBRTtFQUNoQixJQUFJLE9BQU8sVUFBVSxHQUFHLFVBQVUsOEJBQThCO0lBQzlELEdBQUcsV0FBVyxJQUFJLFVBQVUsR0FBRyw0QkFBNEI7SUFDM0QsSUFBSSxPQUFPO0lBQ1gsSUFBSTtNQUNGLE1BQU0sRUFBRTtJQUNWLEVBQUUsTUFBTTtNQUNOO0lBQ0Y7SUFDQSxNQUFNLE9BQU8sRUFBRTtJQUNmLEdBQUcsWUFBWSxPQUFPO0lBQ3RCLGNBQWMsUUFBUSxNQUFNLEdBQUcsS0FBSyxJQUFJLElBQUksR0FBRyxPQUFPLG9CQUFvQixRQUFRLEdBQUcsRUFBRTtFQUN6RjtFQUNBLE9BQU8sRUFBRSxNQUFNLFdBQVcsTUFBTSxhQUFhO0FBQy9DOzs7QUFzRkEsSUFBSSxlQUFlLE1BQU0sR0FBRyxPQUFPLEdBQUcsSUFBSSxNQUFNLE9BQU8sSUFBSSxLQUFLLElBQUksSUFBSSxJQUFJLFVBQVUsS0FBSyxJQUFJLE1BQU0sR0FBRyxPQUFPO0FBQy9HLE9BQU8sU0FBUyx1QkFBdUIsU0FBUyxPQUFPO0VBQ3JELE9BQU8sY0FBYztJQUNuQixLQUFLO01BQ0gsT0FBTyxTQUFTO0lBQ2xCLEtBQUs7TUFDSCxPQUFPLE1BQU0sS0FBSyxtQkFBbUI7SUFDdkMsS0FBSztNQUNILE9BQU8sU0FBUztJQUNsQixLQUFLO01BQ0gsT0FBTyxLQUFLO0VBQ2hCO0FBQ0Y7OztBQU9BO0NBQ0MsRUFBRSxtQkFBbUIsR0FBRyxJQUFJLFVBQVUsUUFBUSxJQUFJLFVBQVUsTUFBTSxHQUFHLElBQUksUUFBUSxTQUFTLE9BQU8sS0FBSyxJQUFJLFNBQVMsT0FBTyxJQUFJLElBQUksV0FBVyxJQUFJLEtBQUssR0FBRyxPQUFPLElBQUksUUFBUSxPQUFPLElBQUk7Q0FDdkw7QUFDRCxPQUFPLFNBQVMsMkJBQTJCLFFBQVEsU0FBUyxTQUFTLE9BQU8sRUFBRSxLQUFLLE9BQU87RUFDeEYsTUFBTSxNQUFNLEVBQUUsYUFBYSxtQ0FBbUMsR0FBRyw2QkFBNkI7RUFDOUYsR0FBRyw0QkFBNEIsSUFBSSxHQUFHLGtCQUFrQiwwQkFBMEI7RUFDbEYsT0FBTztBQUNUOzs7QUFTQTtDQUNDLEVBQUUscUJBQXFCLE9BQU8sSUFBSSxPQUFPLFFBQVEsVUFBVSxVQUFVLElBQUksVUFBVSxRQUFRLGNBQWMsSUFBSSxLQUFLLE1BQU0sT0FBTyxXQUFXLE9BQU8sS0FBSyxLQUFLLEtBQUssVUFBVSxJQUFJLElBQUksU0FBUyxTQUFTLElBQUk7Q0FDeE07QUFDRCxPQUFPLFNBQVMsd0JBQXdCLFlBQVksT0FBTyxFQUFFLFNBQVMsUUFBUSxRQUFRLFNBQVMsY0FBYyxRQUFRLFNBQVMsWUFBWSxPQUFPLElBQUksT0FBTztFQUMxSixNQUFNLFNBQVMsRUFBRTtJQUNmLFdBQVcsSUFBSSxJQUFJO0lBQ25CO01BQ0UsV0FBVyxNQUFNLEtBQUssUUFBUSxJQUFJLEtBQUssT0FBTyxJQUFJLFFBQVE7TUFDMUQsSUFBSSxRQUFRO01BQ1osSUFBSSxLQUFLLEVBQUUsTUFBTTtNQUNqQixJQUFJLElBQUksR0FBRyxTQUFTLEdBQUcsVUFBVSxTQUFTLElBQUksRUFBRSxTQUFTO01BQ3pELE1BQU0sTUFBTSxHQUFHLE1BQU0sR0FBRyxHQUFHLFFBQVEsR0FBRyxjQUFjLE1BQU0sT0FBTyxTQUFTO0lBQzVFO0lBQ0Esa0JBQWtCLElBQUksVUFBVSxFQUFFLFVBQVUsRUFBRSxPQUFPLGNBQWMsR0FBRztJQUN0RTtJQUNBO0lBQ0EsUUFBUSx1QkFBdUIsbUJBQW1CLGVBQWUsR0FBRztJQUNwRSxnQkFBZ0IsSUFBSSxVQUFVLEVBQUUsVUFBVSxFQUFFLFVBQVUsU0FBUyxVQUFVLDRCQUE0QixVQUFVO0VBQ2pIO0VBQ0EsT0FBTyxvQkFBb0IsR0FBRyxFQUFFLElBQUk7QUFDdEM7OztBQU1BO0NBQ0MsRUFBRSxRQUFRLEdBQUcsSUFBSSxRQUFRLFVBQVUsSUFBSSxPQUFPLElBQUksSUFBSSxRQUFRLEtBQUssU0FBUyxHQUFHLGFBQWEsS0FBSyxHQUFHLFFBQVEsU0FBUyxJQUFJLElBQUksT0FBTyxLQUFLLEtBQUs7Q0FDOUk7QUFDRCxPQUFPLFVBQVUsUUFBUTtFQUN2QixTQUFTLFFBQVE7RUFDakIsU0FBUyxTQUFTLE9BQU8sRUFBRTtFQUMzQixJQUFJLElBQUksT0FBTyxVQUFVLEtBQUssR0FBRyxRQUFRLFVBQVUsSUFBSSxNQUFNLEtBQUssR0FBRyxHQUFHLFVBQVUsU0FBUyxHQUFHLEdBQUcsT0FBTyxPQUFPLElBQUksSUFBSSxNQUFNO0VBQzdILFNBQVMsWUFBWSxTQUFTO0FBQ2hDOzs7QUFNQSxJQUFJLGlCQUFpQixNQUFNLEdBQUcsVUFBVSxTQUFTLFNBQVMsVUFBVSxVQUFVLE9BQU8sS0FBSyxHQUFHLElBQUksUUFBUSxHQUFHLElBQUksU0FBUyxLQUFLLFFBQVEsSUFBSSxPQUFPO0FBQ2pKLE9BQU8sU0FBUywyQkFBMkIsU0FBUyxZQUFZLE9BQU87RUFDckUsT0FBTyxTQUFTLFVBQVUsb0JBQW9CLEdBQUcsZUFBZSxxQkFBcUIsR0FBRyxHQUFHLElBQUksUUFBUSxHQUFHLElBQUk7QUFDaEg7OztBQU9BO0NBQ0MsRUFBRSxNQUFNLEtBQUssSUFBSSxNQUFNLEdBQUcsT0FBTyxFQUFFLE9BQU8sSUFBSSxVQUFVLFFBQVEsUUFBUSxJQUFJLE9BQU8sUUFBUSxJQUFJLGFBQWEsTUFBTSxJQUFJLFVBQVUsUUFBUSxRQUFRLElBQUksS0FBSyxRQUFRLElBQUksUUFBUSxJQUFJLG1CQUFtQixJQUFJLElBQUk7Q0FDNU0sRUFBRSxHQUFHLFVBQVUsUUFBUSxRQUFRLEVBQUUsTUFBTSxPQUFPLE9BQU8sTUFBTSxTQUFTLEdBQUcsTUFBTSxPQUFPLEdBQUcsSUFBSSxRQUFRLE9BQU87Q0FDMUc7QUFDRCxPQUFPLE1BQU0sU0FBUyxTQUFTLFlBQVksUUFBUSxRQUFRLFNBQVMsRUFBRSxTQUFTLFVBQVUsU0FBUyxVQUFVLFNBQVMsWUFBWSxPQUFPLEVBQUUsRUFBRSxLQUFLLGlCQUFpQjtFQUNoSyxNQUFNLE1BQU0sRUFBRSxzQkFBc0I7RUFDcEMsTUFBTSxPQUFPLEVBQUU7RUFDZixNQUFNLFlBQVksRUFBRSxNQUFNLElBQUksVUFBVSxHQUFHLE9BQU8sSUFBSSxVQUFVLEVBQUUsVUFBVSxFQUFFLE1BQU0sY0FBYyxPQUFPLEdBQUcsR0FBRztFQUMvRyxNQUFNLE9BQU8sRUFBRSx3QkFBd0I7SUFDckMsVUFBVSxJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxPQUFPLFdBQVc7SUFDbkQsZ0JBQWdCLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLFlBQVk7SUFDbkQsc0JBQXNCLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLFdBQVcsa0JBQWtCO0VBQzVFO0VBQ0EsTUFBTSxPQUFPLEVBQUUsTUFBTSxxQkFBcUI7SUFDeEMsUUFBUSwyQkFBMkIsY0FBYztJQUNqRDtJQUNBO0lBQ0Esb0JBQW9CLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLFNBQVMsZ0JBQWdCO0VBQ3RFO0VBQ0EsR0FBRyxhQUFhO0lBQ2QsT0FBTyxFQUFFLFFBQVEsRUFBRSxNQUFNLE9BQU8sTUFBTSxrQ0FBa0MsR0FBRyxTQUFTLFdBQVcsV0FBVyxnQkFBZ0I7RUFDNUg7RUFDQSxPQUFPLEVBQUUsUUFBUSxtQkFBbUIsY0FBYyxTQUFTLGVBQWU7QUFDNUU7OztBQW1GQSxJQUFJLGlCQUFpQixPQUFPLElBQUksS0FBSyxNQUFNLE9BQU8scUJBQXFCLE9BQU8sSUFBSSxLQUFLLE1BQU0sTUFBTSxFQUFFLFFBQVEsT0FBTyxHQUFHLFFBQVE7QUFDL0gsT0FBTyxNQUFNLGlCQUFpQixFQUFFOzs7QUFNaEM7Q0FDQyxFQUFFLG9CQUFvQixLQUFLLElBQUksTUFBTSxHQUFHLElBQUksT0FBTyxLQUFLLE9BQU8sUUFBUSxTQUFTLE9BQU8sSUFBSSxPQUFPLE1BQU0sS0FBSyxJQUFJLElBQUksTUFBTSxNQUFNLFFBQVEsSUFBSSxLQUFLLG1CQUFtQixTQUFTLEdBQUcsTUFBTSxLQUFLLElBQUksS0FBSyxJQUFJLE9BQU8sS0FBSyxLQUFLO0NBQzFOLEVBQUUsSUFBSSxNQUFNLEtBQUssS0FBSyxJQUFJLE1BQU0sR0FBRyxLQUFLLElBQUksTUFBTSxRQUFRLElBQUksU0FBUyxPQUFPLGdCQUFnQixFQUFFLEtBQUssS0FBSyxRQUFRLFFBQVEsRUFBRSxZQUFZLEdBQUcsU0FBUyxLQUFLLEdBQUcsUUFBUSxPQUFPO0NBQzNLLEVBQUUsT0FBTyxJQUFJLFNBQVMsTUFBTSxFQUFFO0NBQzlCO0FBQ0QsT0FBTyxNQUFNLFNBQVMsdUJBQXVCLFlBQVksVUFBVSxRQUFRLFFBQVEsU0FBUyxrQkFBa0I7RUFDNUcsSUFBSSxPQUFPLEVBQUU7RUFDYixNQUFNLGFBQWEsU0FBUyxFQUFFO0VBQzlCLE1BQU0sS0FBSyxFQUFFLFFBQVEsUUFBUSxRQUFRLFFBQVEsUUFBUSxTQUFTLFNBQVMsR0FBRztJQUN4RSxjQUFjLGdCQUFnQixhQUFhLE9BQU8sMkJBQTJCO0lBQzdFLE9BQU8sRUFBRSxNQUFNLFVBQVUsUUFBUSxPQUFPLFFBQVEsVUFBVSxJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxNQUFNLEdBQUc7RUFDNUY7RUFDQSxJQUFJLEtBQUssTUFBTSxFQUFFLEdBQUcsRUFBRSxTQUFTO0lBQzdCLElBQUksVUFBVSxPQUFPLEVBQUU7SUFDdkIsSUFBSSxPQUFPLE1BQU0sR0FBRyxxQkFBcUI7TUFDdkMsTUFBTSxLQUFLLEVBQUU7TUFDYixHQUFHLE1BQU0sSUFBSSxVQUFVLEdBQUcsbUJBQW1CLE9BQU8sUUFBUSxPQUFPO01BQ25FLE1BQU0sUUFBUSxFQUFFLGdCQUFnQjtNQUNoQyxHQUFHLFNBQVMsSUFBSSxXQUFXLE9BQU8saUJBQWlCLEtBQUssS0FBSyxPQUFPLEtBQUs7TUFDekUsTUFBTSxTQUFTLEVBQUUsZ0JBQWdCLFFBQVE7TUFDekMsSUFBSSxTQUFTLFlBQVksRUFBRTtNQUMzQixJQUFJLFNBQVMsT0FBTyxFQUFFO01BQ3RCLElBQUk7UUFDRixRQUFRLEVBQUUsTUFBTSxjQUFjLE9BQU8sR0FBRyxHQUFHLGFBQWEsRUFBRSxRQUFRLFNBQVM7TUFDN0UsRUFBRSxNQUFNLFFBQVE7UUFDZCxRQUFRLEVBQUUsTUFBTSxPQUFPO01BQ3pCO01BQ0EsTUFBTSxNQUFNLFFBQVEsRUFBRSxTQUFTLEdBQUcsRUFBRSxVQUFVLFFBQVEsRUFBRSxFQUFFO01BQzFELEdBQUcsU0FBUyxJQUFJLFVBQVUsR0FBRyxNQUFNLElBQUksT0FBTyxHQUFHLEtBQUssSUFBSSxVQUFVLEdBQUcsS0FBSyxJQUFJLE9BQU8sR0FBRyxLQUFLLElBQUksUUFBUTtRQUN6RyxPQUFPLGlCQUFpQixRQUFRLEdBQUcsTUFBTSxTQUFTLDZCQUE2QixNQUFNLEdBQUcsSUFBSSxFQUFFO01BQ2hHO01BQ0EsR0FBRyxpQkFBaUIsSUFBSSxRQUFRO01BQ2hDLEdBQUcsaUJBQWlCLElBQUksV0FBVztRQUNqQyxNQUFNLFVBQVUsRUFBRSxxQkFBcUIsR0FBRyxFQUFFLFNBQVMsUUFBUSxXQUFXO1FBQ3hFLEdBQUcsZ0JBQWdCLE9BQU8saUJBQWlCLE1BQU0sUUFBUSxLQUFLLEdBQUcsUUFBUSxRQUFRO1FBQ2pGLEdBQUcsb0NBQW9DLElBQUksMkJBQTJCO1FBQ3RFLGNBQWMsZ0JBQWdCLGtCQUFrQixRQUFRLDBCQUEwQixLQUFLO1FBQ3ZGLE9BQU8sRUFBRTtRQUNUO1FBQ0EsU0FBUyxFQUFFO1FBQ1g7TUFDRjtNQUNBLEdBQUcsaUJBQWlCLElBQUksUUFBUSxPQUFPLGlCQUFpQixnQkFBZ0IsT0FBTyxjQUFjLElBQUksU0FBUyxFQUFFLGNBQWMsRUFBRTtNQUM1SCxHQUFHLFdBQVc7UUFDWixjQUFjLGdCQUFnQixrQkFBa0IsTUFBTSxJQUFJLFNBQVMsR0FBRywyQkFBMkIsU0FBUyxHQUFHO1FBQzdHO01BQ0Y7TUFDQSxNQUFNLFVBQVUsRUFBRTtNQUNsQixNQUFNLEtBQUssRUFBRSxnQkFBZ0I7TUFDN0IsR0FBRyxNQUFNLElBQUksV0FBVyxPQUFPLGdCQUFnQixtQkFBbUIsS0FBSyxJQUFJLEVBQUUsU0FBUyxVQUFVLElBQUk7TUFDcEcsTUFBTSxXQUFXLEVBQUU7TUFDbkIsTUFBTSxRQUFRLEVBQUU7TUFDaEIsb0NBQW9DLEVBQUUsSUFBSSxZQUFZLFFBQVEsUUFBUSxPQUFPLFlBQVksUUFBUSxnQkFBZ0IsV0FBVyxTQUFTLFdBQVcsUUFBUSxFQUFFLHlCQUF5QjtNQUNuTCxjQUFjLGdCQUFnQixrQkFBa0IsS0FBSyxFQUFFLE9BQU8sR0FBRyxRQUFRLDBCQUEwQixVQUFVLG9CQUFvQjtNQUNqSSxPQUFPLEVBQUUsTUFBTSxxQkFBcUIsUUFBUSxPQUFPLFlBQVksUUFBUSxnQkFBZ0IsV0FBVztJQUNwRztJQUNBLEdBQUcsVUFBVSxJQUFJLFdBQVcsT0FBTyxFQUFFLE1BQU0sWUFBWSxRQUFRLFlBQVk7SUFDM0UsR0FBRyxPQUFPLEdBQUcsa0JBQWtCLE9BQU8sZUFBZSxLQUFLLE1BQU0sS0FBSyxVQUFVLElBQUksT0FBTyxxQkFBcUI7RUFDakg7QUFDRjs7O0FBNk1BO0NBQ0MsRUFBRSxrQkFBa0IsS0FBSyxJQUFJLFdBQVcsSUFBSSxPQUFPLFFBQVEsSUFBSSxLQUFLLFVBQVUsR0FBRyxJQUFJLEdBQUcsTUFBTSxJQUFJLFVBQVUsSUFBSSxJQUFJLFFBQVEsTUFBTSxJQUFJLE1BQU0sbUJBQW1CLEdBQUcsSUFBSSxRQUFRLElBQUksTUFBTSxNQUFNLEdBQUc7Q0FDak07QUFDRCxPQUFPLE1BQU0sU0FBUyxxQkFBcUIsWUFBWSxRQUFRLFFBQVEsWUFBWSxTQUFTLG1CQUFtQjtFQUM3RyxNQUFNLFFBQVEsRUFBRSxVQUFVLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLFVBQVU7RUFDM0QsR0FBRyxzQkFBc0IsR0FBRyxpQkFBaUIsRUFBRSxHQUFHLE9BQU8sT0FBTyxTQUFTLFFBQVE7RUFDakYsTUFBTSxPQUFPLEVBQUUsbUJBQW1CLFlBQVk7RUFDOUMsY0FBYyxZQUFZLE9BQU8saUJBQWlCLEdBQUcsb0JBQW9CO0VBQ3pFLE9BQU8sK0JBQStCLEdBQUcsU0FBUyxRQUFRLEVBQUUsWUFBWSxTQUFTLFFBQVE7QUFDM0Y7OztBQVFBO0NBQ0MsRUFBRSxpQkFBaUIsT0FBTyxNQUFNLEdBQUcsT0FBTyxZQUFZLE1BQU0sU0FBUyxFQUFFLFFBQVEsU0FBUyxJQUFJLFFBQVEsSUFBSSxPQUFPLEtBQUssSUFBSSxPQUFPLEtBQUssR0FBRyxHQUFHLElBQUksU0FBUyxHQUFHLElBQUk7Q0FDOUosRUFBRSxLQUFLLEdBQUcsTUFBTSxJQUFJLE1BQU0sUUFBUSxPQUFPLE1BQU0sRUFBRSxRQUFRLEtBQUssR0FBRyxVQUFVO0NBQzNFO0FBQ0QsT0FBTyxTQUFTLDJCQUEyQixTQUFTLFlBQVksRUFBRSxTQUFTLFFBQVEsU0FBUyxTQUFTLE9BQU8sT0FBTyxFQUFFLEVBQUUsVUFBVTtFQUMvSCxNQUFNLE9BQU8sRUFBRSxvQkFBb0IsR0FBRyxVQUFVLElBQUk7RUFDcEQsR0FBRyxlQUFlLElBQUksR0FBRyxPQUFPLFlBQVksSUFBSSxVQUFVLEVBQUUsVUFBVSxFQUFFLEVBQUUsUUFBUSxhQUFhLE9BQU8sRUFBRTtFQUN4RyxNQUFNLE1BQU0sRUFBRSxJQUFJLFlBQVksRUFBRSxPQUFPLFNBQVMsT0FBTyxPQUFPO0VBQzlELElBQUksT0FBTyxRQUFRLEdBQUcsUUFBUTtJQUM1QixNQUFNLElBQUksRUFBRTtJQUNaLE1BQU0sTUFBTSxFQUFFO0lBQ2QsR0FBRyxPQUFPLElBQUksV0FBVyxlQUFlLEVBQUUsT0FBTyxTQUFTLE9BQU8sRUFBRTtJQUNuRSxLQUFLO0VBQ1A7RUFDQSxJQUFJLE1BQU0sRUFBRSxPQUFPLFNBQVMsT0FBTyxPQUFPLEVBQUUsRUFBRTtFQUM5QyxJQUFJLE9BQU8sTUFBTSxHQUFHLGdCQUFnQixHQUFHLE1BQU0sSUFBSSxVQUFVLEdBQUcsWUFBWSxFQUFFLFlBQVksS0FBSyxFQUFFO0VBQy9GLE9BQU8sS0FBSyxJQUFJLFVBQVUsRUFBRSxVQUFVLEVBQUUsRUFBRSxRQUFRLFlBQVksT0FBTyxXQUFXO0FBQ2xGOzs7QUFNQTtDQUNDLEVBQUUsY0FBYyxNQUFNLElBQUksUUFBUSxRQUFRLEtBQUssbUJBQW1CLElBQUksS0FBSyxJQUFJLE1BQU0sS0FBSyxNQUFNLElBQUksRUFBRTtDQUN0RztBQUNELE9BQU8sU0FBUyxpQkFBaUIsWUFBWSxVQUFVLFNBQVMsWUFBWSxRQUFRLEVBQUUsVUFBVTtFQUM5RixNQUFNLE9BQU8sRUFBRTtFQUNmLEdBQUcsUUFBUSxJQUFJLFVBQVUsR0FBRyxnQkFBZ0IsRUFBRSxHQUFHO0lBQy9DLGNBQWMsWUFBWSxnQkFBZ0IsR0FBRyxtQkFBbUIsTUFBTSxJQUFJLHdDQUF3QyxPQUFPLEtBQUssMEJBQTBCLEdBQUc7RUFDN0o7RUFDQSxPQUFPO0FBQ1Q7OztBQTBEQTtDQUNDLEVBQUUsZ0JBQWdCLElBQUksSUFBSSxNQUFNLFFBQVEsTUFBTSxFQUFFLFFBQVEsTUFBTSxLQUFLLE9BQU8sS0FBSyxVQUFVLE9BQU8sSUFBSSxLQUFLLE9BQU8sSUFBSSxPQUFPLEdBQUcsRUFBRSxLQUFLLEtBQUssSUFBSSxHQUFHLFNBQVMsR0FBRyxHQUFHO0NBQ2hLO0FBQ0QsT0FBTyxNQUFNLGlCQUFpQixvQkFBb0IsRUFBRSxJQUFJLG1CQUFtQixnQkFBZ0IsZ0JBQWdCLGNBQWMsZUFBZTs7O0FBYXhJO0NBQ0MsRUFBRSxXQUFXLEdBQUcsTUFBTSxJQUFJLEdBQUcsSUFBSSxLQUFLLElBQUksUUFBUSxJQUFJLE9BQU8sWUFBWSxLQUFLLEVBQUUsU0FBUyxLQUFLLElBQUksSUFBSTtDQUN0RyxFQUFFLEVBQUUsVUFBVSxNQUFNLElBQUksTUFBTSxJQUFJLElBQUksSUFBSSxPQUFPLEdBQUcsTUFBTSxLQUFLLEVBQUUsa0JBQWtCLE9BQU8sS0FBSyxHQUFHLEdBQUcsYUFBYSxPQUFPLEdBQUcsVUFBVSxVQUFVLElBQUksT0FBTyxzQkFBc0IsS0FBSyxNQUFNLE1BQU0sSUFBSSxTQUFTLE1BQU0sS0FBSyxHQUFHLFdBQVcsUUFBUSxVQUFVLElBQUksU0FBUyxHQUFHLE1BQU0sRUFBRSxRQUFRLFFBQVEsSUFBSSxPQUFPLElBQUksTUFBTSxPQUFPLEdBQUcsR0FBRyxJQUFJLFFBQVEsV0FBVztDQUMzVjtBQUNELE9BQU8sTUFBTSxTQUFTLGNBQWMsWUFBWSxRQUFRLFNBQVMsZ0JBQWdCO0VBQy9FLEdBQUcsYUFBYSxJQUFJLFdBQVc7SUFDN0IsTUFBTSxPQUFPLEVBQUU7SUFDZixHQUFHLGFBQWEsY0FBYyxTQUFTLFVBQVUsUUFBUSxTQUFTO0lBQ2xFLE1BQU0sVUFBVSxTQUFTLEVBQUU7TUFDekIsRUFBRSxNQUFNLHVCQUF1QixjQUFjO01BQzdDLEVBQUUsRUFBRSxNQUFNLFVBQVUsUUFBUSxFQUFFLE1BQU0sT0FBTyxNQUFNLFdBQVcsU0FBUyxHQUFHLE9BQU8sV0FBVyxRQUFRLGNBQWM7SUFDbEgsT0FBTyxFQUFFLFdBQVcsUUFBUSxZQUFZLFNBQVM7RUFDbkQ7RUFDQSxHQUFHLGFBQWEsSUFBSSxTQUFTLE9BQU8sRUFBRSxXQUFXLFFBQVEsV0FBVztFQUNwRSxHQUFHLDhDQUE4QztJQUMvQyxNQUFNLHVCQUF1QjtJQUM3QixPQUFPLEVBQUUsV0FBVyxRQUFRLFdBQVc7RUFDekM7RUFDQSxJQUFJLFdBQVcsT0FBTyxFQUFFO0VBQ3hCLElBQUksVUFBVSxTQUFTLEVBQUU7RUFDekIsSUFBSSxLQUFLLFFBQVEsRUFBRSxHQUFHLFFBQVEsR0FBRyxZQUFZLFdBQVc7SUFDdEQsTUFBTSxVQUFVLEVBQUUsaUJBQWlCLE1BQU0scUJBQXFCLFFBQVE7SUFDdEUsR0FBRyxXQUFXLElBQUksV0FBVztJQUM3QixHQUFHLHFCQUFxQixJQUFJLFdBQVc7TUFDckMsTUFBTSxVQUFVLEVBQUU7TUFDbEIsTUFBTSxRQUFRLE9BQU8sRUFBRSxFQUFFLE1BQU0sV0FBVyxNQUFNLFFBQVEsR0FBRyxNQUFNLE1BQU0sUUFBUSxjQUFjLE1BQU0sSUFBSSxVQUFVLEtBQUssZUFBZSxXQUFXO01BQ2hKLFNBQVMsRUFBRSxNQUFNLHVCQUF1QixnQkFBZ0IsRUFBRSxFQUFFLEVBQUUsT0FBTyxFQUFFLGtCQUFrQjtNQUN6RixHQUFHLGVBQWUsSUFBSSxZQUFZLFNBQVMsRUFBRSxFQUFFLGFBQWEsVUFBVTtNQUN0RTtJQUNGO0lBQ0EsU0FBUyxFQUFFLE1BQU0sdUJBQXVCLGtCQUFrQjtJQUMxRCxHQUFHLGVBQWUsSUFBSSxTQUFTLEdBQUcsa0JBQWtCLElBQUksV0FBVztJQUNuRSxVQUFVLEVBQUUsdUJBQXVCLE9BQU8sb0NBQW9DO0lBQzlFLGNBQWMsU0FBUyxJQUFJLFdBQVcsR0FBRyxjQUFjO0VBQ3pEO0VBQ0EsT0FBTyxTQUFTLElBQUksVUFBVSxFQUFFLEVBQUUsV0FBVyxRQUFRLFdBQVcsRUFBRSxFQUFFLEVBQUUsV0FBVyxRQUFRLFlBQVksU0FBUztBQUNoSDsifQ==
+//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoicmVhc29uLnRzIiwic291cmNlcyI6WyIuLi9saXRlcmF0ZS9yZWFzb24ubWQiXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6Ijs7O0FBOEJBLE9BQU8sRUFBRSxpQkFBaUIsZUFBZSxZQUFZLFlBQVksZ0JBQWdCLGFBQWEsRUFBRSxLQUFLO0FBQ3JHLE9BQU8sRUFBRSxnQ0FBZ0MsS0FBSyxXQUFXLEVBQUUsS0FBSztBQUNoRSxPQUFPLEVBQUUsZUFBZSxXQUFXLGFBQWEsY0FBYyxLQUFLLFNBQVMsS0FBSyxZQUFZLEtBQUssV0FBVyxFQUFFLEtBQUs7QUFDcEgsT0FBTyxLQUFLLEVBQUUsUUFBUSxVQUFVLFFBQVEsS0FBSyxFQUFFLEtBQUs7QUFDcEQsT0FBTyxFQUFFLG9CQUFvQixxQkFBcUIsY0FBYyxrQkFBa0IsWUFBWSxnQkFBZ0IsS0FBSyxhQUFhLEtBQUssVUFBVSxFQUFFLEtBQUs7QUFDdEosT0FBTyxFQUFFLHdCQUF3QixLQUFLLE1BQU0sS0FBSyxTQUFTLEVBQUUsS0FBSzs7O0FBY2pFLElBQUksU0FBUyxHQUFHLEtBQUssRUFBRSxRQUFRLEdBQUcsS0FBSyxNQUFNLEVBQUUsTUFBTSxJQUFJLE1BQU0sWUFBWSxJQUFJLFNBQVMsUUFBUSxNQUFNLElBQUksTUFBTTtBQUNoSCxPQUFPLEtBQUssU0FBUyxFQUFFLFdBQVcsT0FBTyxFQUFFLGNBQWMsRUFBRTs7O0FBTTNEO0NBQ0MsRUFBRSxlQUFlLEdBQUcsS0FBSyxFQUFFLE9BQU8sU0FBUyxHQUFHLE9BQU8sSUFBSSxhQUFhLEdBQUcsS0FBSyxLQUFLLEdBQUcsUUFBUSxJQUFJLE9BQU8sUUFBUSxJQUFJLE9BQU8sSUFBSSxJQUFJLE1BQU0sT0FBTyxHQUFHLElBQUksVUFBVSxHQUFHO0NBQ3JLO0FBQ0QsT0FBTyxVQUFVLGVBQWU7RUFDOUIsSUFBSSxJQUFJLGFBQWEsR0FBRyxLQUFLLEdBQUcsTUFBTTtFQUN0QyxTQUFTLFFBQVE7RUFDakIsSUFBSSxVQUFVLFVBQVUsTUFBTSxjQUFjLE9BQU8sV0FBVyxNQUFNO0VBQ3BFLFNBQVMsUUFBUTtFQUNqQixJQUFJLE9BQU8sR0FBRyxJQUFJLE1BQU0sVUFBVSxLQUFLLE1BQU0sR0FBRyxLQUFLO0VBQ3JELFNBQVMsUUFBUTtFQUNqQixJQUFJLElBQUksS0FBSyxhQUFhLEdBQUcsTUFBTSxLQUFLLFVBQVUsUUFBUSxNQUFNLEtBQUssSUFBSSxXQUFXLElBQUksRUFBRSxRQUFRLEtBQUssTUFBTSxVQUFVLE9BQU8sS0FBSyxJQUFJLE9BQU8sSUFBSSxHQUFHLE9BQU87RUFDNUosU0FBUyxRQUFRLFNBQVM7RUFDMUIsSUFBSSxJQUFJLFdBQVcsT0FBTyxPQUFPLEdBQUcsTUFBTSxJQUFJLEVBQUUsUUFBUSxLQUFLLE9BQU8sS0FBSyxVQUFVLE9BQU8sS0FBSyxNQUFNLElBQUksTUFBTTtFQUMvRyxTQUFTLFFBQVEsU0FBUztBQUM1Qjs7O0FBT0EsSUFBSSxlQUFlLEdBQUcsRUFBRSxLQUFLLEtBQUssRUFBRSxNQUFNLEtBQUssVUFBVSxJQUFJLE9BQU8sS0FBSyxJQUFJLElBQUksVUFBVSxHQUFHLElBQUksS0FBSyxHQUFHLE9BQU8sU0FBUyxJQUFJLFdBQVc7QUFDekksT0FBTyxVQUFVLGVBQWU7RUFDOUIsU0FBUyxNQUFNO0VBQ2YsU0FBUyxXQUFXO0FBQ3RCOzs7QUFNQTtDQUNDLEVBQUUsYUFBYSxHQUFHLEVBQUUsVUFBVSxRQUFRLElBQUksTUFBTSxJQUFJLE9BQU8sS0FBSyxNQUFNLEdBQUcsSUFBSSxNQUFNLEtBQUssS0FBSyxJQUFJLE1BQU0sT0FBTyxLQUFLLElBQUksU0FBUyxRQUFRLEtBQUssS0FBSztDQUNsSjtBQUNELE9BQU8sVUFBVSxhQUFhO0VBQzVCLFNBQVMsTUFBTTtFQUNmLFNBQVMsWUFBWSxTQUFTO0VBQzlCLFNBQVMsY0FBYztFQUN2QixTQUFTLGVBQWU7QUFDMUI7OztBQU1BO0NBQ0MsRUFBRSxRQUFRLEdBQUcsSUFBSSxJQUFJLEdBQUcsU0FBUyxFQUFFLE1BQU0sR0FBRyxPQUFPLEtBQUssRUFBRSxNQUFNLFFBQVEsRUFBRSxLQUFLO0NBQy9FLEVBQUUsR0FBRyxNQUFNLEdBQUcsVUFBVSxJQUFJLElBQUksT0FBTztDQUN2QztBQUNELE9BQU8sS0FBSyxRQUFRLEVBQUUsVUFBVSxnQkFBZ0IsR0FBRyxhQUFhLEVBQUU7OztBQU1sRSxJQUFJLGNBQWMsTUFBTSxFQUFFLE1BQU0sSUFBSSxFQUFFLFFBQVEsSUFBSSxRQUFRLEdBQUcsUUFBUSxZQUFZLEdBQUcsSUFBSSxJQUFJLFFBQVEsUUFBUTtBQUM1RyxPQUFPLEtBQUssY0FBYyxFQUFFLFVBQVUsUUFBUSxRQUFRLE9BQU8sRUFBRSxXQUFXLEdBQUcsT0FBTyxFQUFFOzs7QUFVdEY7Q0FDQyxFQUFFLGdCQUFnQixHQUFHLEdBQUcsT0FBTyxFQUFFLEtBQUssTUFBTSxFQUFFLE9BQU8sR0FBRyxTQUFTLE1BQU0sTUFBTSxFQUFFLE1BQU0sTUFBTSxJQUFJLE9BQU8sS0FBSyxJQUFJLElBQUksTUFBTSxTQUFTLEdBQUc7Q0FDckk7QUFDRCxPQUFPLFVBQVUsZ0JBQWdCO0VBQy9CLFNBQVMsSUFBSTtFQUNiLFNBQVMsUUFBUTtFQUNqQixTQUFTLFFBQVE7RUFDakIsU0FBUyxPQUFPO0VBQ2hCLFNBQVMsUUFBUTtFQUNqQixJQUFJLElBQUksT0FBTyxHQUFHLE9BQU8sbUJBQW1CLE1BQU0sSUFBSSxJQUFJLFNBQVMsSUFBSSxNQUFNLEdBQUcsSUFBSSxRQUFRO0VBQzVGLFNBQVMsV0FBVztFQUNwQixJQUFJLEtBQUssR0FBRyxJQUFJLE1BQU0sSUFBSSxLQUFLLEdBQUcsU0FBUyxHQUFHLElBQUksVUFBVSxNQUFNLGdCQUFnQjtFQUNsRixTQUFTLFNBQVM7RUFDbEIsU0FBUyxXQUFXO0FBQ3RCOzs7QUFRQTtDQUNDLEVBQUUsZ0JBQWdCLEdBQUcsRUFBRSxTQUFTLElBQUksR0FBRyxJQUFJLFFBQVEsU0FBUyxNQUFNLEdBQUcsT0FBTyxLQUFLLElBQUksT0FBTyxLQUFLLGVBQWUsS0FBSyxHQUFHLElBQUksUUFBUSxPQUFPLEtBQUssTUFBTSxNQUFNLElBQUksS0FBSyxHQUFHLFFBQVE7Q0FDaEw7QUFDRCxPQUFPLFVBQVUsZ0JBQWdCO0VBQy9CLFNBQVMsSUFBSTtFQUNiLFNBQVMsYUFBYTtFQUN0QixTQUFTLFdBQVcsT0FBTyxFQUFFO0FBQy9COzs7QUFNQTtDQUNDLEVBQUUsVUFBVSxHQUFHLElBQUksVUFBVSxPQUFPLEdBQUcsV0FBVyxLQUFLLE1BQU0sSUFBSSxFQUFFLFFBQVEsSUFBSSxLQUFLLEVBQUUsT0FBTyxRQUFRLElBQUksSUFBSSxJQUFJLElBQUksT0FBTyxLQUFLLE1BQU0sR0FBRyxTQUFTO0NBQ25KLEVBQUUsUUFBUSxHQUFHLEdBQUcsT0FBTyxJQUFJLElBQUksWUFBWSxFQUFFLE1BQU0sUUFBUSxLQUFLLEdBQUcsSUFBSSxPQUFPLEtBQUssTUFBTSxJQUFJO0NBQzdGO0FBQ0QsT0FBTyxVQUFVLFVBQVU7RUFDekIsU0FBUyxTQUFTLFlBQVk7RUFDOUIsSUFBSSxTQUFTLEdBQUcsRUFBRSxJQUFJLE9BQU8sTUFBTSxJQUFJLE9BQU8sR0FBRyxJQUFJLEtBQUssSUFBSSxNQUFNO0VBQ3BFLFNBQVMsU0FBUyxZQUFZO0VBQzlCLElBQUksU0FBUyxHQUFHLEVBQUUsS0FBSyxHQUFHLFNBQVMsSUFBSSxJQUFJLEtBQUssT0FBTyxPQUFPLHNCQUFzQixRQUFRLFdBQVcsR0FBRyxFQUFFLEtBQUssT0FBTyxHQUFHLEtBQUssSUFBSSxRQUFRLE1BQU07RUFDbEosU0FBUyxTQUFTLFlBQVk7RUFDOUIsU0FBUyxRQUFRO0FBQ25COzs7QUFlQSxJQUFJLGVBQWUsTUFBTSxJQUFJLFFBQVEsV0FBVyxTQUFTLElBQUksV0FBVyxJQUFJLElBQUksS0FBSyxLQUFLLE1BQU0sT0FBTyxHQUFHLFNBQVM7QUFDbkgsT0FBTyxVQUFVLGVBQWU7RUFDOUIsSUFBSSxjQUFjLElBQUk7RUFDdEIsU0FBUyxZQUFZO0VBQ3JCLElBQUksY0FBYyxHQUFHO0VBQ3JCLFNBQVMsaUJBQWlCO0VBQzFCLElBQUksY0FBYyxPQUFPLElBQUksU0FBUztFQUN0QyxTQUFTLE9BQU87QUFDbEI7OztBQU1BLElBQUksdUJBQXVCLElBQUksUUFBUSxTQUFTLEdBQUcsSUFBSSxXQUFXLEdBQUcsUUFBUSxHQUFHLE1BQU07QUFDdEYsT0FBTyxNQUFNLHVCQUF1QixlQUFlLEVBQUUsRUFBRSxZQUFZLEtBQUssaUJBQWlCLElBQUksT0FBTyxHQUFHLEVBQUUsR0FBRyxFQUFFLEtBQUs7OztBQU1uSCxJQUFJLHFCQUFxQixHQUFHLElBQUksS0FBSyxRQUFRLFNBQVMsSUFBSSxJQUFJLFFBQVEsV0FBVyxNQUFNLEtBQUssSUFBSSxTQUFTLEdBQUcsU0FBUztBQUNySCxPQUFPLE1BQU0scUJBQXFCLEVBQUU7OztBQU9wQyxJQUFJLFlBQVksR0FBRyxNQUFNLE1BQU0sSUFBSSxFQUFFLFNBQVMsT0FBTyxRQUFRLFNBQVMsTUFBTSxJQUFJLEVBQUUsT0FBTyxLQUFLLEVBQUUsU0FBUyxZQUFZLFdBQVc7QUFDaEksT0FBTyxTQUFTLG9CQUFvQixTQUFTLE9BQU8sRUFBRSxVQUFVO0VBQzlELE1BQU0sS0FBSyxFQUFFO0VBQ2IsR0FBRyxvQkFBb0IsSUFBSSxPQUFPLEdBQUcsT0FBTyxLQUFLLElBQUksVUFBVSxPQUFPLE1BQU07RUFDNUUsT0FBTyxzQkFBc0IsSUFBSSxVQUFVLEVBQUUsVUFBVSxFQUFFLFNBQVM7QUFDcEU7OztBQU1BLElBQUksa0JBQWtCLEdBQUcsT0FBTyxjQUFjLEdBQUcsUUFBUSxVQUFVLElBQUksRUFBRSxPQUFPLFFBQVEsUUFBUSxHQUFHLE1BQU07QUFDekcsT0FBTyxTQUFTLDBCQUEwQixTQUFTLE9BQU87RUFDeEQsT0FBTyxvQkFBb0IsR0FBRyxRQUFRLHFCQUFxQixHQUFHO0FBQ2hFOzs7QUFRQSxJQUFJLHNCQUFzQixNQUFNLE1BQU0sUUFBUSxTQUFTLE1BQU0sWUFBWSxJQUFJLE9BQU8sSUFBSSxXQUFXLEdBQUcsdUJBQXVCLEtBQUssSUFBSSxJQUFJLFFBQVEsSUFBSSxLQUFLLEdBQUcsT0FBTztBQUNySyxPQUFPLFNBQVMseUJBQXlCLGFBQWEsT0FBTztFQUMzRCxNQUFNLElBQUksRUFBRTtFQUNaLElBQUksTUFBTSxFQUFFO0VBQ1osSUFBSSxPQUFPLEtBQUssU0FBUyxHQUFHLHFCQUFxQjtJQUMvQyxHQUFHLG1CQUFtQixFQUFFLEtBQUs7SUFDN0I7SUFDQSw0QkFBNEI7SUFDNUI7SUFDQSwwQ0FBMEMsR0FBRyxHQUFHLGNBQWMsV0FBVyxVQUFVLFFBQVEsV0FBVyxNQUFNLHNDQUFzQyxFQUFFLE9BQU8sR0FBRyxRQUFRO0VBQ3hLO0VBQ0EsSUFBSSxPQUFPLE9BQU8sR0FBRyw0QkFBNEI7SUFDL0MsR0FBRywwQkFBMEIsR0FBRyxzQkFBc0I7SUFDdEQ7RUFDRjtFQUNBLE9BQU87QUFDVDs7O0FBTUEsSUFBSSxhQUFhLFFBQVEsWUFBWSxLQUFLLFlBQVksSUFBSSxLQUFLLElBQUksS0FBSyxVQUFVLEtBQUssSUFBSSxPQUFPLEdBQUcsSUFBSSxJQUFJLE9BQU8sUUFBUSxRQUFRLE9BQU87QUFDM0ksT0FBTyxTQUFTLGdCQUFnQixZQUFZLFdBQVcsU0FBUyxPQUFPLEVBQUUsVUFBVTtFQUNqRjtFQUNBLE1BQU0sRUFBRSxTQUFTLE9BQU8sRUFBRSxFQUFFO0VBQzVCLEdBQUcsY0FBYyxHQUFHLG1CQUFtQixPQUFPLGlCQUFpQixRQUFRLFFBQVEsS0FBSyxJQUFJLEVBQUUsU0FBUyxVQUFVLElBQUksS0FBSyxRQUFRLHdCQUF3QixLQUFLLElBQUksUUFBUSxPQUFPLE9BQU87RUFDckwsSUFBSSxLQUFLLEVBQUU7RUFDWCxJQUFJLE9BQU8sRUFBRSxHQUFHLGtCQUFrQixHQUFHLGFBQWEsSUFBSSxXQUFXO0VBQ2pFLEdBQUcsTUFBTSxHQUFHLHdCQUF3QixPQUFPLFNBQVMsUUFBUSxLQUFLLGFBQWEsUUFBUSxLQUFLLElBQUksRUFBRSxTQUFTLFVBQVUsSUFBSSxLQUFLLFFBQVEsOEJBQThCLEtBQUssSUFBSSxRQUFRLE9BQU8sT0FBTztFQUNsTSxPQUFPO0FBQ1Q7OztBQU1BO0NBQ0MsRUFBRSxrQkFBa0IsR0FBRyxLQUFLLEdBQUcsU0FBUyxHQUFHLFNBQVMsU0FBUyxJQUFJLFVBQVUsS0FBSyxHQUFHLElBQUksUUFBUSxHQUFHLEdBQUcsT0FBTyxRQUFRLEtBQUssT0FBTyxLQUFLLFFBQVEsTUFBTTtDQUNuSjtBQUNELE9BQU8sU0FBUywwQkFBMEIsU0FBUyxPQUFPO0VBQ3hELE9BQU87QUFDVDs7O0FBT0E7Q0FDQyxFQUFFLGFBQWEsS0FBSyxRQUFRLFNBQVMsTUFBTSxFQUFFLE1BQU0sSUFBSSxRQUFRLE1BQU0sSUFBSSxRQUFRLFVBQVUsS0FBSyxHQUFHLElBQUksU0FBUyxJQUFJO0NBQ3BIO0FBQ0QsT0FBTyxTQUFTLGdCQUFnQixFQUFFLFNBQVMsV0FBVyxVQUFVLEdBQUcsUUFBUSxRQUFRLFFBQVEsU0FBUyxRQUFRO0VBQzFHLEdBQUcsbUJBQW1CLElBQUksV0FBVyxPQUFPO0VBQzVDLE1BQU0sTUFBTSxFQUFFO0VBQ2QsT0FBTyxNQUFNLElBQUksVUFBVSxHQUFHLGtCQUFrQixJQUFJLDBCQUEwQixHQUFHLGdCQUFnQixJQUFJO0FBQ3ZHOzs7QUFRQTtDQUNDLEVBQUUsV0FBVyxHQUFHLElBQUksS0FBSyxHQUFHLElBQUksUUFBUSxJQUFJLE9BQU8sTUFBTSxNQUFNLFFBQVEsTUFBTSxJQUFJLE9BQU8sSUFBSSxJQUFJLE9BQU8sUUFBUSxLQUFLLFVBQVUsU0FBUyxVQUFVLElBQUksTUFBTSxTQUFTLElBQUksSUFBSSxTQUFTO0NBQ3JMO0FBQ0QsT0FBTyxVQUFVLFdBQVcsUUFBUSxXQUFXLFVBQVUsV0FBVztFQUNsRSxJQUFJLElBQUksWUFBWSxLQUFLLEdBQUcsSUFBSSxPQUFPLFFBQVE7RUFDL0MsU0FBUyxVQUFVO0VBQ25CLFNBQVMsVUFBVSxZQUFZO0VBQy9CLElBQUksUUFBUSxNQUFNLEdBQUcsSUFBSSxNQUFNLEtBQUssSUFBSSxPQUFPO0VBQy9DLFNBQVMsU0FBUztFQUNsQixTQUFTLGFBQWEsY0FBYyxFQUFFO0VBQ3RDLElBQUksS0FBSyxVQUFVLElBQUksSUFBSSxNQUFNLE9BQU8sU0FBUyxHQUFHLElBQUksUUFBUSxJQUFJLE1BQU0sR0FBRyxTQUFTLElBQUksTUFBTTtFQUNoRyxTQUFTLFdBQVcsRUFBRSxTQUFTLFNBQVMsU0FBUyxTQUFTLE1BQU0sT0FBTztFQUN2RSxJQUFJLE1BQU0sRUFBRSxPQUFPLE9BQU8sT0FBTyxFQUFFLEtBQUssUUFBUTtFQUNoRCxTQUFTLFVBQVU7RUFDbkIsSUFBSSxPQUFPLFFBQVEsSUFBSSxJQUFJLFFBQVE7RUFDbkMsU0FBUyxlQUFlO0VBQ3hCLFNBQVMsV0FBVztFQUNwQixJQUFJLE1BQU0sSUFBSSxJQUFJLFFBQVEsV0FBVztFQUNyQyxTQUFTLE9BQU8sR0FBRyxHQUFHO0VBQ3RCLElBQUksS0FBSyxLQUFLLFFBQVEsS0FBSyxJQUFJLElBQUksTUFBTSxJQUFJLElBQUksS0FBSyxRQUFRO0VBQzlELFNBQVMsU0FBUztFQUNsQixJQUFJLE1BQU0sU0FBUyxHQUFHLElBQUksS0FBSyxRQUFRLEtBQUssSUFBSSxNQUFNLFNBQVMsSUFBSSxrQkFBa0IsT0FBTyxNQUFNLEdBQUc7RUFDckcsU0FBUyxVQUFVO0VBQ25CLElBQUksTUFBTSxPQUFPLEtBQUssRUFBRSxPQUFPLE9BQU8sTUFBTSxFQUFFLEtBQUssT0FBTyxNQUFNLE9BQU8sR0FBRyxRQUFRLEtBQUs7RUFDdkYsU0FBUyxRQUFRLEtBQUssUUFBUSxHQUFHO0FBQ25DOzs7QUFNQTtDQUNDLEVBQUUsZ0JBQWdCLEtBQUssR0FBRyxTQUFTLElBQUksUUFBUSxNQUFNLE9BQU8sSUFBSSxRQUFRLElBQUksS0FBSyxHQUFHLElBQUksUUFBUSxHQUFHLEdBQUcsR0FBRyxJQUFJLE1BQU0sS0FBSyxHQUFHLGFBQWEsTUFBTSxHQUFHLFdBQVcsT0FBTyxRQUFRLFlBQVksR0FBRyxPQUFPO0NBQ2pNO0FBQ0QsT0FBTyxTQUFTLG1CQUFtQixZQUFZLE1BQU0sUUFBUSxTQUFTLFVBQVUsS0FBSztFQUNuRixxQkFBcUI7RUFDckIsR0FBRyw0QkFBNEI7QUFDakM7OztBQWFBO0NBQ0MsRUFBRSxvQkFBb0IsT0FBTyxJQUFJLFFBQVEsSUFBSSxJQUFJLEtBQUssT0FBTyxNQUFNLFFBQVEsSUFBSSxRQUFRLE9BQU8sT0FBTyxRQUFRLEdBQUcsTUFBTSxJQUFJLFNBQVMsV0FBVyxJQUFJLEtBQUssSUFBSTtDQUMzSixFQUFFLElBQUksS0FBSyxHQUFHLFFBQVEsTUFBTSxPQUFPLE1BQU0sT0FBTztDQUNoRDtBQUNELE9BQU8sVUFBVSxvQkFBb0I7RUFDbkMsSUFBSSxRQUFRLEdBQUcsRUFBRSxJQUFJLE9BQU8sT0FBTyxJQUFJLE1BQU0sR0FBRyxNQUFNLFNBQVMsT0FBTyxPQUFPO0VBQzdFLFNBQVMsVUFBVSxZQUFZO0VBQy9CLElBQUksY0FBYyxHQUFHO0VBQ3JCLFNBQVMsVUFBVTtFQUNuQixJQUFJLGNBQWMsS0FBSztFQUN2QixTQUFTLGNBQWM7RUFDdkIsSUFBSSxjQUFjLEtBQUs7RUFDdkIsU0FBUyxhQUFhO0VBQ3RCLElBQUksRUFBRSxLQUFLLEtBQUssSUFBSSxJQUFJLEtBQUssU0FBUyxFQUFFLElBQUksSUFBSSxLQUFLLEdBQUcsWUFBWSxNQUFNLEdBQUcsR0FBRyxNQUFNLEtBQUssR0FBRyxLQUFLLEdBQUcsSUFBSSxPQUFPLFFBQVEsSUFBSSxVQUFVO0VBQ3ZJLFNBQVMsV0FBVyxjQUFjO0FBQ3BDOzs7QUFRQTtDQUNDLEVBQUUsV0FBVyxRQUFRLE9BQU8sR0FBRyxJQUFJLFFBQVEsR0FBRyxRQUFRLFlBQVksU0FBUyxJQUFJLGNBQWMsUUFBUSxJQUFJLEtBQUssR0FBRyxlQUFlLElBQUksUUFBUSxJQUFJLEtBQUssV0FBVyxNQUFNLElBQUksSUFBSSxjQUFjLEtBQUssU0FBUyxPQUFPO0NBQ2pOO0FBQ0QsT0FBTyxTQUFTLGNBQWMsRUFBRSxTQUFTLFNBQVMsb0JBQW9CLEdBQUcsV0FBVyxPQUFPLEVBQUUsV0FBVyxNQUFNLE9BQU8sS0FBSztFQUN4SCxHQUFHLFdBQVcsSUFBSSxVQUFVLEdBQUcsbUJBQW1CLEdBQUcsR0FBRztFQUN4RCxNQUFNLEVBQUUsVUFBVSxVQUFVLGNBQWMsWUFBWSxFQUFFLEVBQUU7RUFDMUQsTUFBTSxNQUFNLEVBQUUsd0JBQXdCLEdBQUc7RUFDekM7RUFDQSxHQUFHLGtCQUFrQixFQUFFLGNBQWM7SUFDbkMsTUFBTSxNQUFNLEtBQUssRUFBRSxFQUFFLE1BQU0sV0FBVyxNQUFNLHNCQUFzQixnQkFBZ0IsT0FBTztJQUN6Riw4QkFBOEI7SUFDOUI7RUFDRixFQUFFLEtBQUs7SUFDTDtFQUNGO0VBQ0EsR0FBRyxjQUFjLEVBQUUsVUFBVSxnQkFBZ0IsYUFBYSxFQUFFO0VBQzVELHdCQUF3QjtFQUN4QixJQUFJLE9BQU8sT0FBTyxHQUFHLGlCQUFpQjtJQUNwQyxHQUFHLGVBQWUsR0FBRyxhQUFhO0lBQ2xDO0VBQ0Y7QUFDRjs7O0FBTUE7Q0FDQyxFQUFFLFdBQVcsUUFBUSxJQUFJLFNBQVMsTUFBTSxHQUFHLFdBQVcsUUFBUSxLQUFLLElBQUksT0FBTyxLQUFLLElBQUksUUFBUSxPQUFPLE9BQU8sT0FBTyxLQUFLLFFBQVEsRUFBRSxRQUFRO0NBQzNJO0FBQ0QsT0FBTyxTQUFTLGNBQWMsRUFBRSxTQUFTLFNBQVMsb0JBQW9CLEdBQUcsUUFBUSxTQUFTLFNBQVMsT0FBTztFQUN4RyxNQUFNLFVBQVUsRUFBRTtFQUNsQixHQUFHLFdBQVcsSUFBSSxXQUFXLE9BQU87RUFDcEMsTUFBTSxJQUFJLEVBQUUsSUFBSSxtQ0FBbUMsR0FBRyw4QkFBOEIsR0FBRztFQUN2RixPQUFPLG1DQUFtQyxHQUFHLGtCQUFrQixHQUFHO0FBQ3BFOzs7QUFRQSxJQUFJLFFBQVEsUUFBUSxJQUFJLFFBQVEsS0FBSyxLQUFLLFFBQVEsTUFBTSxTQUFTLElBQUksS0FBSyxHQUFHLEtBQUssR0FBRyxJQUFJLFNBQVMsT0FBTyxJQUFJLEtBQUs7QUFDbEgsT0FBTyxVQUFVLFFBQVE7RUFDdkIsU0FBUyxTQUFTO0VBQ2xCLFNBQVMsSUFBSTtFQUNiLFNBQVMsT0FBTztBQUNsQjs7O0FBTUE7Q0FDQyxFQUFFLFdBQVcsR0FBRyxJQUFJLE1BQU0sV0FBVyxNQUFNLEtBQUssSUFBSSxPQUFPLFNBQVMsT0FBTyxJQUFJLEdBQUcsRUFBRSxNQUFNLG9CQUFvQixPQUFPLFFBQVEsTUFBTTtDQUNuSTtBQUNELE9BQU8sS0FBSyxXQUFXO0VBQ3JCLEVBQUUsRUFBRSxTQUFTLElBQUksTUFBTSxTQUFTLE1BQU0sUUFBUSxTQUFTLFlBQVksU0FBUyxrQkFBa0IsU0FBUyxTQUFTLFFBQVEsU0FBUyxRQUFRLFFBQVEsU0FBUyxVQUFVLFNBQVMsVUFBVTtFQUN2TCxFQUFFLEVBQUUsU0FBUyxJQUFJLE9BQU8sU0FBUyxRQUFRLHFCQUFxQixTQUFTLFVBQVUsU0FBUyxVQUFVOzs7QUFNdEc7Q0FDQyxFQUFFLFlBQVksR0FBRyxLQUFLLE9BQU8sbUJBQW1CLEdBQUcsT0FBTyxJQUFJLElBQUksUUFBUSxLQUFLLFlBQVksRUFBRSxRQUFRLEdBQUcsSUFBSSxJQUFJLFNBQVMsYUFBYSxJQUFJLElBQUksT0FBTyxJQUFJLElBQUksTUFBTTtDQUNuSztBQUNELE9BQU8sVUFBVSxZQUFZO0VBQzNCLFNBQVMsUUFBUTtFQUNqQixTQUFTLFFBQVE7RUFDakIsSUFBSSxPQUFPLEdBQUcsR0FBRyxJQUFJLFNBQVMsSUFBSSxPQUFPLGlCQUFpQjtFQUMxRCxTQUFTLFFBQVEsU0FBUztFQUMxQixTQUFTLFFBQVEsU0FBUztFQUMxQixJQUFJLFNBQVMsR0FBRyxJQUFJLFFBQVEsR0FBRyxhQUFhO0VBQzVDLFNBQVMsVUFBVSxTQUFTO0VBQzVCLElBQUksSUFBSSxPQUFPLE1BQU0sU0FBUyxPQUFPLElBQUksSUFBSSxNQUFNLFVBQVU7RUFDN0QsU0FBUyxTQUFTO0FBQ3BCOzs7QUFlQTtDQUNDLEVBQUUsa0JBQWtCLE1BQU0sSUFBSSxTQUFTLEdBQUcsSUFBSSxRQUFRLEdBQUcsTUFBTSxJQUFJLFFBQVEsSUFBSSxNQUFNO0NBQ3JGLEVBQUUsTUFBTSxLQUFLLEdBQUcsTUFBTSxJQUFJLFFBQVEsR0FBRyxJQUFJLFVBQVUsV0FBVyxFQUFFLFFBQVEsR0FBRyxFQUFFLEtBQUssS0FBSyxHQUFHLFFBQVEsR0FBRyxPQUFPLElBQUksSUFBSSxLQUFLLFFBQVE7Q0FDakksRUFBRSxNQUFNLE9BQU8sSUFBSSxFQUFFLFFBQVE7Q0FDN0I7QUFDRCxPQUFPLE1BQU0sU0FBUyxxQkFBcUIsWUFBWSxTQUFTLGNBQWMsb0JBQW9CO0VBQ2hHLE1BQU0sVUFBVSxVQUFVLEVBQUU7RUFDNUIsTUFBTSxNQUFNLEVBQUUscUJBQXFCLEdBQUc7RUFDdEMsTUFBTSxZQUFZLEVBQUUsSUFBSSxZQUFZO0VBQ3BDLElBQUksS0FBSyxLQUFLLEVBQUUsZUFBZSxLQUFLLElBQUksV0FBVyxLQUFLLEVBQUUsZUFBZTtJQUN2RSxNQUFNLFFBQVEsRUFBRTtJQUNoQixHQUFHLFNBQVMsSUFBSSxXQUFXO01BQ3pCLGdCQUFnQixTQUFTLE1BQU0sSUFBSSxHQUFHLE9BQU8sSUFBSSxRQUFRLFdBQVcsTUFBTSxLQUFLLE1BQU07TUFDckY7SUFDRjtJQUNBLE1BQU0sUUFBUSxFQUFFO0lBQ2hCLElBQUksT0FBTyxPQUFPLEVBQUU7SUFDcEIsSUFBSTtNQUNGLE1BQU0sRUFBRSxzQkFBc0I7TUFDOUIsTUFBTSxNQUFNLEVBQUUsTUFBTTtRQUNsQixRQUFRO1FBQ1IsUUFBUTtRQUNSLFVBQVUsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsTUFBTTtRQUN2QyxrQkFBa0IsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsT0FBTyxjQUFjO1FBQzlELGtCQUFrQixJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxPQUFPLGNBQWM7TUFDaEU7TUFDQSxHQUFHLFFBQVEsWUFBWSxJQUFJLFVBQVUsTUFBTSxJQUFJLGFBQWEsSUFBSSxHQUFHLE1BQU07TUFDekUsa0JBQWtCLFdBQVcsTUFBTTtRQUNqQyxJQUFJLFFBQVEsRUFBRTtRQUNkLElBQUk7UUFDSixzQkFBc0IsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsYUFBYSxrQkFBa0I7UUFDNUUsdUJBQXVCLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLGNBQWMsbUJBQW1CO01BQ2pGO01BQ0EsTUFBTSxVQUFVLEVBQUUsK0JBQStCLEdBQUcsdUJBQXVCLEVBQUUsRUFBRSxFQUFFLGdCQUFnQixFQUFFO01BQ25HLE9BQU8sRUFBRSxJQUFJLE1BQU0sTUFBTSxZQUFZLGNBQWMsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsVUFBVSxJQUFJLFNBQVMsTUFBTSxVQUFVLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLE1BQU0sSUFBSSxTQUFTO0lBQzdKLEVBQUUsTUFBTSxRQUFRO01BQ2QsTUFBTSxHQUFHLEVBQUUsUUFBUSxFQUFFO01BQ3JCLGtCQUFrQixXQUFXLE1BQU0sRUFBRSxJQUFJLElBQUksTUFBTTtNQUNuRCxnQkFBZ0IsU0FBUyxNQUFNLElBQUksT0FBTyxxQkFBcUI7TUFDL0QsY0FBYyxnQkFBZ0IsUUFBUSxZQUFZLFFBQVE7TUFDMUQsTUFBTSxLQUFLLEVBQUUsT0FBTyxHQUFHLEVBQUUsU0FBUyxlQUFlLFFBQVEsRUFBRSxFQUFFLEtBQUssRUFBRTtNQUNwRSxNQUFNLEtBQUssRUFBRSxzQkFBc0IsR0FBRyxVQUFVLEdBQUc7TUFDbkQsR0FBRyxRQUFRLEtBQUssSUFBSSxTQUFTLEdBQUcsc0JBQXNCLEdBQUcsS0FBSyxHQUFHLEVBQUUsR0FBRyxLQUFLLEVBQUUsR0FBRztRQUM5RSxzQkFBc0IsS0FBSyxFQUFFO1FBQzdCLE1BQU0sU0FBUyxHQUFHLE1BQU0sUUFBUSxHQUFHLElBQUkscUJBQXFCLEdBQUcsaUJBQWlCLHNCQUFzQjtRQUN0RztNQUNGO0lBQ0Y7RUFDRjtFQUNBLGNBQWMsZ0JBQWdCLFFBQVEsVUFBVSxNQUFNLG1CQUFtQjtFQUN6RSxPQUFPLEVBQUUsSUFBSSxPQUFPLFFBQVEscUJBQXFCLFNBQVM7QUFDNUQ7OztBQTJJQTtDQUNDLEVBQUUsY0FBYyxNQUFNLEVBQUUsTUFBTSxJQUFJLE1BQU0sS0FBSyxPQUFPLElBQUksT0FBTyxVQUFVLEtBQUssUUFBUSxJQUFJLE1BQU0sR0FBRyxJQUFJLFFBQVEsT0FBTyxRQUFRLEVBQUUsTUFBTSxHQUFHLElBQUksT0FBTyxHQUFHLE1BQU0sR0FBRyxLQUFLO0NBQ3JLLEVBQUUsT0FBTyxHQUFHLElBQUksT0FBTyxHQUFHO0NBQzFCO0FBQ0QsT0FBTyxTQUFTLG9CQUFvQixTQUFTLE9BQU87RUFDbEQsTUFBTSxVQUFVLEVBQUUsSUFBSSxPQUFPLEVBQUUsWUFBWSxRQUFRLEdBQUcsRUFBRSxJQUFJLElBQUksR0FBRyxFQUFFLElBQUk7RUFDekUsTUFBTSxNQUFNLEVBQUU7RUFDZCxHQUFHLGNBQWMsSUFBSSxLQUFLLE9BQU8sR0FBRyxRQUFRLElBQUksR0FBRyxFQUFFLE9BQU8sV0FBVztFQUN2RSxNQUFNLFVBQVUsRUFBRSxJQUFJO0VBQ3RCLElBQUksS0FBSyxFQUFFLEVBQUUsR0FBRyxFQUFFLEVBQUUsYUFBYSxLQUFLO0lBQ3BDLGFBQWEsRUFBRSxtQkFBbUIsRUFBRSxHQUFHLEVBQUUsRUFBRSxHQUFHLE9BQU8sRUFBRSxHQUFHLElBQUksUUFBUSxFQUFFLGFBQWEsRUFBRSxHQUFHLEdBQUcsR0FBRyxFQUFFLEdBQUcsRUFBRSxFQUFFLEVBQUU7RUFDN0c7RUFDQSxJQUFJLE1BQU0sRUFBRTtFQUNaLElBQUksSUFBSSxFQUFFO0VBQ1YsSUFBSSxXQUFXLEVBQUU7RUFDakIsSUFBSSxLQUFLO0lBQ1AsTUFBTSxPQUFPLEVBQUUsSUFBSSxHQUFHLHVCQUF1QixHQUFHLEtBQUs7SUFDckQsTUFBTSxLQUFLLEVBQUUsTUFBTSxHQUFHLG9CQUFvQixFQUFFLEdBQUcsR0FBRyxLQUFLO0lBQ3ZELE1BQU0sS0FBSyxFQUFFO0lBQ2IsR0FBRyxtQkFBbUIsT0FBTyxrQkFBa0I7SUFDL0MsSUFBSSxJQUFJLEVBQUU7SUFDVixNQUFNLE9BQU8sRUFBRSxJQUFJLEVBQUUsSUFBSSxHQUFHLFdBQVcsRUFBRSxLQUFLLElBQUksTUFBTTtJQUN4RCxNQUFNLFFBQVEsRUFBRSxTQUFTLEVBQUUsR0FBRyxJQUFJLEtBQUssRUFBRSxlQUFlLEVBQUUsR0FBRyxHQUFHLEdBQUcsRUFBRTtJQUNyRSxHQUFHLEtBQUssR0FBRyxFQUFFLEdBQUcsUUFBUSxHQUFHLEdBQUc7TUFDNUIsTUFBTSxRQUFRLEVBQUUsbUJBQW1CLE1BQU0sRUFBRTtNQUMzQyxNQUFNLE1BQU0sRUFBRSxjQUFjO01BQzVCLEdBQUcsU0FBUyxJQUFJLEdBQUcsR0FBRyxRQUFRLEVBQUUsSUFBSSxHQUFHLElBQUksRUFBRSxNQUFNLEVBQUUsU0FBUztRQUM1RCxNQUFNLGFBQWEsRUFBRSxRQUFRLEVBQUU7UUFDL0IsSUFBSSxXQUFXLEVBQUUsSUFBSSxFQUFFO1FBQ3ZCLEdBQUcsWUFBWSxFQUFFLGFBQWEsR0FBRyxnQkFBZ0IsRUFBRSxHQUFHLElBQUksTUFBTTtRQUNoRSxNQUFNLEVBQUU7UUFDUixJQUFJLEVBQUU7UUFDTjtNQUNGO0lBQ0Y7SUFDQSxHQUFHLEVBQUUsT0FBTyxLQUFLLEdBQUcsVUFBVSxPQUFPLEtBQUssUUFBUSxXQUFXLE1BQU0sTUFBTSxLQUFLLEdBQUcsT0FBTyxJQUFJLEtBQUs7SUFDakcsR0FBRyxNQUFNLElBQUksSUFBSSxHQUFHLFlBQVksR0FBRyxJQUFJLEVBQUUsTUFBTSxHQUFHLEVBQUUsR0FBRyxTQUFTLEVBQUUsR0FBRyxJQUFJLElBQUksR0FBRyxpQkFBaUIsRUFBRSxHQUFHLElBQUksRUFBRSxnQkFBZ0IsSUFBSSxJQUFJO01BQ2xJLFdBQVcsRUFBRTtNQUNiO01BQ0E7TUFDQTtJQUNGO0lBQ0EsT0FBTyxrQkFBa0I7RUFDM0I7QUFDRjs7O0FBVUE7Q0FDQyxFQUFFLG1CQUFtQixRQUFRLElBQUksUUFBUSxRQUFRLEdBQUcsSUFBSSxNQUFNLE9BQU8sT0FBTyxNQUFNLE9BQU8sUUFBUSxHQUFHLFlBQVksR0FBRyxNQUFNLEdBQUc7Q0FDNUgsRUFBRSxPQUFPLEdBQUcsSUFBSSxPQUFPLEdBQUc7Q0FDMUI7QUFDRCxPQUFPLFNBQVMseUJBQXlCLFNBQVMsT0FBTyxFQUFFLFVBQVU7RUFDbkUsTUFBTSxRQUFRLEVBQUUsU0FBUyxPQUFPLFFBQVEsU0FBUyxLQUFLLFFBQVEsU0FBUyxNQUFNLElBQUksRUFBRSxLQUFLLFNBQVMsS0FBSyxRQUFRLFNBQVMsTUFBTSxRQUFRLElBQUksRUFBRTtFQUMzSSxJQUFJLEtBQUssTUFBTSxFQUFFLEdBQUcsTUFBTSxHQUFHLGFBQWEsRUFBRTtJQUMxQyxNQUFNLFFBQVEsRUFBRSxtQkFBbUI7SUFDbkMsTUFBTSxJQUFJLEVBQUUsUUFBUSxJQUFJLEdBQUcsRUFBRSxZQUFZLEVBQUU7SUFDM0MsSUFBSSxHQUFHLEVBQUU7SUFDVCxNQUFNLElBQUksRUFBRSxJQUFJLEdBQUcsR0FBRyxFQUFFLE1BQU0sRUFBRSxFQUFFLEdBQUcsU0FBUyxJQUFJLEVBQUUsR0FBRztJQUN2RCxNQUFNLEtBQUssRUFBRTtJQUNiLEdBQUcsTUFBTSxJQUFJLElBQUksR0FBRyxLQUFLLElBQUksS0FBSztNQUNoQyxJQUFJLE1BQU0sRUFBRTtNQUNaLE1BQU0sT0FBTyxFQUFFLElBQUksR0FBRyxZQUFZLElBQUksTUFBTTtNQUM1QyxNQUFNLEtBQUssRUFBRSxrQkFBa0I7TUFDL0IsR0FBRyxFQUFFLFNBQVMsUUFBUSxLQUFLLE9BQU8sTUFBTSxHQUFHLFNBQVMsY0FBYyxLQUFLLEVBQUUsS0FBSyxHQUFHO01BQ2pGLEdBQUcsT0FBTyxFQUFFLEdBQUcsR0FBRyxFQUFFLEdBQUcsTUFBTSxJQUFJLElBQUksR0FBRyxzQkFBc0IsY0FBYyxPQUFPLEtBQUssTUFBTSxLQUFLLE1BQU0sRUFBRSxJQUFJLE1BQU0sWUFBWSxJQUFJLEdBQUc7SUFDMUk7SUFDQSxNQUFNLEVBQUUsSUFBSSxFQUFFO0VBQ2hCO0VBQ0EsTUFBTSxhQUFhLEVBQUUsRUFBRSxLQUFLLEdBQUcsS0FBSyxFQUFFO0VBQ3RDLElBQUksU0FBUyxPQUFPLEVBQUU7RUFDdEIsSUFBSSxLQUFLLEVBQUUsRUFBRSxjQUFjLEVBQUUsR0FBRyxFQUFFLEdBQUcsR0FBRyxLQUFLO0lBQzNDLE1BQU0sTUFBTSxFQUFFO0lBQ2QsR0FBRyxPQUFPLElBQUksV0FBVztJQUN6QixHQUFHLDBCQUEwQixHQUFHLFdBQVcsUUFBUSxFQUFFO0lBQ3JELEdBQUcsYUFBYSx5QkFBeUIsRUFBRSxtQ0FBbUM7RUFDaEY7RUFDQSxNQUFNLEtBQUssRUFBRSxRQUFRLElBQUksVUFBVSxFQUFFLFVBQVUsRUFBRTtFQUNqRCxHQUFHLE1BQU0sSUFBSSxVQUFVLEdBQUcsUUFBUSxJQUFJLFdBQVcsT0FBTztFQUN4RCxNQUFNLE1BQU0sRUFBRSxxQkFBcUIsRUFBRSxnQkFBZ0IsR0FBRyxXQUFXLEdBQUcsV0FBVyxJQUFJLFVBQVUsR0FBRyxVQUFVLEdBQUc7RUFDL0csT0FBTyxNQUFNLElBQUksVUFBVSxFQUFFLFVBQVUsRUFBRSxvQkFBb0IsRUFBRSxHQUFHO0FBQ3BFOzs7QUFPQTtDQUNDLEVBQUUsYUFBYSxHQUFHLElBQUksTUFBTSxTQUFTLElBQUksTUFBTSxHQUFHLEtBQUssR0FBRyxRQUFRLEVBQUUsU0FBUyxFQUFFLEtBQUssS0FBSyxHQUFHLEdBQUcsU0FBUztDQUN4RyxFQUFFLE1BQU0sR0FBRyxHQUFHLE1BQU0sUUFBUSxJQUFJLEtBQUssS0FBSyxRQUFRO0NBQ2xEO0FBQ0QsT0FBTyxNQUFNLGNBQWMsV0FBVyxFQUFFO0VBQ3RDLE9BQU87SUFDTCxFQUFFLE1BQU0sVUFBVSxVQUFVLFNBQVMsU0FBUyxZQUFZLEVBQUUsTUFBTSxFQUFFLE1BQU0sVUFBVSxNQUFNLFlBQVksR0FBRyxNQUFNLEVBQUUsTUFBTSxTQUFTLEVBQUUsRUFBRTtJQUNwSTtNQUNFLE1BQU07TUFDTixVQUFVLFNBQVM7TUFDbkIsWUFBWSxFQUFFLE1BQU0sRUFBRSxNQUFNLFVBQVUsTUFBTSxTQUFTLEdBQUcsTUFBTSxFQUFFLE1BQU0sVUFBVSxXQUFXLEVBQUUsR0FBRyxNQUFNLEVBQUUsTUFBTSxTQUFTLEVBQUU7SUFDM0g7SUFDQTtNQUNFLE1BQU07TUFDTixVQUFVLFNBQVMsVUFBVTtNQUM3QixZQUFZO1FBQ1YsTUFBTSxFQUFFLE1BQU0sVUFBVSxNQUFNLFlBQVk7UUFDMUMsUUFBUSxFQUFFLE1BQU0sVUFBVSxXQUFXLEVBQUU7UUFDdkMsU0FBUyxFQUFFLE1BQU0sVUFBVSxXQUFXLEVBQUU7UUFDeEMsTUFBTSxFQUFFLE1BQU0sU0FBUztNQUN6QjtJQUNGO0VBQ0Y7QUFDRjs7O0FBT0E7Q0FDQyxFQUFFLGlCQUFpQixHQUFHLEtBQUssRUFBRSxLQUFLLElBQUksUUFBUSxHQUFHLE9BQU8sTUFBTSxlQUFlLEtBQUssSUFBSSxNQUFNO0NBQzVGO0FBQ0QsT0FBTyxNQUFNLGtCQUFrQixXQUFXLEVBQUU7RUFDMUMsT0FBTyx3QkFBd0IsR0FBRyxLQUFLLEVBQUUsTUFBTSxVQUFVLFVBQVUsU0FBUyxTQUFTLFlBQVksRUFBRSxNQUFNLEVBQUUsTUFBTSxVQUFVLE1BQU0sUUFBUSxHQUFHLE1BQU0sRUFBRSxNQUFNLFNBQVMsRUFBRSxFQUFFO0FBQ3pLOzs7QUFPQTtDQUNDLEVBQUUsWUFBWSxPQUFPLEVBQUUsTUFBTSxRQUFRLFNBQVMsU0FBUyxnQkFBZ0IsSUFBSSxPQUFPLEVBQUUsTUFBTSxPQUFPLEtBQUssSUFBSSxNQUFNLE9BQU8sTUFBTSxHQUFHLE1BQU0sT0FBTyxHQUFHLEVBQUUsTUFBTSxNQUFNLE1BQU0sR0FBRztDQUN2SyxFQUFFLE9BQU8sU0FBUyxHQUFHO0NBQ3JCO0FBQ0QsT0FBTyxTQUFTLG1CQUFtQixTQUFTLFFBQVEsV0FBVyxFQUFFLGVBQWUsZ0JBQWdCO0VBQzlGLE1BQU0sS0FBSyxFQUFFO0VBQ2IsR0FBRyxXQUFXLE9BQU87RUFDckIsTUFBTSxPQUFPLEVBQUUscUJBQXFCO0VBQ3BDLEdBQUcsZUFBZSxFQUFFLEdBQUcsT0FBTyxFQUFFLElBQUksT0FBTyxRQUFRLGVBQWUsR0FBRztFQUNyRSxNQUFNLEVBQUUsRUFBRSxXQUFXLEdBQUc7RUFDeEIsTUFBTSxLQUFLLEVBQUUsTUFBTSxTQUFTLE9BQU8sR0FBRztFQUN0QyxNQUFNLEtBQUssRUFBRSxXQUFXLEdBQUcsSUFBSSxHQUFHO0VBQ2xDLEdBQUcsV0FBVyxJQUFJLFdBQVcsT0FBTyxFQUFFLElBQUksTUFBTSxPQUFPLEVBQUUsTUFBTSxXQUFXLE1BQU0sYUFBYSxFQUFFO0VBQy9GLEdBQUcsV0FBVyxJQUFJLE9BQU8sT0FBTyxFQUFFLElBQUksTUFBTSxPQUFPLEVBQUUsTUFBTSxPQUFPLE1BQU0sYUFBYSxFQUFFO0VBQ3ZGLEdBQUcsV0FBVyxJQUFJLFFBQVEsT0FBTyxFQUFFLElBQUksTUFBTSxPQUFPLEVBQUUsTUFBTSxRQUFRLE1BQU0sY0FBYyxLQUFLLEVBQUU7RUFDL0YsT0FBTyxFQUFFLElBQUksTUFBTSxPQUFPLEVBQUUsTUFBTSxXQUFXLFFBQVEsZ0JBQWdCLFNBQVMsaUJBQWlCLEtBQUssRUFBRTtBQUN4Rzs7O0FBUUE7Q0FDQyxFQUFFLGdCQUFnQixNQUFNLEVBQUUsUUFBUSxNQUFNLEtBQUssR0FBRyxPQUFPLElBQUksT0FBTyxVQUFVLEVBQUUsTUFBTSxPQUFPLFVBQVUsUUFBUSxHQUFHLEdBQUcsRUFBRSxPQUFPLE1BQU0sT0FBTyxPQUFPLEdBQUcsUUFBUSxTQUFTLEtBQUssUUFBUSxFQUFFLE1BQU0sUUFBUSxHQUFHLElBQUksTUFBTSxHQUFHLEdBQUcsS0FBSyxVQUFVLE9BQU87Q0FDMU8sRUFBRSxFQUFFLE1BQU0sT0FBTyxLQUFLLGtCQUFrQixHQUFHLElBQUksT0FBTyxJQUFJLEdBQUcsSUFBSSxHQUFHLElBQUk7Q0FDeEU7QUFDRCxPQUFPLFNBQVMsbUJBQW1CLFlBQVksT0FBTyxTQUFTLE9BQU87RUFDcEUsR0FBRyxjQUFjLEVBQUUsaUJBQWlCO0lBQ2xDLGNBQWMsUUFBUSxNQUFNLEdBQUcsZ0JBQWdCLFdBQVcsR0FBRyxLQUFLLElBQUksTUFBTSxHQUFHLG9CQUFvQixRQUFRLEdBQUcsRUFBRTtJQUNoSCxPQUFPLEVBQUUsTUFBTSxXQUFXLE1BQU0sa0JBQWtCLG1CQUFtQixLQUFLLEdBQUcsbUJBQW1CLGFBQWE7RUFDL0c7RUFDQSxNQUFNLFFBQVEsRUFBRTtFQUNoQixJQUFJLE9BQU8sVUFBVSxHQUFHLFVBQVUsOEJBQThCO0lBQzlELEdBQUcsV0FBVyxJQUFJLFVBQVUsR0FBRyw0QkFBNEI7SUFDM0QsSUFBSSxPQUFPO0lBQ1gsSUFBSTtNQUNGLE1BQU0sRUFBRTtJQUNWLEVBQUUsTUFBTTtNQUNOO0lBQ0Y7SUFDQSxNQUFNLE9BQU8sRUFBRTtJQUNmLEdBQUcsWUFBWSxPQUFPO0lBQ3RCLGNBQWMsUUFBUSxNQUFNLEdBQUcsS0FBSyxJQUFJLElBQUksR0FBRyxPQUFPLG9CQUFvQixRQUFRLEdBQUcsRUFBRTtFQUN6RjtFQUNBLE9BQU8sRUFBRSxNQUFNLFdBQVcsTUFBTSxhQUFhO0FBQy9DOzs7QUFlQTtDQUNDLEVBQUUsZUFBZSxNQUFNLEVBQUUsUUFBUSxPQUFPLEtBQUssTUFBTSxLQUFLLEdBQUcsT0FBTyxJQUFJLE9BQU8sVUFBVSxJQUFJLE1BQU0sS0FBSyxRQUFRLEVBQUUsT0FBTyxPQUFPLEtBQUssSUFBSSxVQUFVLElBQUksRUFBRSxLQUFLLE9BQU8sUUFBUSxHQUFHLE1BQU0sTUFBTSxZQUFZLElBQUksU0FBUyxXQUFXLFFBQVEsRUFBRSxRQUFRLFNBQVMsR0FBRyxFQUFFLEtBQUssT0FBTyxJQUFJO0NBQzlRLEVBQUUsUUFBUSxNQUFNLElBQUksT0FBTyxJQUFJLElBQUk7Q0FDbkM7QUFDRCxPQUFPLFNBQVMsa0JBQWtCLFlBQVksT0FBTyxTQUFTLGtCQUFrQixNQUFNLFNBQVMsT0FBTztFQUNwRyxNQUFNLE1BQU0sRUFBRTtFQUNkLEdBQUcsT0FBTyxJQUFJLFdBQVcsT0FBTyxtQkFBbUI7RUFDbkQsR0FBRyxjQUFjLEVBQUUsR0FBRyxjQUFjLFFBQVEsSUFBSSxNQUFNLEtBQUssZ0JBQWdCLEtBQUssTUFBTSxHQUFHLElBQUksT0FBTyxLQUFLLElBQUksT0FBTyxnQ0FBZ0M7RUFDcEosSUFBSSxRQUFRO0VBQ1osR0FBRyx3QkFBd0IsRUFBRSxpQkFBaUIsT0FBTyxFQUFFLFdBQVcsR0FBRywwQkFBMEIsV0FBVyxJQUFJLEtBQUssSUFBSSxNQUFNLEdBQUc7RUFDaEksS0FBSztJQUNILElBQUksTUFBTTtJQUNWLElBQUk7TUFDRixLQUFLLEVBQUUsdUJBQXVCLElBQUksR0FBRyxFQUFFLEdBQUcsRUFBRTtJQUM5QyxFQUFFLE1BQU07TUFDTixLQUFLLEVBQUU7SUFDVDtJQUNBLE1BQU0sT0FBTyxFQUFFLEtBQUssSUFBSSxVQUFVLEVBQUUsRUFBRSxJQUFJLE1BQU0sR0FBRyxPQUFPLFFBQVEsV0FBVyxJQUFJLElBQUksTUFBTSxxQ0FBcUMsRUFBRSxFQUFFLGNBQWMsTUFBTSxRQUFRLE1BQU0sWUFBWSxNQUFNLEtBQUssR0FBRyxXQUFXO0lBQzNNLEdBQUcsWUFBWSxPQUFPO0lBQ3RCLE9BQU8sRUFBRTtFQUNYO0VBQ0EsY0FBYyxRQUFRLE9BQU8sS0FBSyxLQUFLLCtCQUErQixHQUFHLElBQUksR0FBRyxPQUFPLGFBQWEsUUFBUSxHQUFHLEVBQUU7RUFDakgsTUFBTSxLQUFLLEVBQUU7RUFDYixPQUFPLEVBQUUsTUFBTSxXQUFXLE1BQU0sS0FBSyxJQUFJLEdBQUcsRUFBRSxLQUFLLEVBQUUsTUFBTSxNQUFNLE1BQU0sSUFBSSxJQUFJLEtBQUssZ0NBQWdDLElBQUksSUFBSSxLQUFLLE1BQU0sSUFBSSxHQUFHLE1BQU0sYUFBYTtBQUNuSzs7O0FBbUlBLElBQUksZUFBZSxNQUFNLEdBQUcsT0FBTyxHQUFHLElBQUksTUFBTSxPQUFPLElBQUksS0FBSyxJQUFJLElBQUksSUFBSSxVQUFVLEtBQUssSUFBSSxNQUFNLEdBQUcsT0FBTztBQUMvRyxPQUFPLFNBQVMsdUJBQXVCLFNBQVMsT0FBTztFQUNyRCxPQUFPLGNBQWM7SUFDbkIsS0FBSztNQUNILE9BQU8sU0FBUztJQUNsQixLQUFLO01BQ0gsT0FBTyxNQUFNLEtBQUssbUJBQW1CO0lBQ3ZDLEtBQUs7TUFDSCxPQUFPLFNBQVM7SUFDbEIsS0FBSztNQUNILE9BQU8sS0FBSztFQUNoQjtBQUNGOzs7QUFPQTtDQUNDLEVBQUUsbUJBQW1CLEdBQUcsSUFBSSxVQUFVLFFBQVEsSUFBSSxVQUFVLE1BQU0sR0FBRyxJQUFJLFFBQVEsU0FBUyxPQUFPLEtBQUssSUFBSSxTQUFTLE9BQU8sSUFBSSxJQUFJLFdBQVcsSUFBSSxLQUFLLEdBQUcsT0FBTyxJQUFJLFFBQVEsT0FBTyxJQUFJO0NBQ3ZMO0FBQ0QsT0FBTyxTQUFTLDJCQUEyQixRQUFRLFNBQVMsU0FBUyxPQUFPLEVBQUUsS0FBSyxPQUFPO0VBQ3hGLE1BQU0sTUFBTSxFQUFFLGFBQWEsbUNBQW1DLEdBQUcsNkJBQTZCO0VBQzlGLEdBQUcsNEJBQTRCLElBQUksR0FBRyxrQkFBa0IsMEJBQTBCO0VBQ2xGLE9BQU87QUFDVDs7O0FBU0E7Q0FDQyxFQUFFLHFCQUFxQixPQUFPLElBQUksT0FBTyxRQUFRLFVBQVUsVUFBVSxJQUFJLFVBQVUsUUFBUSxjQUFjLElBQUksS0FBSyxNQUFNLE9BQU8sV0FBVyxPQUFPLEtBQUssS0FBSyxLQUFLLFVBQVUsSUFBSSxJQUFJLFNBQVMsU0FBUyxJQUFJO0NBQ3hNO0FBQ0QsT0FBTyxTQUFTLHdCQUF3QixZQUFZLE9BQU8sRUFBRSxTQUFTLFFBQVEsUUFBUSxTQUFTLGNBQWMsUUFBUSxTQUFTLFlBQVksT0FBTyxJQUFJLE9BQU87RUFDMUosTUFBTSxTQUFTLEVBQUU7SUFDZixXQUFXLElBQUksSUFBSTtJQUNuQjtNQUNFLFdBQVcsTUFBTSxLQUFLLFFBQVEsSUFBSSxLQUFLLE9BQU8sSUFBSSxRQUFRO01BQzFELElBQUksUUFBUTtNQUNaLElBQUksS0FBSyxFQUFFLE1BQU07TUFDakIsSUFBSSxJQUFJLEdBQUcsU0FBUyxHQUFHLFVBQVUsU0FBUyxJQUFJLEVBQUUsU0FBUztNQUN6RCxJQUFJLElBQUksTUFBTSxJQUFJLEtBQUssUUFBUSxHQUFHLElBQUksR0FBRyxXQUFXLElBQUksSUFBSSxLQUFLLElBQUksU0FBUyxTQUFTLEtBQUssSUFBSSxNQUFNLEtBQUssR0FBRyxFQUFFLE1BQU07TUFDdEgsTUFBTSxNQUFNLEdBQUcsTUFBTSxHQUFHLEdBQUcsUUFBUSxHQUFHLGNBQWMsTUFBTSxPQUFPLFNBQVM7SUFDNUU7SUFDQSxrQkFBa0IsSUFBSSxVQUFVLEVBQUUsVUFBVSxFQUFFLE9BQU8sY0FBYyxHQUFHO0lBQ3RFO0lBQ0E7SUFDQSxRQUFRLHVCQUF1QixtQkFBbUIsZUFBZSxHQUFHO0lBQ3BFLGdCQUFnQixJQUFJLFVBQVUsRUFBRSxVQUFVLEVBQUUsVUFBVSxTQUFTLFVBQVUsNEJBQTRCLFVBQVU7RUFDakg7RUFDQSxPQUFPLG9CQUFvQixHQUFHLEVBQUUsSUFBSTtBQUN0Qzs7O0FBTUE7Q0FDQyxFQUFFLFFBQVEsR0FBRyxJQUFJLFFBQVEsVUFBVSxJQUFJLE9BQU8sSUFBSSxJQUFJLFFBQVEsS0FBSyxTQUFTLEdBQUcsYUFBYSxLQUFLLEdBQUcsUUFBUSxTQUFTLElBQUksSUFBSSxPQUFPLEtBQUssS0FBSztDQUM5STtBQUNELE9BQU8sVUFBVSxRQUFRO0VBQ3ZCLFNBQVMsUUFBUTtFQUNqQixTQUFTLFNBQVMsT0FBTyxFQUFFO0VBQzNCLElBQUksSUFBSSxPQUFPLFVBQVUsS0FBSyxHQUFHLFFBQVEsVUFBVSxJQUFJLE1BQU0sS0FBSyxHQUFHLEdBQUcsVUFBVSxTQUFTLEdBQUcsR0FBRyxPQUFPLE9BQU8sSUFBSSxJQUFJLE1BQU07RUFDN0gsU0FBUyxZQUFZLFNBQVM7QUFDaEM7OztBQU1BLElBQUksaUJBQWlCLE1BQU0sR0FBRyxVQUFVLFNBQVMsU0FBUyxVQUFVLFVBQVUsT0FBTyxLQUFLLEdBQUcsSUFBSSxRQUFRLEdBQUcsSUFBSSxTQUFTLEtBQUssUUFBUSxJQUFJLE9BQU87QUFDakosT0FBTyxTQUFTLDJCQUEyQixTQUFTLFlBQVksT0FBTztFQUNyRSxPQUFPLFNBQVMsVUFBVSxvQkFBb0IsR0FBRyxlQUFlLHFCQUFxQixHQUFHLEdBQUcsSUFBSSxRQUFRLEdBQUcsSUFBSTtBQUNoSDs7O0FBUUE7Q0FDQyxFQUFFLE1BQU0sS0FBSyxJQUFJLE1BQU0sR0FBRyxPQUFPLEVBQUUsT0FBTyxJQUFJLFVBQVUsUUFBUSxRQUFRLElBQUksT0FBTyxRQUFRLElBQUksYUFBYSxNQUFNLElBQUksVUFBVSxRQUFRLFFBQVEsSUFBSSxLQUFLLFFBQVEsSUFBSSxRQUFRLElBQUksbUJBQW1CLElBQUksSUFBSTtDQUM1TSxFQUFFLEdBQUcsVUFBVSxRQUFRLFFBQVEsRUFBRSxNQUFNLE9BQU8sT0FBTyxNQUFNLFNBQVMsR0FBRyxNQUFNLE9BQU8sR0FBRyxJQUFJLFFBQVEsT0FBTztDQUMxRztBQUNELE9BQU8sTUFBTSxTQUFTLFNBQVMsWUFBWSxRQUFRLFFBQVEsU0FBUyxFQUFFLFNBQVMsVUFBVSxTQUFTLFVBQVUsU0FBUyxZQUFZLE9BQU8sRUFBRSxFQUFFLEtBQUssaUJBQWlCO0VBQ2hLLE1BQU0sTUFBTSxFQUFFLHNCQUFzQjtFQUNwQyxNQUFNLE9BQU8sRUFBRTtFQUNmLE1BQU0sWUFBWSxFQUFFLE1BQU0sSUFBSSxVQUFVLEdBQUcsT0FBTyxJQUFJLFVBQVUsRUFBRSxVQUFVLEVBQUUsTUFBTSxjQUFjLE9BQU8sR0FBRyxHQUFHO0VBQy9HLE1BQU0sT0FBTyxFQUFFLHdCQUF3QjtJQUNyQyxVQUFVLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLE9BQU8sV0FBVztJQUNuRCxnQkFBZ0IsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsWUFBWTtJQUNuRCxzQkFBc0IsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsV0FBVyxrQkFBa0I7RUFDNUU7RUFDQSxNQUFNLFFBQVEsRUFBRSxjQUFjO0VBQzlCLE1BQU0sTUFBTSxFQUFFLCtCQUErQixHQUFHLEdBQUcsUUFBUSxFQUFFLE9BQU8sRUFBRSxHQUFHLEVBQUUsV0FBVyxNQUFNLGFBQWEsV0FBVyxJQUFJLFNBQVMsR0FBRyxHQUFHLE1BQU0sYUFBYSxXQUFXO0VBQ3JLLE1BQU0sT0FBTyxFQUFFLE1BQU0scUJBQXFCO0lBQ3hDLFFBQVEsMkJBQTJCO0lBQ25DO0lBQ0E7SUFDQSwrQkFBK0IsSUFBSSxFQUFFLEVBQUUsR0FBRyxFQUFFLEVBQUUsT0FBTyxhQUFhLHdCQUF3QjtJQUMxRixpQkFBaUIsSUFBSSxFQUFFLEVBQUUsR0FBRyxFQUFFLEVBQUUsTUFBTTtJQUN0QyxvQkFBb0IsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsU0FBUyxnQkFBZ0I7RUFDdEU7RUFDQSxHQUFHLGFBQWE7SUFDZCxPQUFPLEVBQUUsUUFBUSxFQUFFLE1BQU0sT0FBTyxNQUFNLGtDQUFrQyxHQUFHLFNBQVMsV0FBVyxXQUFXLGdCQUFnQjtFQUM1SDtFQUNBLE9BQU8sRUFBRSxRQUFRLGlCQUFpQixJQUFJLFVBQVUsRUFBRSxtQkFBbUIsYUFBYSxFQUFFLGtCQUFrQixrQkFBa0IsY0FBYyxTQUFTLGVBQWU7QUFDaEs7OztBQWlHQSxJQUFJLGlCQUFpQixPQUFPLElBQUksS0FBSyxNQUFNLE9BQU8scUJBQXFCLE9BQU8sSUFBSSxLQUFLLE1BQU0sTUFBTSxFQUFFLFFBQVEsT0FBTyxHQUFHLFFBQVE7QUFDL0gsT0FBTyxNQUFNLGlCQUFpQixFQUFFOzs7QUFNaEM7Q0FDQyxFQUFFLG9CQUFvQixLQUFLLElBQUksTUFBTSxHQUFHLElBQUksT0FBTyxLQUFLLE9BQU8sUUFBUSxTQUFTLE9BQU8sSUFBSSxPQUFPLE1BQU0sS0FBSyxJQUFJLElBQUksTUFBTSxNQUFNLFFBQVEsSUFBSSxLQUFLLG1CQUFtQixTQUFTLEdBQUcsTUFBTSxLQUFLLElBQUksS0FBSyxJQUFJLE9BQU8sS0FBSyxLQUFLO0NBQzFOLEVBQUUsSUFBSSxNQUFNLEtBQUssS0FBSyxJQUFJLE1BQU0sR0FBRyxLQUFLLElBQUksTUFBTSxRQUFRLElBQUksU0FBUyxPQUFPLGdCQUFnQixFQUFFLEtBQUssS0FBSyxRQUFRLFFBQVEsRUFBRSxZQUFZLEdBQUcsU0FBUyxLQUFLLEdBQUcsUUFBUSxPQUFPO0NBQzNLLEVBQUUsT0FBTyxJQUFJLFNBQVMsTUFBTSxFQUFFO0NBQzlCO0FBQ0QsT0FBTyxNQUFNLFNBQVMsdUJBQXVCLFlBQVksVUFBVSxRQUFRLFFBQVEsU0FBUyxrQkFBa0I7RUFDNUcsSUFBSSxPQUFPLEVBQUU7RUFDYixNQUFNLGFBQWEsU0FBUyxFQUFFO0VBQzlCLE1BQU0sS0FBSyxFQUFFLFFBQVEsUUFBUSxRQUFRLFFBQVEsUUFBUSxTQUFTLFNBQVMsR0FBRztJQUN4RSxjQUFjLGdCQUFnQixhQUFhLE9BQU8sMkJBQTJCO0lBQzdFLE9BQU8sRUFBRSxNQUFNLFVBQVUsUUFBUSxPQUFPLFFBQVEsVUFBVSxJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxNQUFNLEdBQUc7RUFDNUY7RUFDQSxJQUFJLEtBQUssTUFBTSxFQUFFLEdBQUcsRUFBRSxTQUFTO0lBQzdCLElBQUksVUFBVSxPQUFPLEVBQUU7SUFDdkIsSUFBSSxPQUFPLE1BQU0sR0FBRyxxQkFBcUI7TUFDdkMsTUFBTSxLQUFLLEVBQUU7TUFDYixHQUFHLE1BQU0sSUFBSSxVQUFVLEdBQUcsbUJBQW1CLE9BQU8sUUFBUSxPQUFPO01BQ25FLE1BQU0sUUFBUSxFQUFFLGdCQUFnQjtNQUNoQyxHQUFHLFNBQVMsSUFBSSxXQUFXLE9BQU8saUJBQWlCLEtBQUssS0FBSyxPQUFPLEtBQUs7TUFDekUsTUFBTSxTQUFTLEVBQUUsZ0JBQWdCLFFBQVE7TUFDekMsSUFBSSxTQUFTLFlBQVksRUFBRTtNQUMzQixJQUFJLFNBQVMsT0FBTyxFQUFFO01BQ3RCLElBQUk7UUFDRixRQUFRLEVBQUUsTUFBTSxjQUFjLE9BQU8sR0FBRyxHQUFHLGFBQWEsRUFBRSxRQUFRLFNBQVM7TUFDN0UsRUFBRSxNQUFNLFFBQVE7UUFDZCxRQUFRLEVBQUUsTUFBTSxPQUFPO01BQ3pCO01BQ0EsTUFBTSxNQUFNLFFBQVEsRUFBRSxTQUFTLEdBQUcsRUFBRSxVQUFVLFFBQVEsRUFBRSxFQUFFO01BQzFELEdBQUcsU0FBUyxJQUFJLFVBQVUsR0FBRyxNQUFNLElBQUksT0FBTyxHQUFHLEtBQUssSUFBSSxVQUFVLEdBQUcsS0FBSyxJQUFJLE9BQU8sR0FBRyxLQUFLLElBQUksUUFBUTtRQUN6RyxPQUFPLGlCQUFpQixRQUFRLEdBQUcsTUFBTSxTQUFTLDZCQUE2QixNQUFNLEdBQUcsSUFBSSxFQUFFO01BQ2hHO01BQ0EsR0FBRyxpQkFBaUIsSUFBSSxRQUFRO01BQ2hDLEdBQUcsaUJBQWlCLElBQUksV0FBVztRQUNqQyxNQUFNLFVBQVUsRUFBRSxxQkFBcUIsR0FBRyxFQUFFLFNBQVMsUUFBUSxXQUFXO1FBQ3hFLEdBQUcsZ0JBQWdCLE9BQU8saUJBQWlCLE1BQU0sUUFBUSxLQUFLLEdBQUcsUUFBUSxRQUFRO1FBQ2pGLEdBQUcsb0NBQW9DLElBQUksMkJBQTJCO1FBQ3RFLGNBQWMsZ0JBQWdCLGtCQUFrQixRQUFRLDBCQUEwQixLQUFLO1FBQ3ZGLE9BQU8sRUFBRTtRQUNUO1FBQ0EsU0FBUyxFQUFFO1FBQ1g7TUFDRjtNQUNBLEdBQUcsaUJBQWlCLElBQUksUUFBUSxPQUFPLGlCQUFpQixnQkFBZ0IsT0FBTyxjQUFjLElBQUksU0FBUyxFQUFFLGNBQWMsRUFBRTtNQUM1SCxHQUFHLFdBQVc7UUFDWixjQUFjLGdCQUFnQixrQkFBa0IsTUFBTSxJQUFJLFNBQVMsR0FBRywyQkFBMkIsU0FBUyxHQUFHO1FBQzdHO01BQ0Y7TUFDQSxNQUFNLFVBQVUsRUFBRTtNQUNsQixNQUFNLEtBQUssRUFBRSxnQkFBZ0I7TUFDN0IsR0FBRyxNQUFNLElBQUksV0FBVyxPQUFPLGdCQUFnQixtQkFBbUIsS0FBSyxJQUFJLEVBQUUsU0FBUyxVQUFVLElBQUk7TUFDcEcsTUFBTSxXQUFXLEVBQUU7TUFDbkIsTUFBTSxRQUFRLEVBQUU7TUFDaEIsb0NBQW9DLEVBQUUsSUFBSSxZQUFZLFFBQVEsUUFBUSxPQUFPLFlBQVksUUFBUSxnQkFBZ0IsV0FBVyxTQUFTLFdBQVcsUUFBUSxFQUFFLHlCQUF5QjtNQUNuTCxjQUFjLGdCQUFnQixrQkFBa0IsS0FBSyxFQUFFLE9BQU8sR0FBRyxRQUFRLDBCQUEwQixVQUFVLG9CQUFvQjtNQUNqSSxPQUFPLEVBQUUsTUFBTSxxQkFBcUIsUUFBUSxPQUFPLFlBQVksUUFBUSxnQkFBZ0IsV0FBVztJQUNwRztJQUNBLEdBQUcsVUFBVSxJQUFJLFdBQVcsT0FBTyxFQUFFLE1BQU0sWUFBWSxRQUFRLFlBQVk7SUFDM0UsR0FBRyxPQUFPLEdBQUcsa0JBQWtCLE9BQU8sZUFBZSxLQUFLLE1BQU0sS0FBSyxVQUFVLElBQUksT0FBTyxxQkFBcUI7RUFDakg7QUFDRjs7O0FBNk1BO0NBQ0MsRUFBRSxrQkFBa0IsS0FBSyxJQUFJLFdBQVcsSUFBSSxPQUFPLFFBQVEsSUFBSSxLQUFLLFVBQVUsR0FBRyxJQUFJLEdBQUcsTUFBTSxJQUFJLFVBQVUsSUFBSSxJQUFJLFFBQVEsTUFBTSxJQUFJLE1BQU0sbUJBQW1CLEdBQUcsSUFBSSxRQUFRLElBQUksTUFBTSxNQUFNLEdBQUc7Q0FDak07QUFDRCxPQUFPLE1BQU0sU0FBUyxxQkFBcUIsWUFBWSxRQUFRLFFBQVEsWUFBWSxTQUFTLG1CQUFtQjtFQUM3RyxNQUFNLFFBQVEsRUFBRSxVQUFVLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLFVBQVU7RUFDM0QsR0FBRyxzQkFBc0IsR0FBRyxpQkFBaUIsRUFBRSxHQUFHLE9BQU8sT0FBTyxTQUFTLFFBQVE7RUFDakYsTUFBTSxPQUFPLEVBQUUsbUJBQW1CLFlBQVk7RUFDOUMsY0FBYyxZQUFZLE9BQU8saUJBQWlCLEdBQUcsb0JBQW9CO0VBQ3pFLE9BQU8sK0JBQStCLEdBQUcsU0FBUyxRQUFRLEVBQUUsWUFBWSxTQUFTLFFBQVE7QUFDM0Y7OztBQVFBO0NBQ0MsRUFBRSxpQkFBaUIsT0FBTyxNQUFNLEdBQUcsT0FBTyxZQUFZLE1BQU0sU0FBUyxFQUFFLFFBQVEsU0FBUyxJQUFJLFFBQVEsSUFBSSxPQUFPLEtBQUssSUFBSSxPQUFPLEtBQUssR0FBRyxHQUFHLElBQUksU0FBUyxHQUFHLElBQUk7Q0FDOUosRUFBRSxLQUFLLEdBQUcsTUFBTSxJQUFJLE1BQU0sUUFBUSxPQUFPLE1BQU0sRUFBRSxRQUFRLEtBQUssR0FBRyxVQUFVO0NBQzNFO0FBQ0QsT0FBTyxTQUFTLDJCQUEyQixTQUFTLFlBQVksRUFBRSxTQUFTLFFBQVEsU0FBUyxTQUFTLE9BQU8sT0FBTyxFQUFFLEVBQUUsVUFBVTtFQUMvSCxNQUFNLE9BQU8sRUFBRSxvQkFBb0IsR0FBRyxVQUFVLElBQUk7RUFDcEQsR0FBRyxlQUFlLElBQUksR0FBRyxPQUFPLFlBQVksSUFBSSxVQUFVLEVBQUUsVUFBVSxFQUFFLEVBQUUsUUFBUSxhQUFhLE9BQU8sRUFBRTtFQUN4RyxNQUFNLE1BQU0sRUFBRSxJQUFJLFlBQVksRUFBRSxPQUFPLFNBQVMsT0FBTyxPQUFPO0VBQzlELElBQUksT0FBTyxRQUFRLEdBQUcsUUFBUTtJQUM1QixNQUFNLElBQUksRUFBRTtJQUNaLE1BQU0sTUFBTSxFQUFFO0lBQ2QsR0FBRyxPQUFPLElBQUksV0FBVyxlQUFlLEVBQUUsT0FBTyxTQUFTLE9BQU8sRUFBRTtJQUNuRSxLQUFLO0VBQ1A7RUFDQSxJQUFJLE1BQU0sRUFBRSxPQUFPLFNBQVMsT0FBTyxPQUFPLEVBQUUsRUFBRTtFQUM5QyxJQUFJLE9BQU8sTUFBTSxHQUFHLGdCQUFnQixHQUFHLE1BQU0sSUFBSSxVQUFVLEdBQUcsWUFBWSxFQUFFLFlBQVksS0FBSyxFQUFFO0VBQy9GLE9BQU8sS0FBSyxJQUFJLFVBQVUsRUFBRSxVQUFVLEVBQUUsRUFBRSxRQUFRLFlBQVksT0FBTyxXQUFXO0FBQ2xGOzs7QUFNQTtDQUNDLEVBQUUsY0FBYyxNQUFNLElBQUksUUFBUSxRQUFRLEtBQUssbUJBQW1CLElBQUksS0FBSyxJQUFJLE1BQU0sS0FBSyxNQUFNLElBQUksRUFBRTtDQUN0RztBQUNELE9BQU8sU0FBUyxpQkFBaUIsWUFBWSxVQUFVLFNBQVMsWUFBWSxRQUFRLEVBQUUsVUFBVTtFQUM5RixNQUFNLE9BQU8sRUFBRTtFQUNmLEdBQUcsUUFBUSxJQUFJLFVBQVUsR0FBRyxnQkFBZ0IsRUFBRSxHQUFHO0lBQy9DLGNBQWMsWUFBWSxnQkFBZ0IsR0FBRyxtQkFBbUIsTUFBTSxJQUFJLHdDQUF3QyxPQUFPLEtBQUssMEJBQTBCLEdBQUc7RUFDN0o7RUFDQSxPQUFPO0FBQ1Q7OztBQTBEQTtDQUNDLEVBQUUsZ0JBQWdCLElBQUksSUFBSSxNQUFNLFFBQVEsTUFBTSxFQUFFLFFBQVEsTUFBTSxLQUFLLE9BQU8sS0FBSyxVQUFVLE9BQU8sSUFBSSxLQUFLLE9BQU8sSUFBSSxPQUFPLEdBQUcsRUFBRSxLQUFLLEtBQUssSUFBSSxHQUFHLFNBQVMsR0FBRyxHQUFHO0NBQ2hLO0FBQ0QsT0FBTyxNQUFNLGlCQUFpQixvQkFBb0IsRUFBRSxJQUFJLG1CQUFtQixnQkFBZ0IsZ0JBQWdCLGNBQWMsZUFBZTs7O0FBYXhJO0NBQ0MsRUFBRSxXQUFXLEdBQUcsTUFBTSxJQUFJLEdBQUcsSUFBSSxLQUFLLElBQUksUUFBUSxJQUFJLE9BQU8sWUFBWSxLQUFLLEVBQUUsU0FBUyxLQUFLLElBQUksSUFBSTtDQUN0RyxFQUFFLEVBQUUsVUFBVSxNQUFNLElBQUksTUFBTSxJQUFJLElBQUksSUFBSSxPQUFPLEdBQUcsTUFBTSxLQUFLLEVBQUUsa0JBQWtCLE9BQU8sS0FBSyxHQUFHLEdBQUcsYUFBYSxPQUFPLEdBQUcsVUFBVSxVQUFVLElBQUksT0FBTyxzQkFBc0IsS0FBSyxNQUFNLE1BQU0sSUFBSSxTQUFTLE1BQU0sS0FBSyxHQUFHLFdBQVcsUUFBUSxVQUFVLElBQUksU0FBUyxHQUFHLE1BQU0sRUFBRSxRQUFRLFFBQVEsSUFBSSxPQUFPLElBQUksTUFBTSxPQUFPLEdBQUcsR0FBRyxJQUFJLFFBQVEsV0FBVztDQUMzVjtBQUNELE9BQU8sTUFBTSxTQUFTLGNBQWMsWUFBWSxRQUFRLFNBQVMsZ0JBQWdCO0VBQy9FLEdBQUcsYUFBYSxJQUFJLFdBQVc7SUFDN0IsTUFBTSxPQUFPLEVBQUU7SUFDZixHQUFHLGFBQWEsY0FBYyxTQUFTLFVBQVUsUUFBUSxTQUFTO0lBQ2xFLE1BQU0sVUFBVSxTQUFTLEVBQUU7TUFDekIsRUFBRSxNQUFNLHVCQUF1QixjQUFjO01BQzdDLEVBQUUsRUFBRSxNQUFNLFVBQVUsUUFBUSxFQUFFLE1BQU0sT0FBTyxNQUFNLFdBQVcsU0FBUyxHQUFHLE9BQU8sV0FBVyxRQUFRLGNBQWM7SUFDbEgsT0FBTyxFQUFFLFdBQVcsUUFBUSxZQUFZLFNBQVM7RUFDbkQ7RUFDQSxHQUFHLGFBQWEsSUFBSSxTQUFTLE9BQU8sRUFBRSxXQUFXLFFBQVEsV0FBVztFQUNwRSxHQUFHLDhDQUE4QztJQUMvQyxNQUFNLHVCQUF1QjtJQUM3QixPQUFPLEVBQUUsV0FBVyxRQUFRLFdBQVc7RUFDekM7RUFDQSxJQUFJLFdBQVcsT0FBTyxFQUFFO0VBQ3hCLElBQUksVUFBVSxTQUFTLEVBQUU7RUFDekIsSUFBSSxLQUFLLFFBQVEsRUFBRSxHQUFHLFFBQVEsR0FBRyxZQUFZLFdBQVc7SUFDdEQsTUFBTSxVQUFVLEVBQUUsaUJBQWlCLE1BQU0scUJBQXFCLFFBQVE7SUFDdEUsR0FBRyxXQUFXLElBQUksV0FBVztJQUM3QixHQUFHLHFCQUFxQixJQUFJLFdBQVc7TUFDckMsTUFBTSxVQUFVLEVBQUU7TUFDbEIsTUFBTSxRQUFRLE9BQU8sRUFBRSxFQUFFLE1BQU0sV0FBVyxNQUFNLFFBQVEsR0FBRyxNQUFNLE1BQU0sUUFBUSxjQUFjLE1BQU0sSUFBSSxVQUFVLEtBQUssZUFBZSxXQUFXO01BQ2hKLFNBQVMsRUFBRSxNQUFNLHVCQUF1QixnQkFBZ0IsRUFBRSxFQUFFLEVBQUUsT0FBTyxFQUFFLGtCQUFrQjtNQUN6RixHQUFHLGVBQWUsSUFBSSxZQUFZLFNBQVMsRUFBRSxFQUFFLGFBQWEsVUFBVTtNQUN0RTtJQUNGO0lBQ0EsU0FBUyxFQUFFLE1BQU0sdUJBQXVCLGtCQUFrQjtJQUMxRCxHQUFHLGVBQWUsSUFBSSxTQUFTLEdBQUcsa0JBQWtCLElBQUksV0FBVztJQUNuRSxVQUFVLEVBQUUsdUJBQXVCLE9BQU8sb0NBQW9DO0lBQzlFLGNBQWMsU0FBUyxJQUFJLFdBQVcsR0FBRyxjQUFjO0VBQ3pEO0VBQ0EsT0FBTyxTQUFTLElBQUksVUFBVSxFQUFFLEVBQUUsV0FBVyxRQUFRLFdBQVcsRUFBRSxFQUFFLEVBQUUsV0FBVyxRQUFRLFlBQVksU0FBUztBQUNoSDsifQ==
