@@ -17,15 +17,16 @@ import {
 } from "./delegate-schedule.ts";
 import { describeError } from "./log.ts";
 import { RingBuffer } from "./ring-buffer.ts";
+import { escapeForTerminal } from "./schema.ts";
 
-// literate/delegates.md:52
+// literate/delegates.md:53
 /** RunMessage is one chat message of a loop's request. */
 export interface RunMessage {
   readonly role: "system" | "user" | "assistant";
   readonly content: string;
 }
 
-// literate/delegates.md:65
+// literate/delegates.md:66
 /**
  * RunRequest is one iteration's request to a Runner.
  * `tags` empty means no tag filter; `qualityFloor` absent means the router's default.
@@ -46,9 +47,21 @@ export interface RunRequest {
   readonly signal: AbortSignal;
   /** Reports in-flight activity (a tool call, a model reply); the loop forwards it as an `iteration-progress` event. */
   readonly onProgress: (kind: string, data?: Readonly<Record<string, unknown>>) => void;
+  /** Asks for the next sleep only, in milliseconds; the loop clamps it into its bounds and returns what it kept. Absent for an event-driven loop, which does not sleep. */
+  readonly setNextSleep?: (ms: number) => number;
+  /** Tells the loop what the model is shown, before each model call; the last call of an iteration is what its status keeps. */
+  readonly onModelCall?: (call: ModelCall) => void;
 }
 
-// literate/delegates.md:92
+// literate/delegates.md:97
+/** ModelCall is one model call of a loop's iteration as the model saw it. */
+export interface ModelCall {
+  readonly system: string;
+  readonly prompt: string;
+  readonly tools: readonly string[];
+}
+
+// literate/delegates.md:109
 /** RunResponse is a Runner's answer to one RunRequest. */
 export interface RunResponse {
   readonly content: string;
@@ -61,18 +74,18 @@ export interface RunResponse {
   readonly toolsUsed?: Readonly<Record<string, number>>;
 }
 
-// literate/delegates.md:109
+// literate/delegates.md:126
 /** Runner executes one model iteration for a loop; the harness adapts its backends to it. */
 export interface Runner {
   /** run executes one iteration's request and resolves with the model's reply and its accounting. */
   run(request: RunRequest): Promise<RunResponse>;
 }
 
-// literate/delegates.md:125
+// literate/delegates.md:142
 /** SummaryValue is a value a handler may record in its iteration's summary. */
 export type SummaryValue = string | number | boolean;
 
-// literate/delegates.md:132
+// literate/delegates.md:149
 /** IterationContext is what a handler or task builder knows about the iteration it runs in. */
 export interface IterationContext {
   readonly loopId: string;
@@ -90,15 +103,15 @@ export interface IterationContext {
   progress(kind: string, data?: Readonly<Record<string, unknown>>): void;
 }
 
-// literate/delegates.md:158
+// literate/delegates.md:175
 /** RetriggerMode is how a running loop answers a new trigger: `single` (the default), `restart`, `queue` or `spawn`. */
 export type RetriggerMode = "single" | "restart" | "queue" | "spawn";
 
-// literate/delegates.md:165
+// literate/delegates.md:182
 /** retriggerModes lists every RetriggerMode, in the order the docs give them. */
 export const retriggerModes: readonly RetriggerMode[] = ["single", "restart", "queue", "spawn"];
 
-// literate/delegates.md:179
+// literate/delegates.md:197
 /**
  * Config describes one delegate loop. Only `name` is required, plus one of `task`,
  * `taskBuilder` or `handler` (and a runner in `Deps` unless there is a handler).
@@ -143,6 +156,8 @@ export interface Config {
   readonly waitFor?: (signal: AbortSignal) => Promise<unknown>;
   /** Runs each iteration instead of a model call. @defaultValue none: the runner is called */
   readonly handler?: (event: unknown, context: IterationContext) => void | Promise<void>;
+  /** Acts on a model iteration's reply inside the iteration (it may record a summary); a throw fails the iteration. @defaultValue none */
+  readonly onReply?: (response: RunResponse, context: IterationContext) => void | Promise<void>;
   /** Runs after each successful iteration; its errors are reported, not counted. @defaultValue none */
   readonly postIterate?: (result: IterationResult) => void | Promise<void>;
   /** Routing hints, over the loop's own `source`, `loop_id` and `loop_name`. @defaultValue `{}` */
@@ -155,7 +170,7 @@ export interface Config {
   readonly parentId?: string;
 }
 
-// literate/delegates.md:240
+// literate/delegates.md:260
 /** ConfigData is a Config without its functions and with its defaults applied. */
 export type ConfigData = {
   name: string;
@@ -179,11 +194,11 @@ export type ConfigData = {
   parentId?: string;
 };
 
-// literate/delegates.md:270
+// literate/delegates.md:290
 /** DelegateErrorCode says which rule a DelegateError reports. */
 export type DelegateErrorCode = "invalid-config" | "runner-required" | "loop-stopped" | "duplicate-loop" | "too-many-loops" | "unknown-loop";
 
-// literate/delegates.md:278
+// literate/delegates.md:298
 /** DelegateError is the error of a delegate loop or registry; `code` tells the cases apart. */
 export class DelegateError extends Error {
   readonly code: DelegateErrorCode;
@@ -195,7 +210,7 @@ export class DelegateError extends Error {
   }
 }
 
-// literate/delegates.md:297
+// literate/delegates.md:317
 /**
  * resolveConfig validates `config` and returns it as data with defaults applied.
  * `hasRunner` says whether the loop's Deps hold a runner. Throws DelegateError.
@@ -255,15 +270,15 @@ export function resolveConfig(config: Config, hasRunner: boolean): ConfigData {
   };
 }
 
-// literate/delegates.md:363
+// literate/delegates.md:383
 /** State is where a loop is in its life: `pending`, `sleeping`, `waiting`, `processing`, `error` or `stopped`. */
 export type State = "pending" | "sleeping" | "waiting" | "processing" | "error" | "stopped";
 
-// literate/delegates.md:372
+// literate/delegates.md:392
 /** StopReason is why a loop stopped: `stopped` (asked to), `max-iterations`, `max-duration` or `crashed`. */
 export type StopReason = "stopped" | "max-iterations" | "max-duration" | "crashed";
 
-// literate/delegates.md:381
+// literate/delegates.md:401
 /** IterationSnapshot records one finished attempt for the dashboard timeline. Times are clock milliseconds. */
 export type IterationSnapshot = {
   /** The 1-based attempt number, failures included. */
@@ -288,11 +303,11 @@ export type IterationSnapshot = {
   summary: Record<string, SummaryValue>;
 };
 
-// literate/delegates.md:409
+// literate/delegates.md:429
 /** IterationResult is what `postIterate` receives after a successful iteration. */
 export type IterationResult = Readonly<IterationSnapshot> & { readonly content: string };
 
-// literate/delegates.md:418
+// literate/delegates.md:438
 /** LoopMetrics are a loop's counters; times are clock milliseconds. */
 export type LoopMetrics = {
   /** When the current run began (start or restart). */
@@ -317,7 +332,36 @@ export type LoopMetrics = {
   sinkErrors: number;
 };
 
-// literate/delegates.md:448
+// literate/delegates.md:468
+/** ModelContext is what a loop's model saw on the last model call of an iteration, bounded and escaped for a status. */
+export type ModelContext = {
+  /** The attempt that made the call. */
+  attempt: number;
+  /** Characters of the system prompt (identity, tools, logs, the loop's instructions). */
+  systemChars: number;
+  /** Characters of the conversation prompt (the task, replies, tool results). */
+  promptChars: number;
+  /** The tools offered, by name, sorted; at most `modelContextBounds.tools`. */
+  tools: string[];
+  /** The conversation prompt's start and end, every control character escaped; at most `modelContextBounds.excerptChars` characters and a ` … ` between. */
+  excerpt: string;
+};
+
+// literate/delegates.md:486
+/** modelContextBounds limit what a ModelContext keeps. */
+export const modelContextBounds = { excerptChars: 400, tools: 50 } as const;
+
+// literate/delegates.md:494
+/** describeModelCall bounds and escapes what a runner reported of a model call, for attempt `attempt`. */
+export function describeModelCall(call: ModelCall, attempt: number): ModelContext {
+  const escaped = Array.from(escapeForTerminal(call.prompt));
+  const half = modelContextBounds.excerptChars / 2;
+  const excerpt = escaped.length <= modelContextBounds.excerptChars ? escaped.join("") : `${escaped.slice(0, half).join("")} … ${escaped.slice(-half).join("")}`;
+  const tools = [...call.tools].map((name) => escapeForTerminal(name)).sort().slice(0, modelContextBounds.tools);
+  return { attempt, systemChars: call.system.length, promptChars: call.prompt.length, tools, excerpt };
+}
+
+// literate/delegates.md:509
 /** Status is a deep copy of a loop's state and metrics at one moment. */
 export type Status = LoopMetrics & {
   id: string;
@@ -337,10 +381,12 @@ export type Status = LoopMetrics & {
   recentIterations: IterationSnapshot[];
   /** Their conversation ids, newest first. */
   recentConvIds: string[];
+  /** What the model saw on the last model call; absent until a model iteration has called one, and always for handler loops. */
+  lastContext?: ModelContext;
   config: ConfigData;
 };
 
-// literate/delegates.md:478
+// literate/delegates.md:541
 /** LoopEventBody is what happened, without the loop it happened to. */
 export type LoopEventBody =
   | { readonly kind: "loop-started" }
@@ -351,11 +397,11 @@ export type LoopEventBody =
   | { readonly kind: "post-iterate-failed"; readonly convId: string; readonly error: string }
   | { readonly kind: "loop-stopped"; readonly reason: StopReason };
 
-// literate/delegates.md:492
+// literate/delegates.md:555
 /** LoopEvent is one piece of news from a loop, for the event sink. */
 export type LoopEvent = LoopEventBody & { readonly loopId: string; readonly loopName: string };
 
-// literate/delegates.md:504
+// literate/delegates.md:567
 /** Deps are a loop's injected collaborators; all optional except `runner` for model loops. */
 export interface Deps {
   /** Runs model iterations; required unless the config has a handler. @defaultValue none */
@@ -372,14 +418,14 @@ export interface Deps {
   readonly log?: (line: string) => void;
 }
 
-// literate/delegates.md:529
+// literate/delegates.md:592
 /** Next is the loop's next step. */
 type Next =
   | { readonly kind: "iterate"; readonly event: unknown }
   | { readonly kind: "sleep"; readonly ms: number; readonly state: "sleeping" | "error" }
   | { readonly kind: "wait" };
 
-// literate/delegates.md:540
+// literate/delegates.md:603
 /** Attempt is an iteration in progress. */
 interface Attempt {
   readonly number: number;
@@ -389,11 +435,11 @@ interface Attempt {
   readonly summary: Record<string, SummaryValue>;
 }
 
-// literate/delegates.md:554
+// literate/delegates.md:617
 /** Outcome is how an attempt ended. */
 type Outcome = { readonly ok: true; readonly response?: RunResponse; readonly content: string } | { readonly ok: false; readonly error: string; readonly cancelled: boolean };
 
-// literate/delegates.md:568
+// literate/delegates.md:631
 /**
  * Loop is one delegate loop: create it, `start` it (or `trigger` it), `stop` it.
  * Iterations never overlap; all methods may be called at any time, including from inside
@@ -439,9 +485,11 @@ export class Loop {
   #epochStartedAt = 0;
   #epochAttempts = 0;
   #sleepBaseMs: number;
+  #nextSleepOnce: number | undefined;
+  #lastContext: ModelContext | undefined;
   #currentConvId = "";
 
-  // literate/delegates.md:625
+  // literate/delegates.md:690
   constructor(config: Config, deps: Deps = {}) {
     this.#data = resolveConfig(config, deps.runner !== undefined);
     this.config = config;
@@ -454,31 +502,31 @@ export class Loop {
     this.#sleepBaseMs = this.#data.sleepDefaultMs;
     this.#done = new Promise((resolve) => (this.#resolveDone = resolve));
   }
-  // literate/delegates.md:643
+  // literate/delegates.md:708
   /** Resolves when the loop has finished for good; never rejects. */
   get done(): Promise<void> {
     return this.#done;
   }
-  // literate/delegates.md:652
+  // literate/delegates.md:717
   /** The loop's current State. */
   get state(): State {
     return this.#state;
   }
-  // literate/delegates.md:662
+  // literate/delegates.md:727
   /** The conversation id of the running iteration, or `""` when none runs. */
   get currentConvId(): string {
     return this.#currentConvId;
   }
-  // literate/delegates.md:673
+  // literate/delegates.md:738
   /** Starts the loop; a no-op if it runs. Throws DelegateError `loop-stopped` once it has stopped. */
   start(): void {
     this.#launch(this.#nextWake());
   }
-  // literate/delegates.md:682
+  // literate/delegates.md:747
   #nextWake(): Next {
     return this.config.waitFor === undefined ? { kind: "iterate", event: undefined } : { kind: "wait" };
   }
-  // literate/delegates.md:690
+  // literate/delegates.md:755
   #launch(first: Next): void {
     if (this.#stopping || this.#finished) throw new DelegateError("loop-stopped", `loop \`${this.name}\`: cannot start a stopped loop`);
     if (this.#started) return;
@@ -486,7 +534,7 @@ export class Loop {
     this.#emit({ kind: "loop-started" });
     void this.#run(first);
   }
-  // literate/delegates.md:708
+  // literate/delegates.md:773
   /**
    * Fires the loop's start condition. A pending loop starts and iterates on `event`; a running
    * one answers by its RetriggerMode: `ignored`, `queued`, `restarted` or `spawn` (left to the
@@ -512,12 +560,12 @@ export class Loop {
         return "restarted";
     }
   }
-  // literate/delegates.md:740
+  // literate/delegates.md:805
   /** Returns a new pending Loop with this loop's config and deps and `parentId` set to this loop's id. */
   sibling(): Loop {
     return new Loop({ ...this.config, parentId: this.id }, this.#deps);
   }
-  // literate/delegates.md:768
+  // literate/delegates.md:833
   /**
    * Stops the loop and waits up to `timeoutMs` for it to finish. Resolves `true` if it finished,
    * `false` if it was abandoned still running. Idempotent; safe before `start`.
@@ -536,7 +584,7 @@ export class Loop {
     if (!finished) this.#setState("stopped");
     return finished;
   }
-  // literate/delegates.md:791
+  // literate/delegates.md:856
   #finish(): void {
     this.#finished = true;
     this.#expiry?.abort("finished");
@@ -545,7 +593,7 @@ export class Loop {
     this.#emit({ kind: "loop-stopped", reason: this.#stopReason });
     this.#resolveDone?.();
   }
-  // literate/delegates.md:808
+  // literate/delegates.md:873
   async #run(first: Next): Promise<void> {
     try {
       await this.#steps(first);
@@ -556,7 +604,7 @@ export class Loop {
     }
     this.#finish();
   }
-  // literate/delegates.md:825
+  // literate/delegates.md:890
   async #steps(first: Next): Promise<void> {
     let next = first;
     this.#beginRun();
@@ -576,7 +624,7 @@ export class Loop {
       else next = await this.#pause(next);
     }
   }
-  // literate/delegates.md:851
+  // literate/delegates.md:916
   #beginRun(): void {
     this.#epochStartedAt = this.#m.startedAt = this.#clock.now();
     this.#epochAttempts = 0;
@@ -589,14 +637,14 @@ export class Loop {
       });
     }
   }
-  // literate/delegates.md:869
+  // literate/delegates.md:934
   #budgetSpent(): StopReason | undefined {
     const { maxIterations, maxDurationMs } = this.#data;
     if (maxIterations > 0 && this.#epochAttempts >= maxIterations) return "max-iterations";
     if (maxDurationMs > 0 && this.#clock.now() - this.#epochStartedAt >= maxDurationMs) return "max-duration";
     return undefined;
   }
-  // literate/delegates.md:885
+  // literate/delegates.md:950
   async #pause(next: Exclude<Next, { kind: "iterate" }>): Promise<Next> {
     const cycle = (this.#cycle = new AbortController());
     if (next.kind === "sleep") {
@@ -614,7 +662,7 @@ export class Loop {
       return this.#complete(this.#beginAttempt(false), { ok: false, error: `wait failed: ${describeError(error)}`, cancelled: false });
     }
   }
-  // literate/delegates.md:910
+  // literate/delegates.md:975
   #beginAttempt(supervisor: boolean): Attempt {
     const number = ++this.#m.attempts;
     this.#epochAttempts++;
@@ -622,9 +670,10 @@ export class Loop {
     this.#currentConvId = `${this.id}:${number}`;
     return { number, convId: this.#currentConvId, startedAt, supervisor, summary: {} };
   }
-  // literate/delegates.md:924
+  // literate/delegates.md:989
   async #iterate(event: unknown): Promise<Next> {
     const cycle = (this.#cycle = new AbortController());
+    this.#nextSleepOnce = undefined;
     const attempt = this.#beginAttempt(this.#data.supervisor && rollSupervisor(this.#data.supervisorProb, this.#rand));
     this.#setState("processing");
     this.#emit({ kind: "iteration-started", attempt: attempt.number, convId: attempt.convId, supervisor: attempt.supervisor });
@@ -637,7 +686,7 @@ export class Loop {
     }
     return this.#complete(attempt, outcome);
   }
-  // literate/delegates.md:945
+  // literate/delegates.md:1013
   async #work(event: unknown, attempt: Attempt, signal: AbortSignal): Promise<Outcome> {
     const context: IterationContext = {
       loopId: this.id,
@@ -669,10 +718,13 @@ export class Loop {
       hints: { source: "loop", loop_id: this.id, loop_name: this.name, ...this.#data.hints },
       signal,
       onProgress: context.progress,
+      ...(this.config.waitFor === undefined ? { setNextSleep: (ms: number) => this.setNextSleepOnce(ms) } : {}),
+      onModelCall: (call) => void (this.#lastContext = describeModelCall(call, attempt.number)),
     });
+    await this.config.onReply?.(response, context);
     return { ok: true, response, content: response.content };
   }
-  // literate/delegates.md:988
+  // literate/delegates.md:1059
   async #complete(attempt: Attempt, outcome: Outcome): Promise<Next> {
     this.#currentConvId = "";
     const response = outcome.ok ? outcome.response : undefined;
@@ -715,7 +767,7 @@ export class Loop {
     }
     return next;
   }
-  // literate/delegates.md:1036
+  // literate/delegates.md:1107
   #account(attempt: Attempt, response: RunResponse | undefined): void {
     const m = this.#m;
     m.iterations++;
@@ -729,24 +781,33 @@ export class Loop {
     m.contextWindow = response.contextWindow ?? m.contextWindow;
     for (const [tool, count] of Object.entries(response.toolsUsed ?? {})) m.toolsUsed[tool] = (m.toolsUsed[tool] ?? 0) + count;
   }
-  // literate/delegates.md:1056
+  // literate/delegates.md:1130
   #plan(failed: boolean): Next {
     const { jitter } = this.#data;
+    const once = this.#nextSleepOnce;
+    this.#nextSleepOnce = undefined;
     if (failed) {
       const base = this.config.waitFor === undefined ? this.#sleepBaseMs : this.#bounds.minMs;
       const backoff = backoffSleep(base, this.#m.consecutiveErrors, this.#bounds);
       return { kind: "sleep", state: "error", ms: jitteredSleep(backoff, jitter, this.#bounds, this.#rand) };
     }
     if (this.config.waitFor !== undefined) return { kind: "wait" };
+    if (once !== undefined) return { kind: "sleep", state: "sleeping", ms: once };
     return { kind: "sleep", state: "sleeping", ms: jitteredSleep(this.#sleepBaseMs, jitter, this.#bounds, this.#rand) };
   }
-  // literate/delegates.md:1075
+  // literate/delegates.md:1152
   /** Sets the base sleep, clamped into the loop's bounds; returns the value kept. */
   setNextSleep(ms: number): number {
     this.#sleepBaseMs = clampSleep(ms, this.#bounds);
     return this.#sleepBaseMs;
   }
-  // literate/delegates.md:1086
+  // literate/delegates.md:1165
+  /** Asks for the sleep after the current iteration only, clamped into the loop's bounds; returns the value kept. */
+  setNextSleepOnce(ms: number): number {
+    this.#nextSleepOnce = clampSleep(Number.isFinite(ms) ? ms : this.#sleepBaseMs, this.#bounds);
+    return this.#nextSleepOnce;
+  }
+  // literate/delegates.md:1176
   /** Returns a deep copy of the loop's state, metrics, recent iterations and config. */
   status(): Status {
     const recent = structuredClone([...this.#recent.recent().entries].reverse());
@@ -763,16 +824,17 @@ export class Loop {
       sleepBaseMs: this.#sleepBaseMs,
       recentIterations: recent,
       recentConvIds: recent.map((snapshot) => snapshot.convId),
+      ...(this.#lastContext === undefined ? {} : { lastContext: structuredClone(this.#lastContext) }),
       config: structuredClone(this.#data),
     };
   }
-  // literate/delegates.md:1112
+  // literate/delegates.md:1203
   #setState(state: State): void {
     if (this.#state === state || this.#state === "stopped") return;
     this.#state = state;
     this.#emit({ kind: "state-changed", state });
   }
-  // literate/delegates.md:1123
+  // literate/delegates.md:1214
   #emit(body: LoopEventBody): void {
     const sink = this.#deps.onEvent;
     if (sink === undefined) return;
@@ -782,14 +844,14 @@ export class Loop {
       this.#m.sinkErrors++;
     }
   }
-// literate/delegates.md:616
+// literate/delegates.md:681
 }
 
-// literate/delegates.md:754
+// literate/delegates.md:819
 /** iterationOwner holds the Loop whose iteration the current async code runs in, if any. */
 const iterationOwner = new AsyncLocalStorage<Loop>();
 
-// literate/delegates.md:1137
+// literate/delegates.md:1228
 /** TriggerOutcome is what `Loop.trigger` did: `started`, `ignored`, `queued`, `restarted`, or `spawn` (a registry should start a sibling). */
 export type TriggerOutcome = "started" | "ignored" | "queued" | "restarted" | "spawn";
-//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiZGVsZWdhdGVzLnRzIiwic291cmNlcyI6WyIuLi9saXRlcmF0ZS9kZWxlZ2F0ZXMubWQiXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6Ijs7O0FBd0JBLE9BQU8sRUFBRSxrQkFBa0IsRUFBRSxLQUFLO0FBQ2xDLE9BQU8sRUFBRSxXQUFXLEVBQUUsS0FBSztBQUMzQixPQUFPO0VBQ0w7RUFDQTtFQUNBO0VBQ0E7RUFDQTtFQUNBO0VBQ0E7RUFDQSxLQUFLO0VBQ0wsS0FBSztFQUNMLEtBQUs7QUFDUCxFQUFFLEtBQUs7QUFDUCxPQUFPLEVBQUUsY0FBYyxFQUFFLEtBQUs7QUFDOUIsT0FBTyxFQUFFLFdBQVcsRUFBRSxLQUFLOzs7QUFZM0IsSUFBSSxXQUFXLEdBQUcsSUFBSSxLQUFLLFFBQVEsR0FBRyxFQUFFLE9BQU8sU0FBUztBQUN4RCxPQUFPLFVBQVUsV0FBVztFQUMxQixTQUFTLE1BQU0sU0FBUyxFQUFFLE9BQU8sRUFBRTtFQUNuQyxTQUFTLFNBQVM7QUFDcEI7OztBQVNBO0NBQ0MsRUFBRSxXQUFXLEdBQUcsSUFBSSxZQUFZLFFBQVEsR0FBRyxFQUFFO0NBQzdDLEVBQUUsT0FBTyxNQUFNLE1BQU0sR0FBRyxJQUFJLFFBQVEsZUFBZSxPQUFPLE1BQU0sSUFBSSxTQUFTO0NBQzdFLEVBQUUsUUFBUSxNQUFNLFNBQVMsU0FBUyxVQUFVLElBQUksYUFBYSxXQUFXLEdBQUcsSUFBSSxTQUFTLElBQUk7Q0FDNUY7QUFDRCxPQUFPLFVBQVUsV0FBVztFQUMxQixTQUFTLGdCQUFnQjtFQUN6QixJQUFJLElBQUksS0FBSyxRQUFRLEdBQUcsSUFBSSxLQUFLLEVBQUUsUUFBUSxPQUFPLElBQUksVUFBVSxRQUFRLElBQUksT0FBTyxJQUFJLElBQUksSUFBSSxPQUFPLGlCQUFpQixFQUFFLE9BQU8sT0FBTyxTQUFTLElBQUk7RUFDcEosU0FBUyxTQUFTO0VBQ2xCLFNBQVMsVUFBVSxTQUFTO0VBQzVCLFNBQVMsTUFBTSxTQUFTO0VBQ3hCLFNBQVMsY0FBYyxTQUFTO0VBQ2hDLElBQUksS0FBSyxHQUFHLEVBQUUsV0FBVyxXQUFXLElBQUksT0FBTyxPQUFPLE9BQU8sRUFBRSxTQUFTLE9BQU87RUFDL0UsU0FBUyxZQUFZO0VBQ3JCLFNBQVMsZUFBZTtFQUN4QixTQUFTLE9BQU8sd0JBQXdCO0VBQ3hDLElBQUksT0FBTyxLQUFLLElBQUksS0FBSyxHQUFHLFNBQVMsVUFBVSxHQUFHLEtBQUssSUFBSSxRQUFRLFVBQVU7RUFDN0UsU0FBUyxRQUFRO0VBQ2pCLElBQUksUUFBUSxVQUFVLFNBQVMsR0FBRyxLQUFLLE1BQU0sRUFBRSxNQUFNLFFBQVEsSUFBSSxLQUFLLFNBQVMsR0FBRyxHQUFHLEdBQUcscUJBQXFCLE9BQU87RUFDcEgsU0FBUyxZQUFZLE9BQU8sUUFBUSxPQUFPLHdCQUF3QixXQUFXLEdBQUc7QUFDbkY7OztBQU9BLElBQUksWUFBWSxHQUFHLEVBQUUsU0FBUyxPQUFPLEdBQUcsSUFBSSxZQUFZO0FBQ3hELE9BQU8sVUFBVSxZQUFZO0VBQzNCLFNBQVMsU0FBUztFQUNsQixTQUFTLE9BQU87RUFDaEIsU0FBUyxhQUFhO0VBQ3RCLFNBQVMsY0FBYztFQUN2QixJQUFJLElBQUksUUFBUSxRQUFRLEtBQUssR0FBRyxRQUFRLGNBQWMsSUFBSSxVQUFVO0VBQ3BFLFNBQVMsZ0JBQWdCO0VBQ3pCLElBQUksS0FBSyxLQUFLLEdBQUcsT0FBTyxHQUFHLE9BQU8sY0FBYyxLQUFLO0VBQ3JELFNBQVMsWUFBWSx3QkFBd0I7QUFDL0M7OztBQU9BLElBQUksT0FBTyxTQUFTLElBQUksTUFBTSxVQUFVLElBQUksRUFBRSxNQUFNLElBQUksUUFBUSxPQUFPLElBQUksU0FBUyxHQUFHLElBQUk7QUFDM0YsT0FBTyxVQUFVLE9BQU87RUFDdEIsSUFBSSxJQUFJLFNBQVMsSUFBSSxZQUFZLFFBQVEsSUFBSSxTQUFTLEtBQUssSUFBSSxRQUFRLE1BQU0sSUFBSSxJQUFJLFlBQVk7RUFDakcsYUFBYSxhQUFhO0FBQzVCOzs7QUFZQSxJQUFJLGFBQWEsR0FBRyxFQUFFLE1BQU0sRUFBRSxRQUFRLElBQUksT0FBTyxHQUFHLElBQUksWUFBWSxTQUFTO0FBQzdFLE9BQU8sS0FBSyxhQUFhLEVBQUUsT0FBTyxFQUFFLE9BQU8sRUFBRTs7O0FBTTdDLElBQUksaUJBQWlCLEdBQUcsS0FBSyxFQUFFLFFBQVEsR0FBRyxLQUFLLFFBQVEsTUFBTSxNQUFNLElBQUksVUFBVSxHQUFHLEtBQUssSUFBSTtBQUM3RixPQUFPLFVBQVUsaUJBQWlCO0VBQ2hDLFNBQVMsUUFBUTtFQUNqQixTQUFTLFVBQVU7RUFDbkIsSUFBSSxJQUFJLFFBQVEsUUFBUSxRQUFRLFNBQVMsVUFBVTtFQUNuRCxTQUFTLFNBQVM7RUFDbEIsSUFBSSxJQUFJLFlBQVksYUFBYSxJQUFJLE9BQU8sZ0JBQWdCO0VBQzVELFNBQVMsUUFBUTtFQUNqQixTQUFTLFlBQVk7RUFDckIsSUFBSSxPQUFPLEtBQUssSUFBSSxLQUFLLEdBQUcsU0FBUyxVQUFVLEdBQUcsS0FBSyxJQUFJLFFBQVEsVUFBVTtFQUM3RSxTQUFTLFFBQVE7RUFDakIsSUFBSSxRQUFRLE1BQU0sT0FBTyxHQUFHLEtBQUssWUFBWSxVQUFVO0VBQ3ZELGFBQWEsUUFBUSxPQUFPLGVBQWU7RUFDM0MsSUFBSSxNQUFNLEdBQUcscUJBQXFCLE1BQU0sS0FBSztFQUM3QyxlQUFlLFFBQVEsT0FBTyx3QkFBd0IsWUFBWTtBQUNwRTs7O0FBV0EsSUFBSSxjQUFjLEdBQUcsSUFBSSxFQUFFLFFBQVEsS0FBSyxRQUFRLEVBQUUsSUFBSSxTQUFTLFNBQVMsS0FBSyxVQUFVLFdBQVcsUUFBUSxHQUFHLFNBQVM7QUFDdEgsT0FBTyxLQUFLLGNBQWMsRUFBRSxTQUFTLEVBQUUsVUFBVSxFQUFFLFFBQVEsRUFBRTs7O0FBTTdELElBQUksZUFBZSxNQUFNLE1BQU0sZUFBZSxHQUFHLElBQUksTUFBTSxJQUFJLEtBQUssS0FBSyxNQUFNO0FBQy9FLE9BQU8sTUFBTSxnQkFBZ0IsU0FBUyxnQkFBZ0IsRUFBRSxXQUFXLFdBQVcsU0FBUzs7O0FBYXZGO0NBQ0MsRUFBRSxPQUFPLFVBQVUsSUFBSSxTQUFTLE1BQU0sS0FBSyxPQUFPLEdBQUcsVUFBVSxLQUFLLElBQUksR0FBRztDQUMzRSxFQUFFLGNBQWMsR0FBRyxVQUFVLEtBQUssRUFBRSxPQUFPLEdBQUcsT0FBTyxPQUFPLE1BQU0sR0FBRyxFQUFFO0NBQ3ZFLEVBQUUsVUFBVSxJQUFJLGNBQWMsU0FBUyxLQUFLLEtBQUs7Q0FDakQ7QUFDRCxPQUFPLFVBQVUsT0FBTztFQUN0QixJQUFJLElBQUksT0FBTyxNQUFNLE1BQU0sR0FBRyxTQUFTLElBQUksS0FBSyxHQUFHLGFBQWEsVUFBVSxXQUFXO0VBQ3JGLFNBQVMsTUFBTTtFQUNmLElBQUksSUFBSSxPQUFPLEdBQUcsTUFBTSxXQUFXLFFBQVEsS0FBSyxjQUFjLEdBQUcsS0FBSyxjQUFjLEtBQUs7RUFDekYsU0FBUyxPQUFPO0VBQ2hCLElBQUksT0FBTyxLQUFLLFlBQVksT0FBTyxLQUFLLElBQUksTUFBTSxLQUFLLEtBQUssSUFBSSxjQUFjLE1BQU0sT0FBTyxHQUFHLEtBQUs7RUFDbkcsU0FBUyxjQUFjLFFBQVEsU0FBUyxTQUFTLGtCQUFrQixHQUFHLE9BQU8sRUFBRTtFQUMvRSxJQUFJLFdBQVcsS0FBSyxJQUFJLFlBQVksTUFBTSxJQUFJLFNBQVMsSUFBSSxjQUFjLEtBQUssSUFBSSxRQUFRO0VBQzFGLFNBQVMsT0FBTyxTQUFTO0VBQ3pCLElBQUksS0FBSyxNQUFNLElBQUksVUFBVSxJQUFJLElBQUksS0FBSyxjQUFjLEtBQUs7RUFDN0QsU0FBUyxlQUFlLFNBQVM7RUFDakMsSUFBSSxTQUFTLE9BQU8sY0FBYywwQkFBMEIsSUFBSSxHQUFHO0VBQ25FLFNBQVMsYUFBYTtFQUN0QixJQUFJLFFBQVEsT0FBTyxRQUFRLFVBQVUsY0FBYywwQkFBMEIsR0FBRyxLQUFLO0VBQ3JGLFNBQVMsYUFBYTtFQUN0QixJQUFJLE1BQU0sTUFBTSxlQUFlLFFBQVEsSUFBSSxRQUFRLEtBQUssSUFBSSxRQUFRLGNBQWMsOEJBQThCLEdBQUcsS0FBSztFQUN4SCxTQUFTLGlCQUFpQjtFQUMxQixJQUFJLE9BQU8sUUFBUSxHQUFHLEtBQUssT0FBTyxHQUFHLElBQUksSUFBSSxjQUFjLHNCQUFzQixNQUFNO0VBQ3ZGLFNBQVMsU0FBUztFQUNsQixJQUFJLFdBQVcsT0FBTyxHQUFHLEVBQUUsS0FBSyxJQUFJLEdBQUcsV0FBVyxjQUFjLElBQUk7RUFDcEUsU0FBUyxnQkFBZ0I7RUFDekIsSUFBSSxTQUFTLFFBQVEsSUFBSSxLQUFLLFNBQVMsVUFBVSxJQUFJLEdBQUcsV0FBVyxjQUFjLElBQUk7RUFDckYsU0FBUyxnQkFBZ0I7RUFDekIsSUFBSSxRQUFRLEtBQUssV0FBVyxHQUFHLEdBQUcsRUFBRSxTQUFTLE9BQU8sY0FBYyxRQUFRO0VBQzFFLFNBQVMsYUFBYTtFQUN0QixJQUFJLFlBQVksR0FBRyxJQUFJLEdBQUcsS0FBSyxHQUFHLFVBQVUsR0FBRyxFQUFFLFdBQVcsS0FBSyxHQUFHLEVBQUUsV0FBVyxXQUFXLGNBQWMsOEJBQThCLE1BQU07RUFDOUksU0FBUyxpQkFBaUI7RUFDMUIsSUFBSSxRQUFRLE1BQU0sUUFBUSxHQUFHLE9BQU8sWUFBWSxJQUFJLEdBQUcsSUFBSSxTQUFTLFNBQVMsY0FBYyxJQUFJO0VBQy9GLFNBQVMsZUFBZTtFQUN4QixJQUFJLGFBQWEsSUFBSSxPQUFPLElBQUksS0FBSyxHQUFHLFdBQVcsWUFBWSxjQUFjLEtBQUs7RUFDbEYsU0FBUyxvQkFBb0I7RUFDN0IsSUFBSSxRQUFRLE1BQU0sUUFBUSxHQUFHLFdBQVcsWUFBWSxJQUFJLEdBQUcsSUFBSSxTQUFTLFNBQVMsY0FBYyxJQUFJO0VBQ25HLFNBQVMseUJBQXlCO0VBQ2xDLElBQUksS0FBSyxFQUFFLFFBQVEsS0FBSyxNQUFNLElBQUksS0FBSyxNQUFNLGNBQWMsV0FBVztFQUN0RSxTQUFTLGNBQWM7RUFDdkIsSUFBSSxNQUFNLElBQUksSUFBSSxLQUFLLE1BQU0sUUFBUSxHQUFHLFVBQVUsR0FBRyxNQUFNLEdBQUcsS0FBSyxRQUFRLEdBQUcsVUFBVSxHQUFHLFVBQVUsWUFBWSxHQUFHLFFBQVEsTUFBTSxHQUFHLEdBQUcsTUFBTSxJQUFJLEdBQUcsT0FBTyxjQUFjLE1BQU0sSUFBSSxLQUFLLE9BQU87RUFDaE0sU0FBUyxVQUFVLFNBQVMsYUFBYSxHQUFHO0VBQzVDLElBQUksS0FBSyxLQUFLLFVBQVUsUUFBUSxHQUFHLEVBQUUsTUFBTSxNQUFNLGNBQWMsTUFBTSxJQUFJLE9BQU8sR0FBRyxPQUFPO0VBQzFGLFNBQVMsVUFBVSxRQUFRLFNBQVMsU0FBUyxrQkFBa0IsR0FBRyxLQUFLLEVBQUU7RUFDekUsSUFBSSxLQUFLLE1BQU0sS0FBSyxXQUFXLFdBQVcsSUFBSSxPQUFPLElBQUksVUFBVSxJQUFJLFNBQVMsY0FBYyxLQUFLO0VBQ25HLFNBQVMsY0FBYyxTQUFTLGlCQUFpQixHQUFHLEtBQUssRUFBRTtFQUMzRCxJQUFJLFFBQVEsT0FBTyxLQUFLLElBQUksT0FBTyxJQUFJLFVBQVUsVUFBVSxJQUFJLGFBQWEsY0FBYyxLQUFLO0VBQy9GLFNBQVMsUUFBUSx3QkFBd0I7RUFDekMsSUFBSSxPQUFPLEdBQUcsSUFBSSxTQUFTLE1BQU0sU0FBUyxJQUFJLEtBQUssSUFBSSxPQUFPLFNBQVMsSUFBSSxjQUFjLEtBQUs7RUFDOUYsU0FBUyxRQUFRLE9BQU8sTUFBTSxHQUFHO0VBQ2pDLElBQUksVUFBVSxVQUFVLE1BQU0sTUFBTSxHQUFHLElBQUksUUFBUSxjQUFjLEtBQUs7RUFDdEUsU0FBUyxXQUFXLHdCQUF3QjtFQUM1QyxJQUFJLElBQUksR0FBRyxHQUFHLElBQUksS0FBSyxLQUFLLFFBQVEsS0FBSyxLQUFLLGNBQWMsS0FBSztFQUNqRSxTQUFTLFdBQVc7QUFDdEI7OztBQU9BLElBQUksV0FBVyxHQUFHLEVBQUUsT0FBTyxRQUFRLElBQUksVUFBVSxJQUFJLEtBQUssSUFBSSxTQUFTLFNBQVM7QUFDaEYsT0FBTyxLQUFLLFdBQVcsRUFBRTtFQUN2QixNQUFNO0VBQ04sT0FBTztFQUNQLE1BQU07RUFDTixjQUFjO0VBQ2QsWUFBWTtFQUNaLFlBQVk7RUFDWixnQkFBZ0I7RUFDaEIsUUFBUTtFQUNSLGVBQWU7RUFDZixlQUFlO0VBQ2YsWUFBWTtFQUNaLGdCQUFnQjtFQUNoQixjQUFjO0VBQ2QsbUJBQW1CO0VBQ25CLHdCQUF3QjtFQUN4QixhQUFhO0VBQ2IsT0FBTyxlQUFlO0VBQ3RCLFVBQVUsZUFBZTtFQUN6QixXQUFXO0FBQ2I7OztBQVNBLElBQUksa0JBQWtCLEtBQUssTUFBTSxLQUFLLEVBQUUsY0FBYyxTQUFTO0FBQy9ELE9BQU8sS0FBSyxrQkFBa0IsRUFBRSxpQkFBaUIsRUFBRSxrQkFBa0IsRUFBRSxlQUFlLEVBQUUsaUJBQWlCLEVBQUUsaUJBQWlCLEVBQUU7OztBQU85SCxJQUFJLGNBQWMsR0FBRyxJQUFJLE1BQU0sR0FBRyxFQUFFLFNBQVMsS0FBSyxHQUFHLFVBQVUsT0FBTyxNQUFNLElBQUksTUFBTSxPQUFPO0FBQzdGLE9BQU8sTUFBTSxjQUFjLFFBQVEsTUFBTTtFQUN2QyxTQUFTLE1BQU07O0VBRWYsa0JBQWtCLG1CQUFtQixTQUFTLFFBQVE7SUFDcEQ7SUFDQSxVQUFVLEVBQUU7SUFDWixVQUFVLEVBQUU7RUFDZDtBQUNGOzs7QUFVQTtDQUNDLEVBQUUsY0FBYyxVQUFVLFNBQVMsSUFBSSxRQUFRLEdBQUcsR0FBRyxLQUFLLEtBQUssU0FBUztDQUN4RSxFQUFFLFlBQVksS0FBSyxRQUFRLElBQUksT0FBTyxLQUFLLEtBQUssRUFBRSxRQUFRLE9BQU87Q0FDakU7QUFDRCxPQUFPLFNBQVMsc0JBQXNCLFFBQVEsV0FBVyxVQUFVLFdBQVc7RUFDNUUsTUFBTSxNQUFNLFFBQVEsRUFBRTtFQUN0QixHQUFHLFFBQVEsS0FBSyxJQUFJLFNBQVMsR0FBRyxZQUFZLElBQUksSUFBSSxNQUFNLElBQUksZ0NBQWdDLE9BQU8sU0FBUyxLQUFLLEdBQUcsRUFBRSxVQUFVLFFBQVEsSUFBSTtFQUM5SSxNQUFNLEtBQUssRUFBRSxVQUFVLFNBQVMsTUFBTSxHQUFHO0lBQ3ZDLE1BQU0sSUFBSSxnQ0FBZ0MsTUFBTSxvQkFBb0I7RUFDdEU7RUFDQSxHQUFHLGdCQUFnQixJQUFJLFdBQVc7SUFDaEMsR0FBRyxhQUFhLE1BQU0sSUFBSSxpQ0FBaUMsTUFBTSxvQkFBb0IsRUFBRSxPQUFPLEdBQUcsU0FBUyxPQUFPLEVBQUUsUUFBUSxHQUFHO0lBQzlILEdBQUcsYUFBYSxJQUFJLFVBQVUsR0FBRyxtQkFBbUIsSUFBSSxXQUFXLFFBQVEsT0FBTyxHQUFHLEVBQUUsY0FBYyxHQUFHLFNBQVMsT0FBTyxFQUFFLFFBQVEsR0FBRztFQUN2STtFQUNBLE1BQU0sV0FBVyxFQUFFLGtCQUFrQixHQUFHO0VBQ3hDLE1BQU0sV0FBVyxFQUFFLGtCQUFrQixHQUFHO0VBQ3hDLE1BQU0sZUFBZSxFQUFFLHNCQUFzQixHQUFHO0VBQ2hELE1BQU0sT0FBTyxFQUFFLGNBQWMsR0FBRztFQUNoQyxNQUFNLGVBQWUsRUFBRSxzQkFBc0IsR0FBRztFQUNoRCxNQUFNLGNBQWMsRUFBRSxxQkFBcUIsR0FBRztFQUM5QyxNQUFNLGNBQWMsRUFBRSxxQkFBcUIsR0FBRztFQUM5QyxJQUFJLE9BQU8sTUFBTSxPQUFPLEdBQUcsZ0JBQWdCLGFBQWEsZUFBZSxhQUFhLG1CQUFtQixpQkFBaUIsR0FBRyxPQUFPO0lBQ2hJLEdBQUcsU0FBUyxFQUFFLEVBQUUsR0FBRyx5QkFBeUIsaUJBQWlCLEtBQUssR0FBRyxFQUFFLFNBQVMsT0FBTyxHQUFHLGNBQWMsSUFBSTtFQUM5RztFQUNBLEdBQUcsWUFBWSxFQUFFLFlBQVkscUJBQXFCLG9CQUFvQixRQUFRLGVBQWU7RUFDN0YsSUFBSSxPQUFPLE1BQU0sT0FBTyxHQUFHLFlBQVksU0FBUyxtQkFBbUIsaUJBQWlCLEdBQUcsT0FBTztJQUM1RixHQUFHLFNBQVMsR0FBRyxFQUFFLEdBQUcsTUFBTSxHQUFHLElBQUksaUJBQWlCLEtBQUssSUFBSSxHQUFHLElBQUksSUFBSSxJQUFJO0VBQzVFO0VBQ0EsR0FBRyxpQkFBaUIsR0FBRyxFQUFFLEdBQUcsaUNBQWlDLHdCQUF3QixLQUFLLEdBQUcsRUFBRSxhQUFhLFFBQVEsSUFBSTtFQUN4SCxHQUFHLG1DQUFtQyxHQUFHLGNBQWMsR0FBRyxJQUFJLHdCQUF3QixLQUFLLEdBQUcsRUFBRSxhQUFhLFNBQVMsSUFBSTtFQUMxSCxJQUFJLE9BQU8sSUFBSSxHQUFHLGlCQUFpQiwwQkFBMEIsR0FBRyxPQUFPO0lBQ3JFLE1BQU0sTUFBTSxFQUFFLFlBQVksR0FBRztJQUM3QixHQUFHLFNBQVMsR0FBRyxFQUFFLEdBQUcseUJBQXlCLGlCQUFpQixLQUFLLEdBQUcsRUFBRSxhQUFhLFFBQVEsSUFBSTtFQUNuRztFQUNBLE1BQU0sYUFBYSxRQUFRLEVBQUUsbUJBQW1CLEdBQUc7RUFDbkQsR0FBRyxzQ0FBc0MsR0FBRyxnQkFBZ0Isc0JBQXNCLEtBQUssR0FBRyxJQUFJLEdBQUcseUJBQXlCLEdBQUcsb0JBQW9CLEtBQUssSUFBSTtFQUMxSixPQUFPO0lBQ0wsTUFBTTtJQUNOLGdCQUFnQixJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxNQUFNLFlBQVk7SUFDekQsTUFBTSxpQkFBaUIsR0FBRztJQUMxQixjQUFjLHlCQUF5QixHQUFHO0lBQzFDO0lBQ0E7SUFDQSxnQkFBZ0IsMkJBQTJCLEVBQUUsT0FBTyxZQUFZLE9BQU8sV0FBVztJQUNsRjtJQUNBO0lBQ0E7SUFDQSxZQUFZLGtCQUFrQixHQUFHO0lBQ2pDO0lBQ0EsY0FBYyxvQkFBb0IsR0FBRztJQUNyQyxtQkFBbUIseUJBQXlCLEdBQUc7SUFDL0Msd0JBQXdCLDhCQUE4QixHQUFHO0lBQ3pELGFBQWEsWUFBWSxHQUFHO0lBQzVCLE9BQU8sRUFBRSxnQkFBZ0I7SUFDekIsVUFBVSxFQUFFLG1CQUFtQjtJQUMvQixvQkFBb0IsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsVUFBVSxnQkFBZ0I7RUFDdkU7QUFDRjs7O0FBU0EsSUFBSSxNQUFNLEdBQUcsTUFBTSxFQUFFLEtBQUssR0FBRyxHQUFHLElBQUksTUFBTSxXQUFXLFlBQVksV0FBVyxjQUFjLFFBQVEsR0FBRyxXQUFXO0FBQ2hILE9BQU8sS0FBSyxNQUFNLEVBQUUsVUFBVSxFQUFFLFdBQVcsRUFBRSxVQUFVLEVBQUUsYUFBYSxFQUFFLFFBQVEsRUFBRTs7O0FBUWxGLElBQUksV0FBVyxHQUFHLElBQUksRUFBRSxLQUFLLFNBQVMsVUFBVSxPQUFPLEtBQUssa0JBQWtCLGVBQWUsR0FBRyxXQUFXO0FBQzNHLE9BQU8sS0FBSyxXQUFXLEVBQUUsVUFBVSxFQUFFLGlCQUFpQixFQUFFLGVBQWUsRUFBRTs7O0FBUXpFLElBQUksa0JBQWtCLFFBQVEsSUFBSSxTQUFTLFFBQVEsSUFBSSxJQUFJLFVBQVUsVUFBVSxNQUFNLElBQUksTUFBTSxjQUFjO0FBQzdHLE9BQU8sS0FBSyxrQkFBa0IsRUFBRTtFQUM5QixJQUFJLElBQUksUUFBUSxRQUFRLFFBQVEsU0FBUyxVQUFVO0VBQ25ELFNBQVM7RUFDVCxRQUFRO0VBQ1IsSUFBSSxJQUFJLE1BQU0sS0FBSyxVQUFVLEtBQUssSUFBSSxRQUFRLFdBQVcsSUFBSSxVQUFVO0VBQ3ZFLE9BQU87RUFDUCxhQUFhO0VBQ2IsY0FBYztFQUNkLGVBQWU7RUFDZixXQUFXLGVBQWU7RUFDMUIsV0FBVztFQUNYLFlBQVk7RUFDWixJQUFJLElBQUksSUFBSSxRQUFRLFFBQVEsR0FBRyxXQUFXLEdBQUcsV0FBVyxPQUFPLEdBQUcsU0FBUztFQUMzRSxRQUFRO0VBQ1IsV0FBVztFQUNYLGFBQWE7RUFDYixJQUFJLElBQUksTUFBTSxPQUFPLE1BQU0sS0FBSyxTQUFTLElBQUksS0FBSyxJQUFJLEtBQUssTUFBTSxTQUFTLEdBQUcsS0FBSyxHQUFHLE1BQU0sUUFBUSxLQUFLLElBQUksUUFBUTtFQUNwSCxjQUFjO0VBQ2QsSUFBSSxLQUFLLEtBQUssSUFBSSxLQUFLLE1BQU0sR0FBRyxVQUFVLE1BQU0sS0FBSyxTQUFTO0VBQzlELFdBQVc7RUFDWCxTQUFTLGVBQWU7QUFDMUI7OztBQU1BLElBQUksZ0JBQWdCLEdBQUcsS0FBSyxjQUFjLFNBQVMsTUFBTSxFQUFFLFdBQVcsV0FBVztBQUNqRixPQUFPLEtBQUssZ0JBQWdCLEVBQUUsNEJBQTRCLEVBQUUsRUFBRSxTQUFTLFNBQVMsT0FBTzs7O0FBUXZGLElBQUksWUFBWSxJQUFJLEVBQUUsT0FBTyxVQUFVLE1BQU0sSUFBSSxNQUFNLGNBQWM7QUFDckUsT0FBTyxLQUFLLFlBQVksRUFBRTtFQUN4QixJQUFJLEtBQUssSUFBSSxRQUFRLElBQUksTUFBTSxPQUFPLEdBQUcsVUFBVTtFQUNuRCxZQUFZO0VBQ1osSUFBSSxLQUFLLElBQUksT0FBTyxRQUFRLE9BQU87RUFDbkMsYUFBYTtFQUNiLElBQUksV0FBVyxZQUFZO0VBQzNCLFlBQVk7RUFDWixJQUFJLFVBQVUsU0FBUyxVQUFVO0VBQ2pDLFVBQVU7RUFDVixrQkFBa0I7RUFDbEIsbUJBQW1CO0VBQ25CLGlCQUFpQjtFQUNqQixrQkFBa0I7RUFDbEIsZUFBZTtFQUNmLElBQUksS0FBSyxLQUFLLEdBQUcsT0FBTyxLQUFLLElBQUksWUFBWTtFQUM3QyxXQUFXLGVBQWU7RUFDMUIsWUFBWTtFQUNaLG1CQUFtQjtFQUNuQixJQUFJLElBQUksYUFBYSxNQUFNLEdBQUcsSUFBSSxPQUFPLFdBQVcsV0FBVyxXQUFXLElBQUksR0FBRyxNQUFNO0VBQ3ZGLG9CQUFvQjtFQUNwQixZQUFZO0FBQ2Q7OztBQVFBLElBQUksT0FBTyxHQUFHLEVBQUUsS0FBSyxLQUFLLEdBQUcsRUFBRSxPQUFPLE1BQU0sSUFBSSxRQUFRLEdBQUcsSUFBSSxRQUFRO0FBQ3ZFLE9BQU8sS0FBSyxPQUFPLEVBQUUsWUFBWSxFQUFFO0VBQ2pDLElBQUk7RUFDSixNQUFNO0VBQ04sT0FBTztFQUNQLFdBQVc7RUFDWCxhQUFhO0VBQ2IsSUFBSSxLQUFLLEtBQUssSUFBSSxLQUFLLEtBQUssRUFBRSxRQUFRLFFBQVEsR0FBRyxFQUFFLE9BQU87RUFDMUQsYUFBYTtFQUNiLElBQUksS0FBSyxLQUFLLElBQUksS0FBSyxNQUFNLEdBQUcsVUFBVSxRQUFRLEdBQUcsVUFBVTtFQUMvRCxhQUFhO0VBQ2IsSUFBSSxTQUFTLFFBQVEsSUFBSSxHQUFHLFVBQVUsU0FBUyxPQUFPO0VBQ3RELGdCQUFnQjtFQUNoQixJQUFJLElBQUksTUFBTSxPQUFPLFFBQVEsR0FBRyxJQUFJLEdBQUcsSUFBSSxRQUFRLEdBQUcsZ0JBQWdCO0VBQ3RFLGFBQWE7RUFDYixJQUFJLEdBQUcsR0FBRyxJQUFJLFdBQVcsT0FBTyxPQUFPO0VBQ3ZDLGtCQUFrQjtFQUNsQixJQUFJLE1BQU0sYUFBYSxLQUFLLE9BQU8sT0FBTztFQUMxQyxlQUFlO0VBQ2YsUUFBUTtBQUNWOzs7QUFVQSxJQUFJLGNBQWMsR0FBRyxLQUFLLFVBQVUsUUFBUSxJQUFJLEtBQUssR0FBRyxTQUFTLElBQUk7QUFDckUsT0FBTyxLQUFLLGNBQWM7RUFDeEIsRUFBRSxFQUFFLFNBQVMsTUFBTSxlQUFlO0VBQ2xDLEVBQUUsRUFBRSxTQUFTLE1BQU0saUJBQWlCLFNBQVMsT0FBTyxNQUFNO0VBQzFELEVBQUUsRUFBRSxTQUFTLE1BQU0scUJBQXFCLFNBQVMsU0FBUyxRQUFRLFNBQVMsUUFBUSxRQUFRLFNBQVMsWUFBWSxRQUFRO0VBQ3hILEVBQUUsRUFBRSxTQUFTLE1BQU0sc0JBQXNCLFNBQVMsUUFBUSxRQUFRLFNBQVMsVUFBVSxRQUFRLFNBQVMsTUFBTSx3QkFBd0IsVUFBVTtFQUM5SSxFQUFFLEVBQUUsU0FBUyxNQUFNLHNCQUFzQixTQUFTLFVBQVUsa0JBQWtCO0VBQzlFLEVBQUUsRUFBRSxTQUFTLE1BQU0sdUJBQXVCLFNBQVMsUUFBUSxRQUFRLFNBQVMsT0FBTyxPQUFPO0VBQzFGLEVBQUUsRUFBRSxTQUFTLE1BQU0sZ0JBQWdCLFNBQVMsUUFBUSxXQUFXOzs7QUFNakUsSUFBSSxVQUFVLEdBQUcsSUFBSSxNQUFNLEdBQUcsS0FBSyxLQUFLLEVBQUUsTUFBTSxJQUFJLElBQUksTUFBTSxNQUFNO0FBQ3BFLE9BQU8sS0FBSyxVQUFVLEVBQUUsY0FBYyxFQUFFLEVBQUUsU0FBUyxRQUFRLFFBQVEsU0FBUyxVQUFVLE9BQU87OztBQVc3RixJQUFJLEtBQUssSUFBSSxFQUFFLE9BQU8sU0FBUyxlQUFlLElBQUksU0FBUyxPQUFPLFNBQVMsSUFBSSxNQUFNLE9BQU87QUFDNUYsT0FBTyxVQUFVLEtBQUs7RUFDcEIsSUFBSSxLQUFLLE1BQU0sWUFBWSxTQUFTLE9BQU8sSUFBSSxPQUFPLElBQUksRUFBRSxTQUFTLGNBQWMsS0FBSztFQUN4RixTQUFTLFNBQVM7RUFDbEIsSUFBSSxjQUFjLGNBQWM7RUFDaEMsU0FBUyxRQUFRO0VBQ2pCLElBQUksS0FBSyxJQUFJLE9BQU8sSUFBSSxXQUFXLFlBQVksY0FBYyxhQUFhO0VBQzFFLFNBQVMsT0FBTztFQUNoQixJQUFJLFNBQVMsTUFBTSxXQUFXLEtBQUssSUFBSSxPQUFPLGNBQWMsTUFBTSxPQUFPLElBQUksSUFBSSxNQUFNO0VBQ3ZGLFNBQVMsVUFBVSxRQUFRLFdBQVcsR0FBRztFQUN6QyxJQUFJLE1BQU0sSUFBSSxPQUFPLElBQUksY0FBYyxvQkFBb0I7RUFDM0QsU0FBUyxRQUFRLEdBQUcsR0FBRztFQUN2QixJQUFJLFNBQVMsSUFBSSxPQUFPLFNBQVMsR0FBRyxJQUFJLE1BQU0sR0FBRyxPQUFPLGVBQWUsRUFBRSxRQUFRLElBQUksUUFBUSxPQUFPLElBQUksS0FBSyxjQUFjLEtBQUs7RUFDaEksU0FBUyxNQUFNLE9BQU8sUUFBUSxHQUFHO0FBQ25DOzs7QUFXQSxJQUFJLEtBQUssR0FBRyxJQUFJLE9BQU8sS0FBSyxNQUFNO0FBQ2xDLEtBQUssS0FBSztFQUNSLEVBQUUsRUFBRSxTQUFTLE1BQU0sV0FBVyxTQUFTLE9BQU8sUUFBUTtFQUN0RCxFQUFFLEVBQUUsU0FBUyxNQUFNLFNBQVMsU0FBUyxJQUFJLFFBQVEsU0FBUyxPQUFPLFdBQVcsRUFBRSxRQUFRO0VBQ3RGLEVBQUUsRUFBRSxTQUFTLE1BQU0sT0FBTzs7O0FBTzVCLElBQUksUUFBUSxHQUFHLEdBQUcsVUFBVSxHQUFHLFVBQVU7QUFDekMsVUFBVSxRQUFRO0VBQ2hCLFNBQVMsUUFBUTtFQUNqQixTQUFTLFFBQVE7RUFDakIsU0FBUyxXQUFXO0VBQ3BCLFNBQVMsWUFBWTtFQUNyQixTQUFTLFNBQVMsZUFBZTtBQUNuQzs7O0FBT0EsSUFBSSxRQUFRLEdBQUcsSUFBSSxHQUFHLFFBQVEsT0FBTztBQUNyQyxLQUFLLFFBQVEsRUFBRSxFQUFFLFNBQVMsSUFBSSxNQUFNLFNBQVMsV0FBVyxhQUFhLFNBQVMsU0FBUyxPQUFPLEVBQUUsRUFBRSxFQUFFLFNBQVMsSUFBSSxPQUFPLFNBQVMsT0FBTyxRQUFRLFNBQVMsV0FBVyxRQUFROzs7QUFhNUs7Q0FDQyxFQUFFLEtBQUssR0FBRyxJQUFJLFNBQVMsTUFBTSxPQUFPLElBQUksUUFBUSxHQUFHLElBQUksVUFBVSxLQUFLLE9BQU87Q0FDN0UsRUFBRSxXQUFXLE1BQU0sU0FBUyxJQUFJLFFBQVEsSUFBSSxHQUFHLE9BQU8sR0FBRyxJQUFJLE1BQU0sVUFBVSxLQUFLO0NBQ2xGLEVBQUUsSUFBSSxPQUFPLElBQUk7Q0FDakI7QUFDRCxPQUFPLE1BQU0sS0FBSztFQUNoQixJQUFJLElBQUksT0FBTyxPQUFPLElBQUk7RUFDMUIsU0FBUyxJQUFJO0VBQ2IsSUFBSSxJQUFJLE9BQU8sTUFBTSxLQUFLLElBQUksUUFBUTtFQUN0QyxTQUFTLE1BQU07RUFDZixJQUFJLElBQUksT0FBTyxJQUFJLEtBQUssSUFBSSxRQUFRLE1BQU0sR0FBRyxPQUFPO0VBQ3BELFNBQVMsUUFBUTtFQUNqQixTQUFTLE9BQU87RUFDaEIsU0FBUyxPQUFPO0VBQ2hCLFNBQVMsUUFBUTtFQUNqQixTQUFTLE9BQU87RUFDaEIsU0FBUyxTQUFTO0VBQ2xCLFNBQVMsUUFBUSxFQUFFLElBQUk7RUFDdkIsU0FBUyxPQUFPO0VBQ2hCLGNBQWMsSUFBSSxHQUFHLE1BQU0sRUFBRTtFQUM3QixTQUFTLElBQUksWUFBWSxFQUFFO0lBQ3pCLFlBQVk7SUFDWixVQUFVO0lBQ1Ysa0JBQWtCO0lBQ2xCLG1CQUFtQjtJQUNuQixpQkFBaUI7SUFDakIsa0JBQWtCO0lBQ2xCLGVBQWU7SUFDZixXQUFXO0lBQ1gsbUJBQW1CO0lBQ25CLG9CQUFvQjtJQUNwQixZQUFZO0VBQ2Q7RUFDQSxRQUFRLE1BQU0sRUFBRTtFQUNoQixTQUFTLEVBQUU7RUFDWCxVQUFVLEVBQUU7RUFDWixVQUFVLEVBQUU7RUFDWixhQUFhLFdBQVcsRUFBRTtFQUMxQixRQUFRLGdCQUFnQixFQUFFO0VBQzFCLFNBQVMsZ0JBQWdCLEVBQUU7RUFDM0IsU0FBUyxRQUFRLFVBQVUsRUFBRTtFQUM3QixVQUFVLEVBQUUsU0FBUyxPQUFPLFFBQVEsRUFBRSxFQUFFO0VBQ3hDLGdCQUFnQixFQUFFO0VBQ2xCLGVBQWUsRUFBRTtFQUNqQixjQUFjO0VBQ2QsZUFBZSxFQUFFOzs7RUFZbkIsb0JBQW9CLFFBQVEsTUFBTSxLQUFLLEVBQUUsSUFBSTtJQUMzQyxXQUFXLEVBQUUsc0JBQXNCLFlBQVksSUFBSTtJQUNuRCxZQUFZLEVBQUU7SUFDZCxXQUFXLEVBQUU7SUFDYixRQUFRLEVBQUUsWUFBWSxHQUFHO0lBQ3pCLFVBQVUsRUFBRTtJQUNaLFlBQVksRUFBRSxXQUFXLEdBQUc7SUFDNUIsV0FBVyxFQUFFLFVBQVUsR0FBRztJQUMxQixhQUFhLEVBQUUsRUFBRSxPQUFPLHVCQUF1QixPQUFPLHNCQUFzQjtJQUM1RSxrQkFBa0IsRUFBRTtJQUNwQixXQUFXLEVBQUUsSUFBSSxrQkFBa0IsR0FBRyxtQkFBbUIsRUFBRTtFQUM3RDs7RUFPQSxJQUFJLFNBQVMsS0FBSyxJQUFJLEtBQUssSUFBSSxTQUFTLElBQUksTUFBTSxNQUFNLFNBQVM7RUFDakUsSUFBSSxRQUFRLGNBQWM7SUFDeEIsT0FBTztFQUNUOztFQU1BLElBQUksSUFBSSxPQUFPLFFBQVEsT0FBTztFQUM5QixJQUFJLFNBQVMsTUFBTTtJQUNqQixPQUFPO0VBQ1Q7O0VBT0EsSUFBSSxJQUFJLGFBQWEsR0FBRyxHQUFHLElBQUksUUFBUSxXQUFXLEdBQUcsS0FBSyxLQUFLLEtBQUssTUFBTTtFQUMxRSxJQUFJLGlCQUFpQixPQUFPO0lBQzFCLE9BQU87RUFDVDs7RUFRQSxJQUFJLE9BQU8sSUFBSSxNQUFNLEVBQUUsTUFBTSxHQUFHLEdBQUcsTUFBTSxPQUFPLGNBQWMsZUFBZSxLQUFLLEdBQUcsSUFBSSxTQUFTO0VBQ2xHLFNBQVMsS0FBSztJQUNaO0VBQ0Y7O0VBTUEsYUFBYSxLQUFLO0lBQ2hCLE9BQU8sb0JBQW9CLElBQUksVUFBVSxFQUFFLEVBQUUsTUFBTSxXQUFXLE9BQU8sVUFBVSxFQUFFLEVBQUUsRUFBRSxNQUFNLE9BQU87RUFDcEc7O0VBTUEsZUFBZSxPQUFPLEtBQUs7SUFDekIsR0FBRyxnQkFBZ0IsR0FBRyxnQkFBZ0IsTUFBTSxJQUFJLDhCQUE4QixNQUFNLGtCQUFrQixPQUFPLE1BQU0sRUFBRSxRQUFRO0lBQzdILEdBQUcsZ0JBQWdCO0lBQ25CLGNBQWMsRUFBRTtJQUNoQixhQUFhLE1BQU0sZUFBZTtJQUNsQyxLQUFLO0VBQ1A7O0VBWUE7R0FDQyxFQUFFLE1BQU0sSUFBSSxPQUFPLE1BQU0sV0FBVyxFQUFFLFFBQVEsS0FBSyxPQUFPLElBQUksU0FBUyxHQUFHLFNBQVMsRUFBRTtHQUNyRixFQUFFLElBQUksUUFBUSxHQUFHLElBQUksZUFBZSxXQUFXLFVBQVUsWUFBWSxHQUFHLFFBQVEsTUFBTSxHQUFHO0dBQ3pGLEVBQUUsV0FBVyxPQUFPLGNBQWMsZUFBZSxLQUFLLElBQUksS0FBSyxJQUFJO0dBQ25FO0VBQ0QsZ0JBQWdCLFVBQVUsZUFBZTtJQUN2QyxHQUFHLGdCQUFnQixHQUFHLGVBQWUsR0FBRyxnQkFBZ0I7TUFDdEQsZUFBZSxNQUFNLFdBQVcsTUFBTTtNQUN0QyxPQUFPO0lBQ1Q7SUFDQSxPQUFPLHlCQUF5QjtNQUM5QixLQUFLO1FBQ0gsT0FBTztNQUNULEtBQUs7UUFDSCxPQUFPO01BQ1QsS0FBSztRQUNIO1FBQ0EsR0FBRyxhQUFhLElBQUksV0FBVyxHQUFHLFlBQVksSUFBSSxXQUFXO1FBQzdELE9BQU87TUFDVCxLQUFLO1FBQ0gsY0FBYyxFQUFFLEVBQUUsTUFBTTtRQUN4QjtRQUNBLE9BQU87SUFDWDtFQUNGOztFQVFBLElBQUksUUFBUSxFQUFFLElBQUksUUFBUSxLQUFLLEtBQUssS0FBSyxPQUFPLE9BQU8sSUFBSSxLQUFLLElBQUksV0FBVyxJQUFJLEdBQUcsS0FBSyxPQUFPLElBQUk7RUFDdEcsV0FBVyxLQUFLO0lBQ2QsT0FBTyxJQUFJLE9BQU8sZ0JBQWdCLFVBQVUsUUFBUSxHQUFHO0VBQ3pEOztFQXlCQTtHQUNDLEVBQUUsTUFBTSxJQUFJLEtBQUssSUFBSSxNQUFNLEdBQUcsR0FBRyxZQUFZLElBQUksR0FBRyxHQUFHLFFBQVEsU0FBUyxPQUFPLEdBQUcsR0FBRztHQUNyRixFQUFFLFFBQVEsR0FBRyxHQUFHLElBQUksVUFBVSxNQUFNLFNBQVMsWUFBWSxLQUFLLE9BQU87R0FDckU7RUFDRCxNQUFNLGdCQUFnQixPQUFPLEVBQUUsNkJBQTZCLGlCQUFpQjtJQUMzRSxHQUFHLGtCQUFrQjtNQUNuQixlQUFlLEVBQUU7TUFDakIsaUJBQWlCLElBQUk7TUFDckI7TUFDQSxHQUFHLGlCQUFpQjtJQUN0QjtJQUNBLEdBQUcsZ0JBQWdCLEdBQUcsMEJBQTBCLElBQUksTUFBTSxPQUFPO0lBQ2pFLE1BQU0sTUFBTSxFQUFFLElBQUk7SUFDbEIsTUFBTSxTQUFTLEVBQUUsTUFBTSxpQ0FBaUMsR0FBRyxPQUFPLDZCQUE2QixzQkFBc0IsR0FBRztJQUN4SDtJQUNBLEdBQUcsWUFBWTtJQUNmLE9BQU87RUFDVDs7RUFNQSxXQUFXLEtBQUs7SUFDZCxlQUFlLEVBQUU7SUFDakI7SUFDQSxpQkFBaUIsSUFBSTtJQUNyQjtJQUNBLGFBQWEsTUFBTSxnQkFBZ0IsUUFBUSxpQkFBaUI7SUFDNUQ7RUFDRjs7RUFVQSxNQUFNLFlBQVksT0FBTyxjQUFjO0lBQ3JDLElBQUk7TUFDRixNQUFNO0lBQ1IsRUFBRSxNQUFNLFFBQVE7TUFDZCxpQkFBaUIsRUFBRTtNQUNuQixrQkFBa0IsRUFBRSxNQUFNLFNBQVM7TUFDbkMsdUJBQXVCLGtCQUFrQjtJQUMzQztJQUNBO0VBQ0Y7O0VBUUEsTUFBTSxjQUFjLE9BQU8sY0FBYztJQUN2QyxJQUFJLEtBQUssRUFBRTtJQUNYO0lBQ0EsTUFBTSxrQkFBa0I7TUFDdEIsR0FBRyxlQUFlLElBQUksV0FBVztRQUMvQixLQUFLLEVBQUUsRUFBRSxNQUFNLFdBQVcsT0FBTyxvQkFBb0I7UUFDckQsY0FBYyxFQUFFO1FBQ2hCO01BQ0Y7TUFDQSxNQUFNLE1BQU0sRUFBRTtNQUNkLEdBQUcsT0FBTyxJQUFJLFdBQVc7UUFDdkIsaUJBQWlCLEVBQUU7UUFDbkI7TUFDRjtNQUNBLEdBQUcsV0FBVyxJQUFJLFdBQVcsS0FBSyxFQUFFLE1BQU07TUFDMUMsS0FBSyxHQUFHLG9CQUFvQixFQUFFLEdBQUcsS0FBSyxFQUFFLEVBQUUsTUFBTSxXQUFXLE9BQU8sb0JBQW9CO01BQ3RGLEtBQUssS0FBSyxFQUFFLE1BQU07SUFDcEI7RUFDRjs7RUFRQSxhQUFhLEtBQUs7SUFDaEIscUJBQXFCLEVBQUUsa0JBQWtCLEVBQUU7SUFDM0Msb0JBQW9CLEVBQUU7SUFDdEIsMEJBQTBCLEVBQUU7SUFDNUI7SUFDQSxHQUFHLDBCQUEwQixFQUFFLEdBQUc7TUFDaEMsYUFBYSxFQUFFLElBQUk7TUFDbkIsS0FBSyw0Q0FBNEMsb0NBQW9DLEdBQUc7UUFDdEYsR0FBRyxVQUFVO01BQ2Y7SUFDRjtFQUNGOztFQU9BLGdCQUFnQixXQUFXLEVBQUUsVUFBVTtJQUNyQyxNQUFNLEVBQUUsZUFBZSxjQUFjLEVBQUUsRUFBRTtJQUN6QyxHQUFHLGVBQWUsRUFBRSxFQUFFLEdBQUcsb0JBQW9CLEdBQUcsZUFBZSxPQUFPO0lBQ3RFLEdBQUcsZUFBZSxFQUFFLEVBQUUsR0FBRyxrQkFBa0IsRUFBRSxxQkFBcUIsR0FBRyxlQUFlLE9BQU87SUFDM0YsT0FBTztFQUNUOztFQVdBLE1BQU0sYUFBYSxjQUFjLEVBQUUsTUFBTSxVQUFVLEtBQUssY0FBYztJQUNwRSxNQUFNLE1BQU0sRUFBRSxhQUFhLEVBQUUsSUFBSTtJQUNqQyxHQUFHLFdBQVcsSUFBSSxTQUFTO01BQ3pCO01BQ0EsT0FBTyxPQUFPLDJCQUEyQixlQUFlLEVBQUUsaUJBQWlCLEVBQUU7SUFDL0U7SUFDQTtJQUNBLElBQUk7TUFDRixNQUFNLE1BQU0sRUFBRSxNQUFNO01BQ3BCLEdBQUcsd0JBQXdCLE9BQU8sRUFBRSxNQUFNLFdBQVcsTUFBTTtNQUMzRCxHQUFHLE9BQU8sSUFBSSxXQUFXO01BQ3pCLE9BQU87SUFDVCxFQUFFLE1BQU0sUUFBUTtNQUNkLEdBQUcsdUJBQXVCLE9BQU87TUFDakMsT0FBTywwQ0FBMEMsRUFBRSxJQUFJLE9BQU8sT0FBTyxNQUFNLFFBQVEsMEJBQTBCLFdBQVcsTUFBTTtJQUNoSTtFQUNGOztFQVNBLDBCQUEwQixVQUFVLFFBQVE7SUFDMUMsTUFBTSxPQUFPLEVBQUU7SUFDZjtJQUNBLE1BQU0sVUFBVSxFQUFFLG9CQUFvQixFQUFFO0lBQ3hDLG9CQUFvQixFQUFFO0lBQ3RCLE9BQU8sRUFBRSxRQUFRLFFBQVEscUJBQXFCLFdBQVcsWUFBWSxTQUFTLEdBQUc7RUFDbkY7O0VBUUEsTUFBTSxnQkFBZ0IsVUFBVSxjQUFjO0lBQzVDLE1BQU0sTUFBTSxFQUFFLGFBQWEsRUFBRSxJQUFJO0lBQ2pDLE1BQU0sUUFBUSxFQUFFLHlDQUF5QyxHQUFHLDBDQUEwQztJQUN0RztJQUNBLGFBQWEsTUFBTSxxQkFBcUIsU0FBUyxnQkFBZ0IsUUFBUSxnQkFBZ0IsWUFBWSxtQkFBbUI7SUFDeEgsSUFBSSxTQUFTO0lBQ2IsSUFBSTtNQUNGLFFBQVEsRUFBRSxNQUFNLHlCQUF5QixHQUFHLEdBQUcsa0JBQWtCLFNBQVM7SUFDNUUsRUFBRSxNQUFNLFFBQVE7TUFDZCxNQUFNLFVBQVUsRUFBRTtNQUNsQixRQUFRLEVBQUUsRUFBRSxJQUFJLE9BQU8sT0FBTyxVQUFVLEVBQUUsV0FBVyxHQUFHLGdDQUFnQyxFQUFFLHNCQUFzQixVQUFVO0lBQzVIO0lBQ0EsT0FBTyx3QkFBd0I7RUFDakM7O0VBUUEsTUFBTSxhQUFhLFNBQVMsU0FBUyxTQUFTLFFBQVEsY0FBYyxpQkFBaUI7SUFDbkYsTUFBTSxTQUFTLGlCQUFpQixFQUFFO01BQ2hDLFFBQVE7TUFDUixVQUFVO01BQ1YsU0FBUztNQUNULFFBQVE7TUFDUixZQUFZO01BQ1o7TUFDQSxTQUFTLE1BQU0sT0FBTyxHQUFHLEtBQUssc0JBQXNCLEVBQUU7TUFDdEQsVUFBVSxPQUFPLEtBQUssRUFBRSxJQUFJLEdBQUcsYUFBYSxNQUFNLHNCQUFzQixRQUFRLGdCQUFnQixVQUFVLE1BQU0sS0FBSztJQUN2SDtJQUNBLE1BQU0sRUFBRSxTQUFTLFlBQVksRUFBRSxFQUFFO0lBQ2pDLEdBQUcsU0FBUyxJQUFJLFdBQVc7TUFDekIsTUFBTSxlQUFlO01BQ3JCLE9BQU8sRUFBRSxJQUFJLE1BQU0sU0FBUyxHQUFHO0lBQ2pDO0lBQ0EsTUFBTSxLQUFLLEVBQUUsWUFBWSxJQUFJLFVBQVUsRUFBRSxpQkFBaUIsR0FBRyxJQUFJLEVBQUUsTUFBTSxtQkFBbUI7SUFDNUYsTUFBTSxRQUFRLEVBQUUsbUJBQW1CLEVBQUUsNkJBQTZCLEVBQUU7SUFDcEUsTUFBTSxNQUFNLEVBQUUsbUJBQW1CLEVBQUUsa0NBQWtDLEVBQUU7SUFDdkUsR0FBRyxjQUFjLFFBQVEsRUFBRSxLQUFLLEtBQUssUUFBUSxFQUFFLFFBQVEsSUFBSSxFQUFFO0lBQzdELE1BQU0sU0FBUyxFQUFFLE1BQU07TUFDckIsZ0JBQWdCO01BQ2hCLFFBQVE7TUFDUixVQUFVLEdBQUcsTUFBTSxRQUFRLFNBQVMsUUFBUSxJQUFJLEdBQUcsRUFBRSxLQUFLLEVBQUUsd0JBQXdCO01BQ3BGLE1BQU07TUFDTixjQUFjO01BQ2QsWUFBWTtNQUNaLFVBQVUsRUFBRSxFQUFFLEVBQUUsRUFBRSxjQUFjLE1BQU0sRUFBRSxFQUFFO01BQzFDLE9BQU8sRUFBRSxRQUFRLFFBQVEsU0FBUyxTQUFTLFdBQVcsV0FBVyxvQkFBb0I7TUFDckY7TUFDQSxZQUFZO0lBQ2Q7SUFDQSxPQUFPLEVBQUUsSUFBSSxNQUFNLFVBQVUsU0FBUyxpQkFBaUI7RUFDekQ7O0VBVUEsTUFBTSxtQkFBbUIsU0FBUyxTQUFTLFVBQVUsY0FBYztJQUNqRSxvQkFBb0IsRUFBRTtJQUN0QixNQUFNLFNBQVMsRUFBRSxXQUFXLEVBQUUsaUJBQWlCLEVBQUU7SUFDakQsR0FBRyxhQUFhLHVCQUF1QjtJQUN2QyxLQUFLLEdBQUcscUJBQXFCO01BQzNCO01BQ0Esa0JBQWtCLEVBQUU7SUFDdEI7SUFDQSxNQUFNLFFBQVEsRUFBRSxXQUFXLEdBQUcsbUJBQW1CLEVBQUUsd0JBQXdCLEVBQUU7SUFDN0UsTUFBTSxZQUFZLEVBQUU7SUFDcEIsTUFBTSxLQUFLLEVBQUUsZUFBZSxHQUFHLG9CQUFvQixJQUFJO0lBQ3ZELE1BQU0sS0FBSyxFQUFFLEtBQUssRUFBRSxpQkFBaUIsRUFBRTtJQUN2QyxNQUFNLFVBQVUsa0JBQWtCLEVBQUU7TUFDbEMsU0FBUztNQUNULFFBQVE7TUFDUixPQUFPLGdCQUFnQixHQUFHO01BQzFCLGFBQWEsc0JBQXNCLEdBQUc7TUFDdEMsY0FBYyx1QkFBdUIsR0FBRztNQUN4QyxlQUFlLHdCQUF3QixHQUFHO01BQzFDLFdBQVcsRUFBRSx1QkFBdUI7TUFDcEMsV0FBVyxZQUFZLEVBQUU7TUFDekIsWUFBWTtNQUNaLGVBQWUsRUFBRSxHQUFHLEVBQUUsRUFBRSxPQUFPLGNBQWM7TUFDN0MsV0FBVztNQUNYO01BQ0EsY0FBYyxNQUFNLEdBQUcsVUFBVSxJQUFJLFFBQVEsRUFBRSxRQUFRLEVBQUU7TUFDekQsV0FBVyxNQUFNLEdBQUcsVUFBVSxJQUFJO01BQ2xDLFNBQVMsRUFBRSxtQkFBbUI7SUFDaEM7SUFDQTtJQUNBLEdBQUcsb0JBQW9CLElBQUksV0FBVyxhQUFhLE1BQU0sc0JBQXNCLFVBQVUsMEJBQTBCO0lBQ25ILEdBQUcsWUFBWSxHQUFHLHdCQUF3QixJQUFJLFdBQVc7TUFDdkQsSUFBSTtRQUNGLE1BQU0sWUFBWSxFQUFFO1FBQ3BCLE1BQU0seUJBQXlCLEdBQUcsR0FBRyxjQUFjLDhCQUE4QixTQUFTLGdCQUFnQjtNQUM1RyxFQUFFLE1BQU0sUUFBUTtRQUNkLHVCQUF1QixrQkFBa0IsWUFBWSxPQUFPLEdBQUcsbUJBQW1CO1FBQ2xGLGFBQWEsTUFBTSx1QkFBdUIsUUFBUSxnQkFBZ0IsT0FBTyxxQkFBcUI7TUFDaEc7SUFDRjtJQUNBLE9BQU87RUFDVDs7RUFPQSxrQkFBa0IsU0FBUyxVQUFVLFlBQVksRUFBRSxZQUFZLEtBQUs7SUFDbEUsTUFBTSxFQUFFLEVBQUU7SUFDVjtJQUNBLG9CQUFvQixFQUFFO0lBQ3RCLEdBQUcscUJBQXFCLHFCQUFxQixFQUFFO0lBQy9DLEdBQUcsVUFBVSxJQUFJLFdBQVc7SUFDNUIsbUJBQW1CLEdBQUc7SUFDdEIsb0JBQW9CLEdBQUc7SUFDdkIsa0JBQWtCLEVBQUU7SUFDcEIsbUJBQW1CLEVBQUU7SUFDckIsZ0JBQWdCLEVBQUUsdUJBQXVCLEdBQUc7SUFDNUMsSUFBSSxPQUFPLE9BQU8sT0FBTyxHQUFHLGtDQUFrQyxHQUFHLEtBQUssa0JBQWtCLEVBQUUsbUJBQW1CLEdBQUcsR0FBRyxFQUFFO0VBQ3ZIOztFQVFBLGNBQWMsVUFBVSxLQUFLO0lBQzNCLE1BQU0sRUFBRSxPQUFPLEVBQUUsRUFBRTtJQUNuQixHQUFHLFNBQVM7TUFDVixNQUFNLEtBQUssRUFBRSxvQkFBb0IsSUFBSSxVQUFVLEVBQUUsa0JBQWtCLEVBQUU7TUFDckUsTUFBTSxRQUFRLEVBQUUsbUJBQW1CLDJCQUEyQjtNQUM5RCxPQUFPLEVBQUUsTUFBTSxTQUFTLE9BQU8sU0FBUyxJQUFJLHVCQUF1QixRQUFRLGNBQWMsWUFBWTtJQUN2RztJQUNBLEdBQUcscUJBQXFCLElBQUksV0FBVyxPQUFPLEVBQUUsTUFBTSxPQUFPO0lBQzdELE9BQU8sRUFBRSxNQUFNLFNBQVMsT0FBTyxZQUFZLElBQUksaUNBQWlDLFFBQVEsY0FBYyxZQUFZO0VBQ3BIOztFQVVBLElBQUksS0FBSyxJQUFJLEtBQUssT0FBTyxRQUFRLEtBQUssSUFBSSxPQUFPLFFBQVEsUUFBUSxJQUFJLE1BQU0sTUFBTTtFQUNqRixpQkFBaUIsU0FBUyxPQUFPO0lBQy9CLGtCQUFrQixFQUFFLGVBQWU7SUFDbkMsT0FBTztFQUNUOztFQU9BLElBQUksUUFBUSxFQUFFLEtBQUssS0FBSyxHQUFHLElBQUksT0FBTyxPQUFPLFNBQVMsT0FBTyxXQUFXLElBQUksUUFBUTtFQUNwRixVQUFVLE9BQU87SUFDZixNQUFNLE9BQU8sRUFBRTtJQUNmLE9BQU87TUFDTDtNQUNBLElBQUk7TUFDSixNQUFNO01BQ04sT0FBTztNQUNQLHdCQUF3QixJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxVQUFVLG9CQUFvQjtNQUM3RSxxQkFBcUIsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsWUFBWSxpQkFBaUI7TUFDekUsYUFBYSxvQkFBb0IsSUFBSTtNQUNyQyxhQUFhLG9CQUFvQixJQUFJO01BQ3JDLGdCQUFnQjtNQUNoQixhQUFhO01BQ2Isa0JBQWtCO01BQ2xCLGVBQWUsc0JBQXNCLEdBQUc7TUFDeEMsUUFBUTtJQUNWO0VBQ0Y7O0VBUUEsaUJBQWlCLFFBQVEsS0FBSztJQUM1QixHQUFHLGFBQWEsSUFBSSxNQUFNLEdBQUcsWUFBWSxJQUFJLFdBQVc7SUFDeEQsWUFBWSxFQUFFO0lBQ2QsYUFBYSxNQUFNLGlCQUFpQixNQUFNO0VBQzVDOztFQU9BLFlBQVksZ0JBQWdCLEtBQUs7SUFDL0IsTUFBTSxLQUFLLEVBQUU7SUFDYixHQUFHLE1BQU0sSUFBSSxXQUFXO0lBQ3hCLElBQUk7TUFDRixPQUFPLFNBQVMsUUFBUSxTQUFTLFVBQVUsVUFBVTtJQUN2RCxFQUFFLE1BQU07TUFDTjtJQUNGO0VBQ0Y7O0FBbmdCQTs7O0FBMElBLElBQUksZUFBZSxNQUFNLElBQUksS0FBSyxNQUFNLFVBQVUsSUFBSSxRQUFRLE1BQU0sS0FBSyxLQUFLLElBQUksR0FBRyxLQUFLO0FBQzFGLE1BQU0sZUFBZSxFQUFFLElBQUk7OztBQThYM0IsSUFBSSxlQUFlLEdBQUcsS0FBSyxlQUFlLEtBQUssV0FBVyxXQUFXLFVBQVUsYUFBYSxHQUFHLFFBQVEsR0FBRyxTQUFTLE9BQU8sTUFBTSxFQUFFLFVBQVU7QUFDNUksT0FBTyxLQUFLLGVBQWUsRUFBRSxVQUFVLEVBQUUsVUFBVSxFQUFFLFNBQVMsRUFBRSxZQUFZLEVBQUU7In0=
+//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiZGVsZWdhdGVzLnRzIiwic291cmNlcyI6WyIuLi9saXRlcmF0ZS9kZWxlZ2F0ZXMubWQiXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6Ijs7O0FBd0JBLE9BQU8sRUFBRSxrQkFBa0IsRUFBRSxLQUFLO0FBQ2xDLE9BQU8sRUFBRSxXQUFXLEVBQUUsS0FBSztBQUMzQixPQUFPO0VBQ0w7RUFDQTtFQUNBO0VBQ0E7RUFDQTtFQUNBO0VBQ0E7RUFDQSxLQUFLO0VBQ0wsS0FBSztFQUNMLEtBQUs7QUFDUCxFQUFFLEtBQUs7QUFDUCxPQUFPLEVBQUUsY0FBYyxFQUFFLEtBQUs7QUFDOUIsT0FBTyxFQUFFLFdBQVcsRUFBRSxLQUFLO0FBQzNCLE9BQU8sRUFBRSxrQkFBa0IsRUFBRSxLQUFLOzs7QUFZbEMsSUFBSSxXQUFXLEdBQUcsSUFBSSxLQUFLLFFBQVEsR0FBRyxFQUFFLE9BQU8sU0FBUztBQUN4RCxPQUFPLFVBQVUsV0FBVztFQUMxQixTQUFTLE1BQU0sU0FBUyxFQUFFLE9BQU8sRUFBRTtFQUNuQyxTQUFTLFNBQVM7QUFDcEI7OztBQVNBO0NBQ0MsRUFBRSxXQUFXLEdBQUcsSUFBSSxZQUFZLFFBQVEsR0FBRyxFQUFFO0NBQzdDLEVBQUUsT0FBTyxNQUFNLE1BQU0sR0FBRyxJQUFJLFFBQVEsZUFBZSxPQUFPLE1BQU0sSUFBSSxTQUFTO0NBQzdFLEVBQUUsUUFBUSxNQUFNLFNBQVMsU0FBUyxVQUFVLElBQUksYUFBYSxXQUFXLEdBQUcsSUFBSSxTQUFTLElBQUk7Q0FDNUY7QUFDRCxPQUFPLFVBQVUsV0FBVztFQUMxQixTQUFTLGdCQUFnQjtFQUN6QixJQUFJLElBQUksS0FBSyxRQUFRLEdBQUcsSUFBSSxLQUFLLEVBQUUsUUFBUSxPQUFPLElBQUksVUFBVSxRQUFRLElBQUksT0FBTyxJQUFJLElBQUksSUFBSSxPQUFPLGlCQUFpQixFQUFFLE9BQU8sT0FBTyxTQUFTLElBQUk7RUFDcEosU0FBUyxTQUFTO0VBQ2xCLFNBQVMsVUFBVSxTQUFTO0VBQzVCLFNBQVMsTUFBTSxTQUFTO0VBQ3hCLFNBQVMsY0FBYyxTQUFTO0VBQ2hDLElBQUksS0FBSyxHQUFHLEVBQUUsV0FBVyxXQUFXLElBQUksT0FBTyxPQUFPLE9BQU8sRUFBRSxTQUFTLE9BQU87RUFDL0UsU0FBUyxZQUFZO0VBQ3JCLFNBQVMsZUFBZTtFQUN4QixTQUFTLE9BQU8sd0JBQXdCO0VBQ3hDLElBQUksT0FBTyxLQUFLLElBQUksS0FBSyxHQUFHLFNBQVMsVUFBVSxHQUFHLEtBQUssSUFBSSxRQUFRLFVBQVU7RUFDN0UsU0FBUyxRQUFRO0VBQ2pCLElBQUksUUFBUSxVQUFVLFNBQVMsR0FBRyxLQUFLLE1BQU0sRUFBRSxNQUFNLFFBQVEsSUFBSSxLQUFLLFNBQVMsR0FBRyxHQUFHLEdBQUcscUJBQXFCLE9BQU87RUFDcEgsU0FBUyxZQUFZLE9BQU8sUUFBUSxPQUFPLHdCQUF3QixXQUFXLEdBQUc7RUFDakYsSUFBSSxLQUFLLElBQUksSUFBSSxLQUFLLE1BQU0sTUFBTSxHQUFHLGNBQWMsSUFBSSxLQUFLLE9BQU8sR0FBRyxLQUFLLElBQUksT0FBTyxJQUFJLFFBQVEsS0FBSyxHQUFHLE1BQU0sT0FBTyxJQUFJLEdBQUcsYUFBYSxNQUFNLE1BQU0sS0FBSyxJQUFJLE9BQU87RUFDdkssU0FBUyxlQUFlLEtBQUssUUFBUSxHQUFHO0VBQ3hDLElBQUksTUFBTSxJQUFJLEtBQUssS0FBSyxJQUFJLE1BQU0sR0FBRyxPQUFPLE9BQU8sS0FBSyxNQUFNLE1BQU0sSUFBSSxLQUFLLEtBQUssR0FBRyxHQUFHLFVBQVUsR0FBRyxLQUFLLElBQUksT0FBTyxPQUFPO0VBQzVILFNBQVMsY0FBYyxPQUFPLFdBQVcsR0FBRztBQUM5Qzs7O0FBT0EsSUFBSSxVQUFVLEdBQUcsSUFBSSxNQUFNLEtBQUssR0FBRyxFQUFFLE9BQU8sVUFBVSxHQUFHLElBQUksTUFBTSxJQUFJLElBQUk7QUFDM0UsT0FBTyxVQUFVLFVBQVU7RUFDekIsU0FBUyxRQUFRO0VBQ2pCLFNBQVMsUUFBUTtFQUNqQixTQUFTLE9BQU8sU0FBUztBQUMzQjs7O0FBT0EsSUFBSSxZQUFZLEdBQUcsRUFBRSxTQUFTLE9BQU8sR0FBRyxJQUFJLFlBQVk7QUFDeEQsT0FBTyxVQUFVLFlBQVk7RUFDM0IsU0FBUyxTQUFTO0VBQ2xCLFNBQVMsT0FBTztFQUNoQixTQUFTLGFBQWE7RUFDdEIsU0FBUyxjQUFjO0VBQ3ZCLElBQUksSUFBSSxRQUFRLFFBQVEsS0FBSyxHQUFHLFFBQVEsY0FBYyxJQUFJLFVBQVU7RUFDcEUsU0FBUyxnQkFBZ0I7RUFDekIsSUFBSSxLQUFLLEtBQUssR0FBRyxPQUFPLEdBQUcsT0FBTyxjQUFjLEtBQUs7RUFDckQsU0FBUyxZQUFZLHdCQUF3QjtBQUMvQzs7O0FBT0EsSUFBSSxPQUFPLFNBQVMsSUFBSSxNQUFNLFVBQVUsSUFBSSxFQUFFLE1BQU0sSUFBSSxRQUFRLE9BQU8sSUFBSSxTQUFTLEdBQUcsSUFBSTtBQUMzRixPQUFPLFVBQVUsT0FBTztFQUN0QixJQUFJLElBQUksU0FBUyxJQUFJLFlBQVksUUFBUSxJQUFJLFNBQVMsS0FBSyxJQUFJLFFBQVEsTUFBTSxJQUFJLElBQUksWUFBWTtFQUNqRyxhQUFhLGFBQWE7QUFDNUI7OztBQVlBLElBQUksYUFBYSxHQUFHLEVBQUUsTUFBTSxFQUFFLFFBQVEsSUFBSSxPQUFPLEdBQUcsSUFBSSxZQUFZLFNBQVM7QUFDN0UsT0FBTyxLQUFLLGFBQWEsRUFBRSxPQUFPLEVBQUUsT0FBTyxFQUFFOzs7QUFNN0MsSUFBSSxpQkFBaUIsR0FBRyxLQUFLLEVBQUUsUUFBUSxHQUFHLEtBQUssUUFBUSxNQUFNLE1BQU0sSUFBSSxVQUFVLEdBQUcsS0FBSyxJQUFJO0FBQzdGLE9BQU8sVUFBVSxpQkFBaUI7RUFDaEMsU0FBUyxRQUFRO0VBQ2pCLFNBQVMsVUFBVTtFQUNuQixJQUFJLElBQUksUUFBUSxRQUFRLFFBQVEsU0FBUyxVQUFVO0VBQ25ELFNBQVMsU0FBUztFQUNsQixJQUFJLElBQUksWUFBWSxhQUFhLElBQUksT0FBTyxnQkFBZ0I7RUFDNUQsU0FBUyxRQUFRO0VBQ2pCLFNBQVMsWUFBWTtFQUNyQixJQUFJLE9BQU8sS0FBSyxJQUFJLEtBQUssR0FBRyxTQUFTLFVBQVUsR0FBRyxLQUFLLElBQUksUUFBUSxVQUFVO0VBQzdFLFNBQVMsUUFBUTtFQUNqQixJQUFJLFFBQVEsTUFBTSxPQUFPLEdBQUcsS0FBSyxZQUFZLFVBQVU7RUFDdkQsYUFBYSxRQUFRLE9BQU8sZUFBZTtFQUMzQyxJQUFJLE1BQU0sR0FBRyxxQkFBcUIsTUFBTSxLQUFLO0VBQzdDLGVBQWUsUUFBUSxPQUFPLHdCQUF3QixZQUFZO0FBQ3BFOzs7QUFXQSxJQUFJLGNBQWMsR0FBRyxJQUFJLEVBQUUsUUFBUSxLQUFLLFFBQVEsRUFBRSxJQUFJLFNBQVMsU0FBUyxLQUFLLFVBQVUsV0FBVyxRQUFRLEdBQUcsU0FBUztBQUN0SCxPQUFPLEtBQUssY0FBYyxFQUFFLFNBQVMsRUFBRSxVQUFVLEVBQUUsUUFBUSxFQUFFOzs7QUFNN0QsSUFBSSxlQUFlLE1BQU0sTUFBTSxlQUFlLEdBQUcsSUFBSSxNQUFNLElBQUksS0FBSyxLQUFLLE1BQU07QUFDL0UsT0FBTyxNQUFNLGdCQUFnQixTQUFTLGdCQUFnQixFQUFFLFdBQVcsV0FBVyxTQUFTOzs7QUFjdkY7Q0FDQyxFQUFFLE9BQU8sVUFBVSxJQUFJLFNBQVMsTUFBTSxLQUFLLE9BQU8sR0FBRyxVQUFVLEtBQUssSUFBSSxHQUFHO0NBQzNFLEVBQUUsY0FBYyxHQUFHLFVBQVUsS0FBSyxFQUFFLE9BQU8sR0FBRyxPQUFPLE9BQU8sTUFBTSxHQUFHLEVBQUU7Q0FDdkUsRUFBRSxVQUFVLElBQUksY0FBYyxTQUFTLEtBQUssS0FBSztDQUNqRDtBQUNELE9BQU8sVUFBVSxPQUFPO0VBQ3RCLElBQUksSUFBSSxPQUFPLE1BQU0sTUFBTSxHQUFHLFNBQVMsSUFBSSxLQUFLLEdBQUcsYUFBYSxVQUFVLFdBQVc7RUFDckYsU0FBUyxNQUFNO0VBQ2YsSUFBSSxJQUFJLE9BQU8sR0FBRyxNQUFNLFdBQVcsUUFBUSxLQUFLLGNBQWMsR0FBRyxLQUFLLGNBQWMsS0FBSztFQUN6RixTQUFTLE9BQU87RUFDaEIsSUFBSSxPQUFPLEtBQUssWUFBWSxPQUFPLEtBQUssSUFBSSxNQUFNLEtBQUssS0FBSyxJQUFJLGNBQWMsTUFBTSxPQUFPLEdBQUcsS0FBSztFQUNuRyxTQUFTLGNBQWMsUUFBUSxTQUFTLFNBQVMsa0JBQWtCLEdBQUcsT0FBTyxFQUFFO0VBQy9FLElBQUksV0FBVyxLQUFLLElBQUksWUFBWSxNQUFNLElBQUksU0FBUyxJQUFJLGNBQWMsS0FBSyxJQUFJLFFBQVE7RUFDMUYsU0FBUyxPQUFPLFNBQVM7RUFDekIsSUFBSSxLQUFLLE1BQU0sSUFBSSxVQUFVLElBQUksSUFBSSxLQUFLLGNBQWMsS0FBSztFQUM3RCxTQUFTLGVBQWUsU0FBUztFQUNqQyxJQUFJLFNBQVMsT0FBTyxjQUFjLDBCQUEwQixJQUFJLEdBQUc7RUFDbkUsU0FBUyxhQUFhO0VBQ3RCLElBQUksUUFBUSxPQUFPLFFBQVEsVUFBVSxjQUFjLDBCQUEwQixHQUFHLEtBQUs7RUFDckYsU0FBUyxhQUFhO0VBQ3RCLElBQUksTUFBTSxNQUFNLGVBQWUsUUFBUSxJQUFJLFFBQVEsS0FBSyxJQUFJLFFBQVEsY0FBYyw4QkFBOEIsR0FBRyxLQUFLO0VBQ3hILFNBQVMsaUJBQWlCO0VBQzFCLElBQUksT0FBTyxRQUFRLEdBQUcsS0FBSyxPQUFPLEdBQUcsSUFBSSxJQUFJLGNBQWMsc0JBQXNCLE1BQU07RUFDdkYsU0FBUyxTQUFTO0VBQ2xCLElBQUksV0FBVyxPQUFPLEdBQUcsRUFBRSxLQUFLLElBQUksR0FBRyxXQUFXLGNBQWMsSUFBSTtFQUNwRSxTQUFTLGdCQUFnQjtFQUN6QixJQUFJLFNBQVMsUUFBUSxJQUFJLEtBQUssU0FBUyxVQUFVLElBQUksR0FBRyxXQUFXLGNBQWMsSUFBSTtFQUNyRixTQUFTLGdCQUFnQjtFQUN6QixJQUFJLFFBQVEsS0FBSyxXQUFXLEdBQUcsR0FBRyxFQUFFLFNBQVMsT0FBTyxjQUFjLFFBQVE7RUFDMUUsU0FBUyxhQUFhO0VBQ3RCLElBQUksWUFBWSxHQUFHLElBQUksR0FBRyxLQUFLLEdBQUcsVUFBVSxHQUFHLEVBQUUsV0FBVyxLQUFLLEdBQUcsRUFBRSxXQUFXLFdBQVcsY0FBYyw4QkFBOEIsTUFBTTtFQUM5SSxTQUFTLGlCQUFpQjtFQUMxQixJQUFJLFFBQVEsTUFBTSxRQUFRLEdBQUcsT0FBTyxZQUFZLElBQUksR0FBRyxJQUFJLFNBQVMsU0FBUyxjQUFjLElBQUk7RUFDL0YsU0FBUyxlQUFlO0VBQ3hCLElBQUksYUFBYSxJQUFJLE9BQU8sSUFBSSxLQUFLLEdBQUcsV0FBVyxZQUFZLGNBQWMsS0FBSztFQUNsRixTQUFTLG9CQUFvQjtFQUM3QixJQUFJLFFBQVEsTUFBTSxRQUFRLEdBQUcsV0FBVyxZQUFZLElBQUksR0FBRyxJQUFJLFNBQVMsU0FBUyxjQUFjLElBQUk7RUFDbkcsU0FBUyx5QkFBeUI7RUFDbEMsSUFBSSxLQUFLLEVBQUUsUUFBUSxLQUFLLE1BQU0sSUFBSSxLQUFLLE1BQU0sY0FBYyxXQUFXO0VBQ3RFLFNBQVMsY0FBYztFQUN2QixJQUFJLE1BQU0sSUFBSSxJQUFJLEtBQUssTUFBTSxRQUFRLEdBQUcsVUFBVSxHQUFHLE1BQU0sR0FBRyxLQUFLLFFBQVEsR0FBRyxVQUFVLEdBQUcsVUFBVSxZQUFZLEdBQUcsUUFBUSxNQUFNLEdBQUcsR0FBRyxNQUFNLElBQUksR0FBRyxPQUFPLGNBQWMsTUFBTSxJQUFJLEtBQUssT0FBTztFQUNoTSxTQUFTLFVBQVUsU0FBUyxhQUFhLEdBQUc7RUFDNUMsSUFBSSxLQUFLLEtBQUssVUFBVSxRQUFRLEdBQUcsRUFBRSxNQUFNLE1BQU0sY0FBYyxNQUFNLElBQUksT0FBTyxHQUFHLE9BQU87RUFDMUYsU0FBUyxVQUFVLFFBQVEsU0FBUyxTQUFTLGtCQUFrQixHQUFHLEtBQUssRUFBRTtFQUN6RSxJQUFJLEtBQUssR0FBRyxFQUFFLE1BQU0sWUFBWSxNQUFNLE9BQU8sSUFBSSxVQUFVLElBQUksSUFBSSxPQUFPLEVBQUUsVUFBVSxFQUFFLE1BQU0sTUFBTSxJQUFJLFdBQVcsY0FBYyxLQUFLO0VBQ3RJLFNBQVMsVUFBVSxXQUFXLGFBQWEsU0FBUyxrQkFBa0IsR0FBRyxLQUFLLEVBQUU7RUFDaEYsSUFBSSxLQUFLLE1BQU0sS0FBSyxXQUFXLFdBQVcsSUFBSSxPQUFPLElBQUksVUFBVSxJQUFJLFNBQVMsY0FBYyxLQUFLO0VBQ25HLFNBQVMsY0FBYyxTQUFTLGlCQUFpQixHQUFHLEtBQUssRUFBRTtFQUMzRCxJQUFJLFFBQVEsT0FBTyxLQUFLLElBQUksT0FBTyxJQUFJLFVBQVUsVUFBVSxJQUFJLGFBQWEsY0FBYyxLQUFLO0VBQy9GLFNBQVMsUUFBUSx3QkFBd0I7RUFDekMsSUFBSSxPQUFPLEdBQUcsSUFBSSxTQUFTLE1BQU0sU0FBUyxJQUFJLEtBQUssSUFBSSxPQUFPLFNBQVMsSUFBSSxjQUFjLEtBQUs7RUFDOUYsU0FBUyxRQUFRLE9BQU8sTUFBTSxHQUFHO0VBQ2pDLElBQUksVUFBVSxVQUFVLE1BQU0sTUFBTSxHQUFHLElBQUksUUFBUSxjQUFjLEtBQUs7RUFDdEUsU0FBUyxXQUFXLHdCQUF3QjtFQUM1QyxJQUFJLElBQUksR0FBRyxHQUFHLElBQUksS0FBSyxLQUFLLFFBQVEsS0FBSyxLQUFLLGNBQWMsS0FBSztFQUNqRSxTQUFTLFdBQVc7QUFDdEI7OztBQU9BLElBQUksV0FBVyxHQUFHLEVBQUUsT0FBTyxRQUFRLElBQUksVUFBVSxJQUFJLEtBQUssSUFBSSxTQUFTLFNBQVM7QUFDaEYsT0FBTyxLQUFLLFdBQVcsRUFBRTtFQUN2QixNQUFNO0VBQ04sT0FBTztFQUNQLE1BQU07RUFDTixjQUFjO0VBQ2QsWUFBWTtFQUNaLFlBQVk7RUFDWixnQkFBZ0I7RUFDaEIsUUFBUTtFQUNSLGVBQWU7RUFDZixlQUFlO0VBQ2YsWUFBWTtFQUNaLGdCQUFnQjtFQUNoQixjQUFjO0VBQ2QsbUJBQW1CO0VBQ25CLHdCQUF3QjtFQUN4QixhQUFhO0VBQ2IsT0FBTyxlQUFlO0VBQ3RCLFVBQVUsZUFBZTtFQUN6QixXQUFXO0FBQ2I7OztBQVNBLElBQUksa0JBQWtCLEtBQUssTUFBTSxLQUFLLEVBQUUsY0FBYyxTQUFTO0FBQy9ELE9BQU8sS0FBSyxrQkFBa0IsRUFBRSxpQkFBaUIsRUFBRSxrQkFBa0IsRUFBRSxlQUFlLEVBQUUsaUJBQWlCLEVBQUUsaUJBQWlCLEVBQUU7OztBQU85SCxJQUFJLGNBQWMsR0FBRyxJQUFJLE1BQU0sR0FBRyxFQUFFLFNBQVMsS0FBSyxHQUFHLFVBQVUsT0FBTyxNQUFNLElBQUksTUFBTSxPQUFPO0FBQzdGLE9BQU8sTUFBTSxjQUFjLFFBQVEsTUFBTTtFQUN2QyxTQUFTLE1BQU07O0VBRWYsa0JBQWtCLG1CQUFtQixTQUFTLFFBQVE7SUFDcEQ7SUFDQSxVQUFVLEVBQUU7SUFDWixVQUFVLEVBQUU7RUFDZDtBQUNGOzs7QUFVQTtDQUNDLEVBQUUsY0FBYyxVQUFVLFNBQVMsSUFBSSxRQUFRLEdBQUcsR0FBRyxLQUFLLEtBQUssU0FBUztDQUN4RSxFQUFFLFlBQVksS0FBSyxRQUFRLElBQUksT0FBTyxLQUFLLEtBQUssRUFBRSxRQUFRLE9BQU87Q0FDakU7QUFDRCxPQUFPLFNBQVMsc0JBQXNCLFFBQVEsV0FBVyxVQUFVLFdBQVc7RUFDNUUsTUFBTSxNQUFNLFFBQVEsRUFBRTtFQUN0QixHQUFHLFFBQVEsS0FBSyxJQUFJLFNBQVMsR0FBRyxZQUFZLElBQUksSUFBSSxNQUFNLElBQUksZ0NBQWdDLE9BQU8sU0FBUyxLQUFLLEdBQUcsRUFBRSxVQUFVLFFBQVEsSUFBSTtFQUM5SSxNQUFNLEtBQUssRUFBRSxVQUFVLFNBQVMsTUFBTSxHQUFHO0lBQ3ZDLE1BQU0sSUFBSSxnQ0FBZ0MsTUFBTSxvQkFBb0I7RUFDdEU7RUFDQSxHQUFHLGdCQUFnQixJQUFJLFdBQVc7SUFDaEMsR0FBRyxhQUFhLE1BQU0sSUFBSSxpQ0FBaUMsTUFBTSxvQkFBb0IsRUFBRSxPQUFPLEdBQUcsU0FBUyxPQUFPLEVBQUUsUUFBUSxHQUFHO0lBQzlILEdBQUcsYUFBYSxJQUFJLFVBQVUsR0FBRyxtQkFBbUIsSUFBSSxXQUFXLFFBQVEsT0FBTyxHQUFHLEVBQUUsY0FBYyxHQUFHLFNBQVMsT0FBTyxFQUFFLFFBQVEsR0FBRztFQUN2STtFQUNBLE1BQU0sV0FBVyxFQUFFLGtCQUFrQixHQUFHO0VBQ3hDLE1BQU0sV0FBVyxFQUFFLGtCQUFrQixHQUFHO0VBQ3hDLE1BQU0sZUFBZSxFQUFFLHNCQUFzQixHQUFHO0VBQ2hELE1BQU0sT0FBTyxFQUFFLGNBQWMsR0FBRztFQUNoQyxNQUFNLGVBQWUsRUFBRSxzQkFBc0IsR0FBRztFQUNoRCxNQUFNLGNBQWMsRUFBRSxxQkFBcUIsR0FBRztFQUM5QyxNQUFNLGNBQWMsRUFBRSxxQkFBcUIsR0FBRztFQUM5QyxJQUFJLE9BQU8sTUFBTSxPQUFPLEdBQUcsZ0JBQWdCLGFBQWEsZUFBZSxhQUFhLG1CQUFtQixpQkFBaUIsR0FBRyxPQUFPO0lBQ2hJLEdBQUcsU0FBUyxFQUFFLEVBQUUsR0FBRyx5QkFBeUIsaUJBQWlCLEtBQUssR0FBRyxFQUFFLFNBQVMsT0FBTyxHQUFHLGNBQWMsSUFBSTtFQUM5RztFQUNBLEdBQUcsWUFBWSxFQUFFLFlBQVkscUJBQXFCLG9CQUFvQixRQUFRLGVBQWU7RUFDN0YsSUFBSSxPQUFPLE1BQU0sT0FBTyxHQUFHLFlBQVksU0FBUyxtQkFBbUIsaUJBQWlCLEdBQUcsT0FBTztJQUM1RixHQUFHLFNBQVMsR0FBRyxFQUFFLEdBQUcsTUFBTSxHQUFHLElBQUksaUJBQWlCLEtBQUssSUFBSSxHQUFHLElBQUksSUFBSSxJQUFJO0VBQzVFO0VBQ0EsR0FBRyxpQkFBaUIsR0FBRyxFQUFFLEdBQUcsaUNBQWlDLHdCQUF3QixLQUFLLEdBQUcsRUFBRSxhQUFhLFFBQVEsSUFBSTtFQUN4SCxHQUFHLG1DQUFtQyxHQUFHLGNBQWMsR0FBRyxJQUFJLHdCQUF3QixLQUFLLEdBQUcsRUFBRSxhQUFhLFNBQVMsSUFBSTtFQUMxSCxJQUFJLE9BQU8sSUFBSSxHQUFHLGlCQUFpQiwwQkFBMEIsR0FBRyxPQUFPO0lBQ3JFLE1BQU0sTUFBTSxFQUFFLFlBQVksR0FBRztJQUM3QixHQUFHLFNBQVMsR0FBRyxFQUFFLEdBQUcseUJBQXlCLGlCQUFpQixLQUFLLEdBQUcsRUFBRSxhQUFhLFFBQVEsSUFBSTtFQUNuRztFQUNBLE1BQU0sYUFBYSxRQUFRLEVBQUUsbUJBQW1CLEdBQUc7RUFDbkQsR0FBRyxzQ0FBc0MsR0FBRyxnQkFBZ0Isc0JBQXNCLEtBQUssR0FBRyxJQUFJLEdBQUcseUJBQXlCLEdBQUcsb0JBQW9CLEtBQUssSUFBSTtFQUMxSixPQUFPO0lBQ0wsTUFBTTtJQUNOLGdCQUFnQixJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxNQUFNLFlBQVk7SUFDekQsTUFBTSxpQkFBaUIsR0FBRztJQUMxQixjQUFjLHlCQUF5QixHQUFHO0lBQzFDO0lBQ0E7SUFDQSxnQkFBZ0IsMkJBQTJCLEVBQUUsT0FBTyxZQUFZLE9BQU8sV0FBVztJQUNsRjtJQUNBO0lBQ0E7SUFDQSxZQUFZLGtCQUFrQixHQUFHO0lBQ2pDO0lBQ0EsY0FBYyxvQkFBb0IsR0FBRztJQUNyQyxtQkFBbUIseUJBQXlCLEdBQUc7SUFDL0Msd0JBQXdCLDhCQUE4QixHQUFHO0lBQ3pELGFBQWEsWUFBWSxHQUFHO0lBQzVCLE9BQU8sRUFBRSxnQkFBZ0I7SUFDekIsVUFBVSxFQUFFLG1CQUFtQjtJQUMvQixvQkFBb0IsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsVUFBVSxnQkFBZ0I7RUFDdkU7QUFDRjs7O0FBU0EsSUFBSSxNQUFNLEdBQUcsTUFBTSxFQUFFLEtBQUssR0FBRyxHQUFHLElBQUksTUFBTSxXQUFXLFlBQVksV0FBVyxjQUFjLFFBQVEsR0FBRyxXQUFXO0FBQ2hILE9BQU8sS0FBSyxNQUFNLEVBQUUsVUFBVSxFQUFFLFdBQVcsRUFBRSxVQUFVLEVBQUUsYUFBYSxFQUFFLFFBQVEsRUFBRTs7O0FBUWxGLElBQUksV0FBVyxHQUFHLElBQUksRUFBRSxLQUFLLFNBQVMsVUFBVSxPQUFPLEtBQUssa0JBQWtCLGVBQWUsR0FBRyxXQUFXO0FBQzNHLE9BQU8sS0FBSyxXQUFXLEVBQUUsVUFBVSxFQUFFLGlCQUFpQixFQUFFLGVBQWUsRUFBRTs7O0FBUXpFLElBQUksa0JBQWtCLFFBQVEsSUFBSSxTQUFTLFFBQVEsSUFBSSxJQUFJLFVBQVUsVUFBVSxNQUFNLElBQUksTUFBTSxjQUFjO0FBQzdHLE9BQU8sS0FBSyxrQkFBa0IsRUFBRTtFQUM5QixJQUFJLElBQUksUUFBUSxRQUFRLFFBQVEsU0FBUyxVQUFVO0VBQ25ELFNBQVM7RUFDVCxRQUFRO0VBQ1IsSUFBSSxJQUFJLE1BQU0sS0FBSyxVQUFVLEtBQUssSUFBSSxRQUFRLFdBQVcsSUFBSSxVQUFVO0VBQ3ZFLE9BQU87RUFDUCxhQUFhO0VBQ2IsY0FBYztFQUNkLGVBQWU7RUFDZixXQUFXLGVBQWU7RUFDMUIsV0FBVztFQUNYLFlBQVk7RUFDWixJQUFJLElBQUksSUFBSSxRQUFRLFFBQVEsR0FBRyxXQUFXLEdBQUcsV0FBVyxPQUFPLEdBQUcsU0FBUztFQUMzRSxRQUFRO0VBQ1IsV0FBVztFQUNYLGFBQWE7RUFDYixJQUFJLElBQUksTUFBTSxPQUFPLE1BQU0sS0FBSyxTQUFTLElBQUksS0FBSyxJQUFJLEtBQUssTUFBTSxTQUFTLEdBQUcsS0FBSyxHQUFHLE1BQU0sUUFBUSxLQUFLLElBQUksUUFBUTtFQUNwSCxjQUFjO0VBQ2QsSUFBSSxLQUFLLEtBQUssSUFBSSxLQUFLLE1BQU0sR0FBRyxVQUFVLE1BQU0sS0FBSyxTQUFTO0VBQzlELFdBQVc7RUFDWCxTQUFTLGVBQWU7QUFDMUI7OztBQU1BLElBQUksZ0JBQWdCLEdBQUcsS0FBSyxjQUFjLFNBQVMsTUFBTSxFQUFFLFdBQVcsV0FBVztBQUNqRixPQUFPLEtBQUssZ0JBQWdCLEVBQUUsNEJBQTRCLEVBQUUsRUFBRSxTQUFTLFNBQVMsT0FBTzs7O0FBUXZGLElBQUksWUFBWSxJQUFJLEVBQUUsT0FBTyxVQUFVLE1BQU0sSUFBSSxNQUFNLGNBQWM7QUFDckUsT0FBTyxLQUFLLFlBQVksRUFBRTtFQUN4QixJQUFJLEtBQUssSUFBSSxRQUFRLElBQUksTUFBTSxPQUFPLEdBQUcsVUFBVTtFQUNuRCxZQUFZO0VBQ1osSUFBSSxLQUFLLElBQUksT0FBTyxRQUFRLE9BQU87RUFDbkMsYUFBYTtFQUNiLElBQUksV0FBVyxZQUFZO0VBQzNCLFlBQVk7RUFDWixJQUFJLFVBQVUsU0FBUyxVQUFVO0VBQ2pDLFVBQVU7RUFDVixrQkFBa0I7RUFDbEIsbUJBQW1CO0VBQ25CLGlCQUFpQjtFQUNqQixrQkFBa0I7RUFDbEIsZUFBZTtFQUNmLElBQUksS0FBSyxLQUFLLEdBQUcsT0FBTyxLQUFLLElBQUksWUFBWTtFQUM3QyxXQUFXLGVBQWU7RUFDMUIsWUFBWTtFQUNaLG1CQUFtQjtFQUNuQixJQUFJLElBQUksYUFBYSxNQUFNLEdBQUcsSUFBSSxPQUFPLFdBQVcsV0FBVyxXQUFXLElBQUksR0FBRyxNQUFNO0VBQ3ZGLG9CQUFvQjtFQUNwQixZQUFZO0FBQ2Q7OztBQVFBLElBQUksYUFBYSxHQUFHLEtBQUssRUFBRSxPQUFPLE1BQU0sSUFBSSxHQUFHLElBQUksS0FBSyxNQUFNLEtBQUssR0FBRyxHQUFHLFdBQVcsUUFBUSxJQUFJLFFBQVEsSUFBSSxFQUFFLFFBQVE7QUFDdEgsT0FBTyxLQUFLLGFBQWEsRUFBRTtFQUN6QixJQUFJLElBQUksUUFBUSxLQUFLLEtBQUssSUFBSSxNQUFNO0VBQ3BDLFNBQVM7RUFDVCxJQUFJLFdBQVcsR0FBRyxJQUFJLE9BQU8sT0FBTyxXQUFXLE9BQU8sTUFBTSxJQUFJLE9BQU8sZUFBZTtFQUN0RixhQUFhO0VBQ2IsSUFBSSxXQUFXLEdBQUcsSUFBSSxhQUFhLE9BQU8sS0FBSyxNQUFNLFNBQVMsS0FBSyxVQUFVO0VBQzdFLGFBQWE7RUFDYixJQUFJLElBQUksTUFBTSxTQUFTLEdBQUcsTUFBTSxRQUFRLEdBQUcsS0FBSyw0QkFBNEI7RUFDNUUsT0FBTztFQUNQLElBQUksSUFBSSxhQUFhLFNBQVMsTUFBTSxJQUFJLEtBQUssTUFBTSxRQUFRLFVBQVUsU0FBUyxHQUFHLEtBQUssa0NBQWtDLFdBQVcsSUFBSSxFQUFFLEVBQUUsRUFBRSxFQUFFLFNBQVM7RUFDeEosU0FBUztBQUNYOzs7QUFNQSxJQUFJLG1CQUFtQixNQUFNLEtBQUssRUFBRSxhQUFhLE9BQU87QUFDeEQsT0FBTyxNQUFNLG1CQUFtQixFQUFFLEVBQUUsY0FBYyxLQUFLLE9BQU8sR0FBRyxFQUFFLEdBQUc7OztBQU90RSxJQUFJLGtCQUFrQixPQUFPLElBQUksUUFBUSxLQUFLLEVBQUUsT0FBTyxTQUFTLEdBQUcsRUFBRSxNQUFNLE1BQU0sSUFBSSxRQUFRLFdBQVc7QUFDeEcsT0FBTyxTQUFTLHdCQUF3QixXQUFXLFNBQVMsU0FBUyxhQUFhO0VBQ2hGLE1BQU0sUUFBUSxFQUFFO0VBQ2hCLE1BQU0sS0FBSyxFQUFFLGdDQUFnQyxFQUFFO0VBQy9DLE1BQU0sUUFBUSxFQUFFLGVBQWUsR0FBRyxnQ0FBZ0MsRUFBRSxpQkFBaUIsRUFBRSxvQkFBb0IsZ0JBQWdCLEVBQUU7RUFDN0gsTUFBTSxNQUFNLEVBQUUsMkJBQTJCLEdBQUcseUNBQXlDO0VBQ3JGLE9BQU8sRUFBRSxTQUFTLGFBQWEsb0JBQW9CLGFBQWEsb0JBQW9CLE9BQU8sUUFBUTtBQUNyRzs7O0FBUUEsSUFBSSxPQUFPLEdBQUcsRUFBRSxLQUFLLEtBQUssR0FBRyxFQUFFLE9BQU8sTUFBTSxJQUFJLFFBQVEsR0FBRyxJQUFJLFFBQVE7QUFDdkUsT0FBTyxLQUFLLE9BQU8sRUFBRSxZQUFZLEVBQUU7RUFDakMsSUFBSTtFQUNKLE1BQU07RUFDTixPQUFPO0VBQ1AsV0FBVztFQUNYLGFBQWE7RUFDYixJQUFJLEtBQUssS0FBSyxJQUFJLEtBQUssS0FBSyxFQUFFLFFBQVEsUUFBUSxHQUFHLEVBQUUsT0FBTztFQUMxRCxhQUFhO0VBQ2IsSUFBSSxLQUFLLEtBQUssSUFBSSxLQUFLLE1BQU0sR0FBRyxVQUFVLFFBQVEsR0FBRyxVQUFVO0VBQy9ELGFBQWE7RUFDYixJQUFJLFNBQVMsUUFBUSxJQUFJLEdBQUcsVUFBVSxTQUFTLE9BQU87RUFDdEQsZ0JBQWdCO0VBQ2hCLElBQUksSUFBSSxNQUFNLE9BQU8sUUFBUSxHQUFHLElBQUksR0FBRyxJQUFJLFFBQVEsR0FBRyxnQkFBZ0I7RUFDdEUsYUFBYTtFQUNiLElBQUksR0FBRyxHQUFHLElBQUksV0FBVyxPQUFPLE9BQU87RUFDdkMsa0JBQWtCO0VBQ2xCLElBQUksTUFBTSxhQUFhLEtBQUssT0FBTyxPQUFPO0VBQzFDLGVBQWU7RUFDZixJQUFJLEtBQUssSUFBSSxNQUFNLElBQUksR0FBRyxJQUFJLEtBQUssTUFBTSxNQUFNLE9BQU8sTUFBTSxFQUFFLE1BQU0sVUFBVSxJQUFJLE9BQU8sS0FBSyxJQUFJLE9BQU8sSUFBSSxRQUFRLE9BQU87RUFDNUgsY0FBYztFQUNkLFFBQVE7QUFDVjs7O0FBVUEsSUFBSSxjQUFjLEdBQUcsS0FBSyxVQUFVLFFBQVEsSUFBSSxLQUFLLEdBQUcsU0FBUyxJQUFJO0FBQ3JFLE9BQU8sS0FBSyxjQUFjO0VBQ3hCLEVBQUUsRUFBRSxTQUFTLE1BQU0sZUFBZTtFQUNsQyxFQUFFLEVBQUUsU0FBUyxNQUFNLGlCQUFpQixTQUFTLE9BQU8sTUFBTTtFQUMxRCxFQUFFLEVBQUUsU0FBUyxNQUFNLHFCQUFxQixTQUFTLFNBQVMsUUFBUSxTQUFTLFFBQVEsUUFBUSxTQUFTLFlBQVksUUFBUTtFQUN4SCxFQUFFLEVBQUUsU0FBUyxNQUFNLHNCQUFzQixTQUFTLFFBQVEsUUFBUSxTQUFTLFVBQVUsUUFBUSxTQUFTLE1BQU0sd0JBQXdCLFVBQVU7RUFDOUksRUFBRSxFQUFFLFNBQVMsTUFBTSxzQkFBc0IsU0FBUyxVQUFVLGtCQUFrQjtFQUM5RSxFQUFFLEVBQUUsU0FBUyxNQUFNLHVCQUF1QixTQUFTLFFBQVEsUUFBUSxTQUFTLE9BQU8sT0FBTztFQUMxRixFQUFFLEVBQUUsU0FBUyxNQUFNLGdCQUFnQixTQUFTLFFBQVEsV0FBVzs7O0FBTWpFLElBQUksVUFBVSxHQUFHLElBQUksTUFBTSxHQUFHLEtBQUssS0FBSyxFQUFFLE1BQU0sSUFBSSxJQUFJLE1BQU0sTUFBTTtBQUNwRSxPQUFPLEtBQUssVUFBVSxFQUFFLGNBQWMsRUFBRSxFQUFFLFNBQVMsUUFBUSxRQUFRLFNBQVMsVUFBVSxPQUFPOzs7QUFXN0YsSUFBSSxLQUFLLElBQUksRUFBRSxPQUFPLFNBQVMsZUFBZSxJQUFJLFNBQVMsT0FBTyxTQUFTLElBQUksTUFBTSxPQUFPO0FBQzVGLE9BQU8sVUFBVSxLQUFLO0VBQ3BCLElBQUksS0FBSyxNQUFNLFlBQVksU0FBUyxPQUFPLElBQUksT0FBTyxJQUFJLEVBQUUsU0FBUyxjQUFjLEtBQUs7RUFDeEYsU0FBUyxTQUFTO0VBQ2xCLElBQUksY0FBYyxjQUFjO0VBQ2hDLFNBQVMsUUFBUTtFQUNqQixJQUFJLEtBQUssSUFBSSxPQUFPLElBQUksV0FBVyxZQUFZLGNBQWMsYUFBYTtFQUMxRSxTQUFTLE9BQU87RUFDaEIsSUFBSSxTQUFTLE1BQU0sV0FBVyxLQUFLLElBQUksT0FBTyxjQUFjLE1BQU0sT0FBTyxJQUFJLElBQUksTUFBTTtFQUN2RixTQUFTLFVBQVUsUUFBUSxXQUFXLEdBQUc7RUFDekMsSUFBSSxNQUFNLElBQUksT0FBTyxJQUFJLGNBQWMsb0JBQW9CO0VBQzNELFNBQVMsUUFBUSxHQUFHLEdBQUc7RUFDdkIsSUFBSSxTQUFTLElBQUksT0FBTyxTQUFTLEdBQUcsSUFBSSxNQUFNLEdBQUcsT0FBTyxlQUFlLEVBQUUsUUFBUSxJQUFJLFFBQVEsT0FBTyxJQUFJLEtBQUssY0FBYyxLQUFLO0VBQ2hJLFNBQVMsTUFBTSxPQUFPLFFBQVEsR0FBRztBQUNuQzs7O0FBV0EsSUFBSSxLQUFLLEdBQUcsSUFBSSxPQUFPLEtBQUssTUFBTTtBQUNsQyxLQUFLLEtBQUs7RUFDUixFQUFFLEVBQUUsU0FBUyxNQUFNLFdBQVcsU0FBUyxPQUFPLFFBQVE7RUFDdEQsRUFBRSxFQUFFLFNBQVMsTUFBTSxTQUFTLFNBQVMsSUFBSSxRQUFRLFNBQVMsT0FBTyxXQUFXLEVBQUUsUUFBUTtFQUN0RixFQUFFLEVBQUUsU0FBUyxNQUFNLE9BQU87OztBQU81QixJQUFJLFFBQVEsR0FBRyxHQUFHLFVBQVUsR0FBRyxVQUFVO0FBQ3pDLFVBQVUsUUFBUTtFQUNoQixTQUFTLFFBQVE7RUFDakIsU0FBUyxRQUFRO0VBQ2pCLFNBQVMsV0FBVztFQUNwQixTQUFTLFlBQVk7RUFDckIsU0FBUyxTQUFTLGVBQWU7QUFDbkM7OztBQU9BLElBQUksUUFBUSxHQUFHLElBQUksR0FBRyxRQUFRLE9BQU87QUFDckMsS0FBSyxRQUFRLEVBQUUsRUFBRSxTQUFTLElBQUksTUFBTSxTQUFTLFdBQVcsYUFBYSxTQUFTLFNBQVMsT0FBTyxFQUFFLEVBQUUsRUFBRSxTQUFTLElBQUksT0FBTyxTQUFTLE9BQU8sUUFBUSxTQUFTLFdBQVcsUUFBUTs7O0FBYTVLO0NBQ0MsRUFBRSxLQUFLLEdBQUcsSUFBSSxTQUFTLE1BQU0sT0FBTyxJQUFJLFFBQVEsR0FBRyxJQUFJLFVBQVUsS0FBSyxPQUFPO0NBQzdFLEVBQUUsV0FBVyxNQUFNLFNBQVMsSUFBSSxRQUFRLElBQUksR0FBRyxPQUFPLEdBQUcsSUFBSSxNQUFNLFVBQVUsS0FBSztDQUNsRixFQUFFLElBQUksT0FBTyxJQUFJO0NBQ2pCO0FBQ0QsT0FBTyxNQUFNLEtBQUs7RUFDaEIsSUFBSSxJQUFJLE9BQU8sT0FBTyxJQUFJO0VBQzFCLFNBQVMsSUFBSTtFQUNiLElBQUksSUFBSSxPQUFPLE1BQU0sS0FBSyxJQUFJLFFBQVE7RUFDdEMsU0FBUyxNQUFNO0VBQ2YsSUFBSSxJQUFJLE9BQU8sSUFBSSxLQUFLLElBQUksUUFBUSxNQUFNLEdBQUcsT0FBTztFQUNwRCxTQUFTLFFBQVE7RUFDakIsU0FBUyxPQUFPO0VBQ2hCLFNBQVMsT0FBTztFQUNoQixTQUFTLFFBQVE7RUFDakIsU0FBUyxPQUFPO0VBQ2hCLFNBQVMsU0FBUztFQUNsQixTQUFTLFFBQVEsRUFBRSxJQUFJO0VBQ3ZCLFNBQVMsT0FBTztFQUNoQixjQUFjLElBQUksR0FBRyxNQUFNLEVBQUU7RUFDN0IsU0FBUyxJQUFJLFlBQVksRUFBRTtJQUN6QixZQUFZO0lBQ1osVUFBVTtJQUNWLGtCQUFrQjtJQUNsQixtQkFBbUI7SUFDbkIsaUJBQWlCO0lBQ2pCLGtCQUFrQjtJQUNsQixlQUFlO0lBQ2YsV0FBVztJQUNYLG1CQUFtQjtJQUNuQixvQkFBb0I7SUFDcEIsWUFBWTtFQUNkO0VBQ0EsUUFBUSxNQUFNLEVBQUU7RUFDaEIsU0FBUyxFQUFFO0VBQ1gsVUFBVSxFQUFFO0VBQ1osVUFBVSxFQUFFO0VBQ1osYUFBYSxXQUFXLEVBQUU7RUFDMUIsUUFBUSxnQkFBZ0IsRUFBRTtFQUMxQixTQUFTLGdCQUFnQixFQUFFO0VBQzNCLFNBQVMsUUFBUSxVQUFVLEVBQUU7RUFDN0IsVUFBVSxFQUFFLFNBQVMsT0FBTyxRQUFRLEVBQUUsRUFBRTtFQUN4QyxnQkFBZ0IsRUFBRTtFQUNsQixlQUFlLEVBQUU7RUFDakIsY0FBYztFQUNkLGdCQUFnQixPQUFPLEVBQUU7RUFDekIsY0FBYyxhQUFhLEVBQUU7RUFDN0IsZUFBZSxFQUFFOzs7RUFZbkIsb0JBQW9CLFFBQVEsTUFBTSxLQUFLLEVBQUUsSUFBSTtJQUMzQyxXQUFXLEVBQUUsc0JBQXNCLFlBQVksSUFBSTtJQUNuRCxZQUFZLEVBQUU7SUFDZCxXQUFXLEVBQUU7SUFDYixRQUFRLEVBQUUsWUFBWSxHQUFHO0lBQ3pCLFVBQVUsRUFBRTtJQUNaLFlBQVksRUFBRSxXQUFXLEdBQUc7SUFDNUIsV0FBVyxFQUFFLFVBQVUsR0FBRztJQUMxQixhQUFhLEVBQUUsRUFBRSxPQUFPLHVCQUF1QixPQUFPLHNCQUFzQjtJQUM1RSxrQkFBa0IsRUFBRTtJQUNwQixXQUFXLEVBQUUsSUFBSSxrQkFBa0IsR0FBRyxtQkFBbUIsRUFBRTtFQUM3RDs7RUFPQSxJQUFJLFNBQVMsS0FBSyxJQUFJLEtBQUssSUFBSSxTQUFTLElBQUksTUFBTSxNQUFNLFNBQVM7RUFDakUsSUFBSSxRQUFRLGNBQWM7SUFDeEIsT0FBTztFQUNUOztFQU1BLElBQUksSUFBSSxPQUFPLFFBQVEsT0FBTztFQUM5QixJQUFJLFNBQVMsTUFBTTtJQUNqQixPQUFPO0VBQ1Q7O0VBT0EsSUFBSSxJQUFJLGFBQWEsR0FBRyxHQUFHLElBQUksUUFBUSxXQUFXLEdBQUcsS0FBSyxLQUFLLEtBQUssTUFBTTtFQUMxRSxJQUFJLGlCQUFpQixPQUFPO0lBQzFCLE9BQU87RUFDVDs7RUFRQSxJQUFJLE9BQU8sSUFBSSxNQUFNLEVBQUUsTUFBTSxHQUFHLEdBQUcsTUFBTSxPQUFPLGNBQWMsZUFBZSxLQUFLLEdBQUcsSUFBSSxTQUFTO0VBQ2xHLFNBQVMsS0FBSztJQUNaO0VBQ0Y7O0VBTUEsYUFBYSxLQUFLO0lBQ2hCLE9BQU8sb0JBQW9CLElBQUksVUFBVSxFQUFFLEVBQUUsTUFBTSxXQUFXLE9BQU8sVUFBVSxFQUFFLEVBQUUsRUFBRSxNQUFNLE9BQU87RUFDcEc7O0VBTUEsZUFBZSxPQUFPLEtBQUs7SUFDekIsR0FBRyxnQkFBZ0IsR0FBRyxnQkFBZ0IsTUFBTSxJQUFJLDhCQUE4QixNQUFNLGtCQUFrQixPQUFPLE1BQU0sRUFBRSxRQUFRO0lBQzdILEdBQUcsZ0JBQWdCO0lBQ25CLGNBQWMsRUFBRTtJQUNoQixhQUFhLE1BQU0sZUFBZTtJQUNsQyxLQUFLO0VBQ1A7O0VBWUE7R0FDQyxFQUFFLE1BQU0sSUFBSSxPQUFPLE1BQU0sV0FBVyxFQUFFLFFBQVEsS0FBSyxPQUFPLElBQUksU0FBUyxHQUFHLFNBQVMsRUFBRTtHQUNyRixFQUFFLElBQUksUUFBUSxHQUFHLElBQUksZUFBZSxXQUFXLFVBQVUsWUFBWSxHQUFHLFFBQVEsTUFBTSxHQUFHO0dBQ3pGLEVBQUUsV0FBVyxPQUFPLGNBQWMsZUFBZSxLQUFLLElBQUksS0FBSyxJQUFJO0dBQ25FO0VBQ0QsZ0JBQWdCLFVBQVUsZUFBZTtJQUN2QyxHQUFHLGdCQUFnQixHQUFHLGVBQWUsR0FBRyxnQkFBZ0I7TUFDdEQsZUFBZSxNQUFNLFdBQVcsTUFBTTtNQUN0QyxPQUFPO0lBQ1Q7SUFDQSxPQUFPLHlCQUF5QjtNQUM5QixLQUFLO1FBQ0gsT0FBTztNQUNULEtBQUs7UUFDSCxPQUFPO01BQ1QsS0FBSztRQUNIO1FBQ0EsR0FBRyxhQUFhLElBQUksV0FBVyxHQUFHLFlBQVksSUFBSSxXQUFXO1FBQzdELE9BQU87TUFDVCxLQUFLO1FBQ0gsY0FBYyxFQUFFLEVBQUUsTUFBTTtRQUN4QjtRQUNBLE9BQU87SUFDWDtFQUNGOztFQVFBLElBQUksUUFBUSxFQUFFLElBQUksUUFBUSxLQUFLLEtBQUssS0FBSyxPQUFPLE9BQU8sSUFBSSxLQUFLLElBQUksV0FBVyxJQUFJLEdBQUcsS0FBSyxPQUFPLElBQUk7RUFDdEcsV0FBVyxLQUFLO0lBQ2QsT0FBTyxJQUFJLE9BQU8sZ0JBQWdCLFVBQVUsUUFBUSxHQUFHO0VBQ3pEOztFQXlCQTtHQUNDLEVBQUUsTUFBTSxJQUFJLEtBQUssSUFBSSxNQUFNLEdBQUcsR0FBRyxZQUFZLElBQUksR0FBRyxHQUFHLFFBQVEsU0FBUyxPQUFPLEdBQUcsR0FBRztHQUNyRixFQUFFLFFBQVEsR0FBRyxHQUFHLElBQUksVUFBVSxNQUFNLFNBQVMsWUFBWSxLQUFLLE9BQU87R0FDckU7RUFDRCxNQUFNLGdCQUFnQixPQUFPLEVBQUUsNkJBQTZCLGlCQUFpQjtJQUMzRSxHQUFHLGtCQUFrQjtNQUNuQixlQUFlLEVBQUU7TUFDakIsaUJBQWlCLElBQUk7TUFDckI7TUFDQSxHQUFHLGlCQUFpQjtJQUN0QjtJQUNBLEdBQUcsZ0JBQWdCLEdBQUcsMEJBQTBCLElBQUksTUFBTSxPQUFPO0lBQ2pFLE1BQU0sTUFBTSxFQUFFLElBQUk7SUFDbEIsTUFBTSxTQUFTLEVBQUUsTUFBTSxpQ0FBaUMsR0FBRyxPQUFPLDZCQUE2QixzQkFBc0IsR0FBRztJQUN4SDtJQUNBLEdBQUcsWUFBWTtJQUNmLE9BQU87RUFDVDs7RUFNQSxXQUFXLEtBQUs7SUFDZCxlQUFlLEVBQUU7SUFDakI7SUFDQSxpQkFBaUIsSUFBSTtJQUNyQjtJQUNBLGFBQWEsTUFBTSxnQkFBZ0IsUUFBUSxpQkFBaUI7SUFDNUQ7RUFDRjs7RUFVQSxNQUFNLFlBQVksT0FBTyxjQUFjO0lBQ3JDLElBQUk7TUFDRixNQUFNO0lBQ1IsRUFBRSxNQUFNLFFBQVE7TUFDZCxpQkFBaUIsRUFBRTtNQUNuQixrQkFBa0IsRUFBRSxNQUFNLFNBQVM7TUFDbkMsdUJBQXVCLGtCQUFrQjtJQUMzQztJQUNBO0VBQ0Y7O0VBUUEsTUFBTSxjQUFjLE9BQU8sY0FBYztJQUN2QyxJQUFJLEtBQUssRUFBRTtJQUNYO0lBQ0EsTUFBTSxrQkFBa0I7TUFDdEIsR0FBRyxlQUFlLElBQUksV0FBVztRQUMvQixLQUFLLEVBQUUsRUFBRSxNQUFNLFdBQVcsT0FBTyxvQkFBb0I7UUFDckQsY0FBYyxFQUFFO1FBQ2hCO01BQ0Y7TUFDQSxNQUFNLE1BQU0sRUFBRTtNQUNkLEdBQUcsT0FBTyxJQUFJLFdBQVc7UUFDdkIsaUJBQWlCLEVBQUU7UUFDbkI7TUFDRjtNQUNBLEdBQUcsV0FBVyxJQUFJLFdBQVcsS0FBSyxFQUFFLE1BQU07TUFDMUMsS0FBSyxHQUFHLG9CQUFvQixFQUFFLEdBQUcsS0FBSyxFQUFFLEVBQUUsTUFBTSxXQUFXLE9BQU8sb0JBQW9CO01BQ3RGLEtBQUssS0FBSyxFQUFFLE1BQU07SUFDcEI7RUFDRjs7RUFRQSxhQUFhLEtBQUs7SUFDaEIscUJBQXFCLEVBQUUsa0JBQWtCLEVBQUU7SUFDM0Msb0JBQW9CLEVBQUU7SUFDdEIsMEJBQTBCLEVBQUU7SUFDNUI7SUFDQSxHQUFHLDBCQUEwQixFQUFFLEdBQUc7TUFDaEMsYUFBYSxFQUFFLElBQUk7TUFDbkIsS0FBSyw0Q0FBNEMsb0NBQW9DLEdBQUc7UUFDdEYsR0FBRyxVQUFVO01BQ2Y7SUFDRjtFQUNGOztFQU9BLGdCQUFnQixXQUFXLEVBQUUsVUFBVTtJQUNyQyxNQUFNLEVBQUUsZUFBZSxjQUFjLEVBQUUsRUFBRTtJQUN6QyxHQUFHLGVBQWUsRUFBRSxFQUFFLEdBQUcsb0JBQW9CLEdBQUcsZUFBZSxPQUFPO0lBQ3RFLEdBQUcsZUFBZSxFQUFFLEVBQUUsR0FBRyxrQkFBa0IsRUFBRSxxQkFBcUIsR0FBRyxlQUFlLE9BQU87SUFDM0YsT0FBTztFQUNUOztFQVdBLE1BQU0sYUFBYSxjQUFjLEVBQUUsTUFBTSxVQUFVLEtBQUssY0FBYztJQUNwRSxNQUFNLE1BQU0sRUFBRSxhQUFhLEVBQUUsSUFBSTtJQUNqQyxHQUFHLFdBQVcsSUFBSSxTQUFTO01BQ3pCO01BQ0EsT0FBTyxPQUFPLDJCQUEyQixlQUFlLEVBQUUsaUJBQWlCLEVBQUU7SUFDL0U7SUFDQTtJQUNBLElBQUk7TUFDRixNQUFNLE1BQU0sRUFBRSxNQUFNO01BQ3BCLEdBQUcsd0JBQXdCLE9BQU8sRUFBRSxNQUFNLFdBQVcsTUFBTTtNQUMzRCxHQUFHLE9BQU8sSUFBSSxXQUFXO01BQ3pCLE9BQU87SUFDVCxFQUFFLE1BQU0sUUFBUTtNQUNkLEdBQUcsdUJBQXVCLE9BQU87TUFDakMsT0FBTywwQ0FBMEMsRUFBRSxJQUFJLE9BQU8sT0FBTyxNQUFNLFFBQVEsMEJBQTBCLFdBQVcsTUFBTTtJQUNoSTtFQUNGOztFQVNBLDBCQUEwQixVQUFVLFFBQVE7SUFDMUMsTUFBTSxPQUFPLEVBQUU7SUFDZjtJQUNBLE1BQU0sVUFBVSxFQUFFLG9CQUFvQixFQUFFO0lBQ3hDLG9CQUFvQixFQUFFO0lBQ3RCLE9BQU8sRUFBRSxRQUFRLFFBQVEscUJBQXFCLFdBQVcsWUFBWSxTQUFTLEdBQUc7RUFDbkY7O0VBUUEsTUFBTSxnQkFBZ0IsVUFBVSxjQUFjO0lBQzVDLE1BQU0sTUFBTSxFQUFFLGFBQWEsRUFBRSxJQUFJO0lBQ2pDLG9CQUFvQixFQUFFO0lBQ3RCLE1BQU0sUUFBUSxFQUFFLHlDQUF5QyxHQUFHLDBDQUEwQztJQUN0RztJQUNBLGFBQWEsTUFBTSxxQkFBcUIsU0FBUyxnQkFBZ0IsUUFBUSxnQkFBZ0IsWUFBWSxtQkFBbUI7SUFDeEgsSUFBSSxTQUFTO0lBQ2IsSUFBSTtNQUNGLFFBQVEsRUFBRSxNQUFNLHlCQUF5QixHQUFHLEdBQUcsa0JBQWtCLFNBQVM7SUFDNUUsRUFBRSxNQUFNLFFBQVE7TUFDZCxNQUFNLFVBQVUsRUFBRTtNQUNsQixRQUFRLEVBQUUsRUFBRSxJQUFJLE9BQU8sT0FBTyxVQUFVLEVBQUUsV0FBVyxHQUFHLGdDQUFnQyxFQUFFLHNCQUFzQixVQUFVO0lBQzVIO0lBQ0EsT0FBTyx3QkFBd0I7RUFDakM7O0VBVUEsTUFBTSxhQUFhLFNBQVMsU0FBUyxTQUFTLFFBQVEsY0FBYyxpQkFBaUI7SUFDbkYsTUFBTSxTQUFTLGlCQUFpQixFQUFFO01BQ2hDLFFBQVE7TUFDUixVQUFVO01BQ1YsU0FBUztNQUNULFFBQVE7TUFDUixZQUFZO01BQ1o7TUFDQSxTQUFTLE1BQU0sT0FBTyxHQUFHLEtBQUssc0JBQXNCLEVBQUU7TUFDdEQsVUFBVSxPQUFPLEtBQUssRUFBRSxJQUFJLEdBQUcsYUFBYSxNQUFNLHNCQUFzQixRQUFRLGdCQUFnQixVQUFVLE1BQU0sS0FBSztJQUN2SDtJQUNBLE1BQU0sRUFBRSxTQUFTLFlBQVksRUFBRSxFQUFFO0lBQ2pDLEdBQUcsU0FBUyxJQUFJLFdBQVc7TUFDekIsTUFBTSxlQUFlO01BQ3JCLE9BQU8sRUFBRSxJQUFJLE1BQU0sU0FBUyxHQUFHO0lBQ2pDO0lBQ0EsTUFBTSxLQUFLLEVBQUUsWUFBWSxJQUFJLFVBQVUsRUFBRSxpQkFBaUIsR0FBRyxJQUFJLEVBQUUsTUFBTSxtQkFBbUI7SUFDNUYsTUFBTSxRQUFRLEVBQUUsbUJBQW1CLEVBQUUsNkJBQTZCLEVBQUU7SUFDcEUsTUFBTSxNQUFNLEVBQUUsbUJBQW1CLEVBQUUsa0NBQWtDLEVBQUU7SUFDdkUsR0FBRyxjQUFjLFFBQVEsRUFBRSxLQUFLLEtBQUssUUFBUSxFQUFFLFFBQVEsSUFBSSxFQUFFO0lBQzdELE1BQU0sU0FBUyxFQUFFLE1BQU07TUFDckIsZ0JBQWdCO01BQ2hCLFFBQVE7TUFDUixVQUFVLEdBQUcsTUFBTSxRQUFRLFNBQVMsUUFBUSxJQUFJLEdBQUcsRUFBRSxLQUFLLEVBQUUsd0JBQXdCO01BQ3BGLE1BQU07TUFDTixjQUFjO01BQ2QsWUFBWTtNQUNaLFVBQVUsRUFBRSxFQUFFLEVBQUUsRUFBRSxjQUFjLE1BQU0sRUFBRSxFQUFFO01BQzFDLE9BQU8sRUFBRSxRQUFRLFFBQVEsU0FBUyxTQUFTLFdBQVcsV0FBVyxvQkFBb0I7TUFDckY7TUFDQSxZQUFZO01BQ1osd0JBQXdCLElBQUksVUFBVSxFQUFFLEVBQUUsY0FBYyxLQUFLLFFBQVEsR0FBRywwQkFBMEIsRUFBRSxFQUFFO01BQ3RHLGFBQWEsT0FBTyxHQUFHLEtBQUssbUJBQW1CLEVBQUUsd0JBQXdCO0lBQzNFO0lBQ0EsTUFBTSxnQ0FBZ0M7SUFDdEMsT0FBTyxFQUFFLElBQUksTUFBTSxVQUFVLFNBQVMsaUJBQWlCO0VBQ3pEOztFQVVBLE1BQU0sbUJBQW1CLFNBQVMsU0FBUyxVQUFVLGNBQWM7SUFDakUsb0JBQW9CLEVBQUU7SUFDdEIsTUFBTSxTQUFTLEVBQUUsV0FBVyxFQUFFLGlCQUFpQixFQUFFO0lBQ2pELEdBQUcsYUFBYSx1QkFBdUI7SUFDdkMsS0FBSyxHQUFHLHFCQUFxQjtNQUMzQjtNQUNBLGtCQUFrQixFQUFFO0lBQ3RCO0lBQ0EsTUFBTSxRQUFRLEVBQUUsV0FBVyxHQUFHLG1CQUFtQixFQUFFLHdCQUF3QixFQUFFO0lBQzdFLE1BQU0sWUFBWSxFQUFFO0lBQ3BCLE1BQU0sS0FBSyxFQUFFLGVBQWUsR0FBRyxvQkFBb0IsSUFBSTtJQUN2RCxNQUFNLEtBQUssRUFBRSxLQUFLLEVBQUUsaUJBQWlCLEVBQUU7SUFDdkMsTUFBTSxVQUFVLGtCQUFrQixFQUFFO01BQ2xDLFNBQVM7TUFDVCxRQUFRO01BQ1IsT0FBTyxnQkFBZ0IsR0FBRztNQUMxQixhQUFhLHNCQUFzQixHQUFHO01BQ3RDLGNBQWMsdUJBQXVCLEdBQUc7TUFDeEMsZUFBZSx3QkFBd0IsR0FBRztNQUMxQyxXQUFXLEVBQUUsdUJBQXVCO01BQ3BDLFdBQVcsWUFBWSxFQUFFO01BQ3pCLFlBQVk7TUFDWixlQUFlLEVBQUUsR0FBRyxFQUFFLEVBQUUsT0FBTyxjQUFjO01BQzdDLFdBQVc7TUFDWDtNQUNBLGNBQWMsTUFBTSxHQUFHLFVBQVUsSUFBSSxRQUFRLEVBQUUsUUFBUSxFQUFFO01BQ3pELFdBQVcsTUFBTSxHQUFHLFVBQVUsSUFBSTtNQUNsQyxTQUFTLEVBQUUsbUJBQW1CO0lBQ2hDO0lBQ0E7SUFDQSxHQUFHLG9CQUFvQixJQUFJLFdBQVcsYUFBYSxNQUFNLHNCQUFzQixVQUFVLDBCQUEwQjtJQUNuSCxHQUFHLFlBQVksR0FBRyx3QkFBd0IsSUFBSSxXQUFXO01BQ3ZELElBQUk7UUFDRixNQUFNLFlBQVksRUFBRTtRQUNwQixNQUFNLHlCQUF5QixHQUFHLEdBQUcsY0FBYyw4QkFBOEIsU0FBUyxnQkFBZ0I7TUFDNUcsRUFBRSxNQUFNLFFBQVE7UUFDZCx1QkFBdUIsa0JBQWtCLFlBQVksT0FBTyxHQUFHLG1CQUFtQjtRQUNsRixhQUFhLE1BQU0sdUJBQXVCLFFBQVEsZ0JBQWdCLE9BQU8scUJBQXFCO01BQ2hHO0lBQ0Y7SUFDQSxPQUFPO0VBQ1Q7O0VBT0Esa0JBQWtCLFNBQVMsVUFBVSxZQUFZLEVBQUUsWUFBWSxLQUFLO0lBQ2xFLE1BQU0sRUFBRSxFQUFFO0lBQ1Y7SUFDQSxvQkFBb0IsRUFBRTtJQUN0QixHQUFHLHFCQUFxQixxQkFBcUIsRUFBRTtJQUMvQyxHQUFHLFVBQVUsSUFBSSxXQUFXO0lBQzVCLG1CQUFtQixHQUFHO0lBQ3RCLG9CQUFvQixHQUFHO0lBQ3ZCLGtCQUFrQixFQUFFO0lBQ3BCLG1CQUFtQixFQUFFO0lBQ3JCLGdCQUFnQixFQUFFLHVCQUF1QixHQUFHO0lBQzVDLElBQUksT0FBTyxPQUFPLE9BQU8sR0FBRyxrQ0FBa0MsR0FBRyxLQUFLLGtCQUFrQixFQUFFLG1CQUFtQixHQUFHLEdBQUcsRUFBRTtFQUN2SDs7RUFXQSxjQUFjLFVBQVUsS0FBSztJQUMzQixNQUFNLEVBQUUsT0FBTyxFQUFFLEVBQUU7SUFDbkIsTUFBTSxLQUFLLEVBQUU7SUFDYixvQkFBb0IsRUFBRTtJQUN0QixHQUFHLFNBQVM7TUFDVixNQUFNLEtBQUssRUFBRSxvQkFBb0IsSUFBSSxVQUFVLEVBQUUsa0JBQWtCLEVBQUU7TUFDckUsTUFBTSxRQUFRLEVBQUUsbUJBQW1CLDJCQUEyQjtNQUM5RCxPQUFPLEVBQUUsTUFBTSxTQUFTLE9BQU8sU0FBUyxJQUFJLHVCQUF1QixRQUFRLGNBQWMsWUFBWTtJQUN2RztJQUNBLEdBQUcscUJBQXFCLElBQUksV0FBVyxPQUFPLEVBQUUsTUFBTSxPQUFPO0lBQzdELEdBQUcsTUFBTSxJQUFJLFdBQVcsT0FBTyxFQUFFLE1BQU0sU0FBUyxPQUFPLFlBQVksSUFBSSxLQUFLO0lBQzVFLE9BQU8sRUFBRSxNQUFNLFNBQVMsT0FBTyxZQUFZLElBQUksaUNBQWlDLFFBQVEsY0FBYyxZQUFZO0VBQ3BIOztFQVVBLElBQUksS0FBSyxJQUFJLEtBQUssT0FBTyxRQUFRLEtBQUssSUFBSSxPQUFPLFFBQVEsUUFBUSxJQUFJLE1BQU0sTUFBTTtFQUNqRixpQkFBaUIsU0FBUyxPQUFPO0lBQy9CLGtCQUFrQixFQUFFLGVBQWU7SUFDbkMsT0FBTztFQUNUOztFQVNBLElBQUksS0FBSyxJQUFJLElBQUksTUFBTSxNQUFNLElBQUksUUFBUSxVQUFVLE1BQU0sUUFBUSxLQUFLLElBQUksT0FBTyxRQUFRLFFBQVEsSUFBSSxNQUFNLE1BQU07RUFDakgscUJBQXFCLFNBQVMsT0FBTztJQUNuQyxvQkFBb0IsRUFBRSwrQkFBK0IsRUFBRSxHQUFHLEVBQUUsbUJBQW1CO0lBQy9FLE9BQU87RUFDVDs7RUFPQSxJQUFJLFFBQVEsRUFBRSxLQUFLLEtBQUssR0FBRyxJQUFJLE9BQU8sT0FBTyxTQUFTLE9BQU8sV0FBVyxJQUFJLFFBQVE7RUFDcEYsVUFBVSxPQUFPO0lBQ2YsTUFBTSxPQUFPLEVBQUU7SUFDZixPQUFPO01BQ0w7TUFDQSxJQUFJO01BQ0osTUFBTTtNQUNOLE9BQU87TUFDUCx3QkFBd0IsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsVUFBVSxvQkFBb0I7TUFDN0UscUJBQXFCLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLFlBQVksaUJBQWlCO01BQ3pFLGFBQWEsb0JBQW9CLElBQUk7TUFDckMsYUFBYSxvQkFBb0IsSUFBSTtNQUNyQyxnQkFBZ0I7TUFDaEIsYUFBYTtNQUNiLGtCQUFrQjtNQUNsQixlQUFlLHNCQUFzQixHQUFHO01BQ3hDLHNCQUFzQixJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxhQUFhLG1DQUFtQztNQUM3RixRQUFRO0lBQ1Y7RUFDRjs7RUFRQSxpQkFBaUIsUUFBUSxLQUFLO0lBQzVCLEdBQUcsYUFBYSxJQUFJLE1BQU0sR0FBRyxZQUFZLElBQUksV0FBVztJQUN4RCxZQUFZLEVBQUU7SUFDZCxhQUFhLE1BQU0saUJBQWlCLE1BQU07RUFDNUM7O0VBT0EsWUFBWSxnQkFBZ0IsS0FBSztJQUMvQixNQUFNLEtBQUssRUFBRTtJQUNiLEdBQUcsTUFBTSxJQUFJLFdBQVc7SUFDeEIsSUFBSTtNQUNGLE9BQU8sU0FBUyxRQUFRLFNBQVMsVUFBVSxVQUFVO0lBQ3ZELEVBQUUsTUFBTTtNQUNOO0lBQ0Y7RUFDRjs7QUE3aEJBOzs7QUEwSUEsSUFBSSxlQUFlLE1BQU0sSUFBSSxLQUFLLE1BQU0sVUFBVSxJQUFJLFFBQVEsTUFBTSxLQUFLLEtBQUssSUFBSSxHQUFHLEtBQUs7QUFDMUYsTUFBTSxlQUFlLEVBQUUsSUFBSTs7O0FBd1ozQixJQUFJLGVBQWUsR0FBRyxLQUFLLGVBQWUsS0FBSyxXQUFXLFdBQVcsVUFBVSxhQUFhLEdBQUcsUUFBUSxHQUFHLFNBQVMsT0FBTyxNQUFNLEVBQUUsVUFBVTtBQUM1SSxPQUFPLEtBQUssZUFBZSxFQUFFLFVBQVUsRUFBRSxVQUFVLEVBQUUsU0FBUyxFQUFFLFlBQVksRUFBRTsifQ==
