@@ -10,12 +10,12 @@ const layers: readonly (readonly string[])[] = [
   ["markdown", "plan"],
   ["document", "io", "cli"],
   ["tangle"],
-  ["tangle-run", "definitions", "typecheck", "evidence", "stamps", "runs"],
+  ["tangle-run", "definitions", "typecheck", "evidence", "stamps", "runs", "order", "repetition"],
   ["verify"],
 ];
 
 /** Modules that compute over in-memory inputs only. */
-const pure = ["diagnostics", "paths", "sourcemap", "markdown", "plan", "document", "tangle", "definitions", "stamps", "runs"];
+const pure = ["diagnostics", "paths", "sourcemap", "markdown", "plan", "document", "tangle", "definitions", "stamps", "runs", "order", "repetition"];
 
 const layerOf = (name: string): number => layers.findIndex((layer) => layer.includes(name));
 const modules = readdirSync("tools/lib").filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3));
