@@ -60,9 +60,9 @@ export function docCommentText(comment: string): string {
     .replace(/^\/\*\*/, "")
     .replace(/\*\/$/, "")
     .split("\n")
-    .map((line) => line.replace(/^\s*\*\s?/, ""))
+    .map((line) => line.replace(/^\s*\*/, "").replace(/(^|\s)@[A-Za-z]+/g, "$1").trim())
     .join("\n")
-    .replace(/(^|\s)@[A-Za-z]+/g, "$1");
+    .trim();
 }
 
 /**
