@@ -61,6 +61,15 @@ describe("the reading order", () => {
     ]);
   });
 
+  it("knows a later chapter's module by any spelling of its name", () => {
+    const near = (spec: string): string[] => block("**Near** is a point close by.", `import type { Point } from "${spec}";\n\nexport type Near = Point;`);
+    for (const spec of ["./b.js", "./b"]) {
+      expect(orderProblems(chapter("a", 10, ...near(spec)), chapter("b", 20, ...point))).toEqual([
+        `literate/a.md:10:1 order: imports \`${spec}\` from \`literate/b.md\` (order 20), which comes later in the book (this chapter is order 10)\n${hint("literate/b.md")}`,
+      ]);
+    }
+  });
+
   it("lets test blocks import from any chapter", () => {
     const tests = ["The tests use the later chapter's point.", "", `${fence}ts test`, 'import { it } from "vitest";\nimport type { Point } from "../generated/b.ts";\n\nit("has a point", () => {\n  const p: Point = { x: 1 };\n  void p;\n});', fence, ""];
     expect(orderProblems(chapter("a", 10, ...block("**one** is one.", "export const one = 1;"), ...tests), chapter("b", 20, ...point))).toEqual([]);

@@ -35,7 +35,10 @@ export function readingOrderProblems(result: TangleResult, sources: ReadonlyMap<
       const block = target.lineBlock[start.line] ?? -1;
       const importer = result.blocks[block]?.doc;
       if (block < 0 || importer === undefined || exempt(block)) continue;
-      const imported = posix.normalize(posix.join(posix.dirname(target.path), specifier));
+      const path = posix.normalize(posix.join(posix.dirname(target.path), specifier));
+      // `./a.ts`, and the spellings that name the same file: `./a.js`, `./a`.
+      const imported = [path, path.replace(/\.(c|m)?js$/, ".$1ts"), `${path}.ts`].find((candidate) => writers.has(candidate));
+      if (imported === undefined) continue;
       const ownRank = rank.get(importer) ?? -1;
       // The module is complete only once the last chapter writing into it has been read.
       const later = [...(writers.get(imported) ?? [])].filter((doc) => doc !== importer && (rank.get(doc) ?? -1) > ownRank).sort((a, b) => (rank.get(b) ?? 0) - (rank.get(a) ?? 0))[0];

@@ -46,6 +46,7 @@ export interface BlockReport {
     readonly compiles: boolean;
     readonly tested: TestedState;
   };
+  /** What verify found at this block: errors, and warnings (a doc comment that repeats its prose), which do not fail it. */
   readonly problems: readonly Diagnostic[];
 }
 
