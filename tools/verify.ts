@@ -1,6 +1,7 @@
 /**
  * `npm run verify`: proves every definition block is one definition, has prose before it,
- * compiles, and was executed by a passing test (with a current `tested=` stamp).
+ * compiles, and was executed by a passing test (with a current `tested=` stamp), and that every
+ * chapter imports only from earlier chapters; warns of doc comments that repeat their prose.
  * A thin CLI over `tools/lib/verify.ts`.
  */
 import { spawnSync } from "node:child_process";
@@ -23,7 +24,7 @@ interface StoppedReport {
 const usage = `usage: verify [--stamp] [--json] [--root DIR] [--compiler native|javascript]
 
   --stamp     run the tests with coverage, then write \`tested=\` stamps from the evidence
-  --json      print the report as JSON on stdout (problems still decide the exit code); when
+  --json      print the report as JSON on stdout (errors still decide the exit code); when
               verify stops early, the report has \`stopped: true\` and the problems that stopped it
   --root      the project root (default: the current folder)
   --compiler  type-check with the native compiler (default) or the JavaScript API`;
@@ -41,12 +42,15 @@ function printText(report: VerifyReport): void {
   if (report.problems.length > 0) process.stdout.write("\n");
   for (const d of report.documents) {
     const runtime = d.definitions - d.typeOnly;
-    process.stdout.write(`${d.path}: ${d.definitions} definition blocks (${d.typeOnly} type-only), ${d.tested}/${runtime} tested, ${d.problems} problem(s)\n`);
+    const warned = d.warnings > 0 ? `, ${d.warnings} warning(s)` : "";
+    process.stdout.write(`${d.path}: ${d.definitions} definition blocks (${d.typeOnly} type-only), ${d.tested}/${runtime} tested, ${d.problems} problem(s)${warned}\n`);
   }
   if (report.stamps !== undefined) process.stdout.write(`stamps: ${report.stamps.written} written, ${report.stamps.removed} removed\n`);
   const checked = report.documents.reduce((n, d) => n + d.definitions, 0);
   const errors = report.problems.filter((p) => p.severity === "error").length;
-  process.stdout.write(report.ok ? `PASS: ${checked} blocks in ${report.documents.length} documents\n` : `FAIL: ${errors} problems\n`);
+  const warnings = report.problems.length - errors;
+  const warned = warnings > 0 ? `, ${warnings} warnings` : "";
+  process.stdout.write(report.ok ? `PASS: ${checked} blocks in ${report.documents.length} documents${warned}\n` : `FAIL: ${errors} problems${warned}\n`);
 }
 
 await runCli("verify", async () => {

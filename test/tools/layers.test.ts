@@ -1,8 +1,12 @@
 // The toolchain's layer graph, written down and enforced: a module may import only from its own
 // layer or the layers below it, the pure core never touches the disk or the process, and the
-// CLIs in tools/ are the only importers of tools/lib/cli.ts.
+// CLIs in tools/ are the only importers of tools/lib/cli.ts. The book's chapters are layers too,
+// in reading order (at the end).
 import { readFileSync, readdirSync } from "node:fs";
+import { posix } from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { byChapterOrder, parseLiterateDocument } from "../../tools/lib/document.ts";
 
 /** Lower layers first. */
 const layers: readonly (readonly string[])[] = [
@@ -10,12 +14,12 @@ const layers: readonly (readonly string[])[] = [
   ["markdown", "plan"],
   ["document", "io", "cli"],
   ["tangle"],
-  ["tangle-run", "definitions", "typecheck", "evidence", "stamps", "runs"],
+  ["tangle-run", "definitions", "typecheck", "evidence", "stamps", "runs", "order", "repetition"],
   ["verify"],
 ];
 
 /** Modules that compute over in-memory inputs only. */
-const pure = ["diagnostics", "paths", "sourcemap", "markdown", "plan", "document", "tangle", "definitions", "stamps", "runs"];
+const pure = ["diagnostics", "paths", "sourcemap", "markdown", "plan", "document", "tangle", "definitions", "stamps", "runs", "order", "repetition"];
 
 const layerOf = (name: string): number => layers.findIndex((layer) => layer.includes(name));
 const modules = readdirSync("tools/lib").filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3));
@@ -83,5 +87,46 @@ describe("the docs site's layers", () => {
     const touching = importsOf(`tools/lib/docs/${name}.ts`).filter((spec) => ["node:fs", "node:child_process", "node:fs/promises", "node:http"].includes(spec));
     expect(touching).toEqual([]);
     expect(text).not.toMatch(/process\.(exit|stdout|stderr|cwd)/);
+  });
+});
+
+// The book's own layers are its chapters: the layer order is the reading order. Each chapter's
+// module may import only from modules of chapters earlier in the book (front matter `order`, then
+// path, as the docs site and verify order them); type-only imports and re-exports count too.
+// Read from the real `literate/` and `generated/`, independently of verify's own check.
+
+/** The chapters of the real book that tangle a module, in reading order, with the module each writes. */
+const chapters = readdirSync("literate")
+  .filter((f) => f.endsWith(".md"))
+  .map((f) => parseLiterateDocument(`literate/${f}`, readFileSync(`literate/${f}`, "utf8")))
+  .sort(byChapterOrder)
+  .flatMap((doc) => (doc.frontMatter.tangle?.startsWith("generated/") === true ? [{ doc, module: doc.frontMatter.tangle }] : []));
+
+const chapterOf = new Map(chapters.map((c, rank) => [c.module, { ...c, rank }]));
+const describeChapter = (c: { readonly doc: { readonly path: string; readonly frontMatter: { readonly order?: number } }; readonly module: string }): string =>
+  `${c.module} (${c.doc.path}, ${c.doc.frontMatter.order === undefined ? "no order" : `order ${c.doc.frontMatter.order}`})`;
+
+/** Every module an `import … from` or `export … from` of the file names, type-only ones included. */
+const modulesImportedBy = (file: string): string[] =>
+  ts
+    .createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, false, ts.ScriptKind.TS)
+    .statements.flatMap((s) => ((ts.isImportDeclaration(s) || ts.isExportDeclaration(s)) && s.moduleSpecifier !== undefined && ts.isStringLiteral(s.moduleSpecifier) ? [s.moduleSpecifier.text] : []));
+
+describe("the book's layers are its reading order", () => {
+  it("give every module in generated/ a chapter", () => {
+    const modules = readdirSync("generated").filter((f) => f.endsWith(".ts")).map((f) => `generated/${f}`);
+    expect(modules.filter((m) => !chapterOf.has(m))).toEqual([]);
+  });
+
+  it.each(chapters.map((c) => c.module))("let %s import only from chapters earlier in the book", (module) => {
+    const importer = chapterOf.get(module);
+    if (importer === undefined) throw new Error(`no chapter tangles \`${module}\``);
+    const later = modulesImportedBy(module)
+      .filter((spec) => spec.startsWith("./"))
+      .flatMap((spec) => {
+        const dep = chapterOf.get(posix.join("generated", spec));
+        return dep !== undefined && dep.rank > importer.rank ? [`${describeChapter(importer)} imports ${describeChapter(dep)}, which comes later in the book`] : [];
+      });
+    expect(later).toEqual([]);
   });
 });

@@ -11,13 +11,13 @@ import { describe, expect, it } from "vitest";
 import { Dice } from "../../bench/dice.ts";
 import { scanFast, scanWithRemark, type RawBlock, type ScanResult } from "../../tools/lib/markdown.ts";
 
-/** What remark says, without the field only remark computes. */
+/** What remark says, without the fields only remark computes. */
 function reference(text: string): ScanResult {
   const result = scanWithRemark(text);
   return {
     frontMatter: result.frontMatter,
     blocks: result.blocks.map((block): RawBlock => {
-      const { proseBefore: _ignored, ...rest } = block;
+      const { proseBefore: _ignored, prose: _text, ...rest } = block;
       return rest;
     }),
   };

@@ -6,10 +6,10 @@ import { describe, expect, it } from "vitest";
 import { scanBlocks, scanFast, scanWithRemark, type RawBlock, type ScanResult } from "../../tools/lib/markdown.ts";
 import { fence, md } from "./support.ts";
 
-/** remark's answer without the field only remark computes. */
+/** remark's answer without the fields only remark computes. */
 function reference(text: string): ScanResult {
   const result = scanWithRemark(text);
-  return { frontMatter: result.frontMatter, blocks: result.blocks.map(({ proseBefore: _ignored, ...rest }): RawBlock => rest) };
+  return { frontMatter: result.frontMatter, blocks: result.blocks.map(({ proseBefore: _ignored, prose: _text, ...rest }): RawBlock => rest) };
 }
 
 const block = (line: number, lang: string, meta: string, value: string, closed = true, column = 1): RawBlock => ({ lang, meta, value, line, column, closed });
@@ -53,7 +53,7 @@ describe("scanFast", () => {
     const fast = scanFast(text);
     expect(fast?.frontMatter).toEqual({ value: "tangle: generated/a.ts", line: 2 });
     expect(fast?.blocks).toEqual([{ lang: "ts", meta: "", value: "export const a = 1;", line: 5, column: 1, closed: true }]);
-    const { proseBefore: _prose, ...byRemark } = scanWithRemark(text).blocks[0] ?? { proseBefore: false };
+    const { proseBefore: _prose, prose: _text, ...byRemark } = scanWithRemark(text).blocks[0] ?? { proseBefore: false };
     expect(byRemark).toEqual(fast?.blocks[0]);
   });
 

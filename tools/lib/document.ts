@@ -52,6 +52,8 @@ export interface LiterateBlock {
   readonly closed: boolean;
   /** Whether a heading or non-empty paragraph precedes the block; set only by the remark scanner. */
   readonly proseBefore?: boolean;
+  /** The text of the headings and paragraphs between the previous block and this one; set only by the remark scanner. */
+  readonly prose?: string;
 }
 
 /** Front matter keys a document may set. */
@@ -75,6 +77,18 @@ export interface LiterateDocument {
   readonly blocks: readonly LiterateBlock[];
   /** Problems found while reading this document alone (bad attributes, bad front matter, unclosed fences). */
   readonly diagnostics: readonly Diagnostic[];
+}
+
+/** A document's `order` front matter key (a positive integer, checked when the front matter is read); a document without it sorts after every ordered one. */
+export function chapterOrder(doc: { readonly frontMatter: { readonly order?: number } }): number {
+  return doc.frontMatter.order ?? Number.POSITIVE_INFINITY;
+}
+
+/** Chapters in reading order: by `order`, then by path. */
+export function byChapterOrder(a: { readonly path: string; readonly frontMatter: { readonly order?: number } }, b: { readonly path: string; readonly frontMatter: { readonly order?: number } }): number {
+  const oa = chapterOrder(a);
+  const ob = chapterOrder(b);
+  return oa === ob ? (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : oa < ob ? -1 : 1;
 }
 
 /** Languages whose blocks are tangled to the document's targets without `file=`. */
@@ -225,6 +239,7 @@ class ScannedBlock implements LiterateBlock {
   readonly closed: boolean;
   readonly verbatim?: string;
   readonly proseBefore?: boolean;
+  readonly prose?: string;
   readonly #value: string;
   readonly #empty: boolean;
   readonly #whole: boolean;
@@ -242,6 +257,7 @@ class ScannedBlock implements LiterateBlock {
     this.closed = raw.closed;
     if (whole && !raw.value.includes("\r")) this.verbatim = raw.value;
     if (raw.proseBefore !== undefined) this.proseBefore = raw.proseBefore;
+    if (raw.prose !== undefined) this.prose = raw.prose;
     this.#value = raw.value;
     this.#empty = empty;
     this.#whole = whole;

@@ -33,6 +33,8 @@ export interface RawBlock {
   readonly closed: boolean;
   /** True when a heading or non-empty paragraph stands between the previous block and this one. Only remark computes it. */
   readonly proseBefore?: boolean;
+  /** The text of the headings and paragraphs between the previous block and this one, one per line, markup stripped. Only remark computes it. */
+  readonly prose?: string;
 }
 
 /** YAML front matter: its text and the 1-based line its first content line is on. */
@@ -75,24 +77,24 @@ export function scanWithRemark(source: string, tree?: Root): ScanResult {
   const blocks: RawBlock[] = [];
   let frontMatter: RawFrontMatter | undefined;
   let sawProse = false;
+  let prose: string[] = [];
   const visit = (node: RootContent): void => {
     if (node.type === "yaml") {
       frontMatter = { value: node.value, line: (node.position?.start.line ?? 1) + 1 };
       return;
     }
-    if (node.type === "heading") {
-      sawProse = true;
-      return;
-    }
-    if (node.type === "paragraph") {
-      if (toString(node).trim() !== "") sawProse = true;
+    if (node.type === "heading" || node.type === "paragraph") {
+      const said = toString(node).trim();
+      if (node.type === "heading" || said !== "") sawProse = true;
+      if (said !== "") prose.push(said);
       return;
     }
     if (node.type === "code") {
       // mdast calls indented code `code` too; it has no info string, so it is not a block here.
       if (!isFenced(node, text)) return;
-      blocks.push(rawBlockFromNode(node, lines, sawProse));
+      blocks.push({ ...rawBlockFromNode(node, lines, sawProse), prose: prose.join("\n") });
       sawProse = false;
+      prose = [];
       return;
     }
     if ("children" in node) for (const child of node.children) visit(child);

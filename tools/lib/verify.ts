@@ -1,5 +1,5 @@
 /**
- * verify: the four rules, each a fact a tool proved.
+ * verify: the four rules, each a fact a tool proved, and the reading order.
  *
  * 1. one definition per block (read from the tangled files' syntax trees, `definitions.ts`);
  * 2. prose before code (remark decides what a heading or paragraph is);
@@ -7,6 +7,9 @@
  * 4. tested (coverage of the latest, fully passing test run, `evidence.ts`: every function the
  *    block defines ran, or, for a value with no function in it, code that ran read it, `runs.ts`;
  *    and a `tested=` stamp equal to the block's current hash, `stamps.ts`).
+ *
+ * Besides: a chapter imports only from chapters earlier in the reading order (`order.ts`), and a
+ * doc comment that mostly repeats the prose before its block is a warning (`repetition.ts`).
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
@@ -15,6 +18,8 @@ import { LiterateError, error, sortDiagnostics, type Diagnostic } from "./diagno
 import { analyzeDefinitions, type BlockKind } from "./definitions.ts";
 import { evidencePaths, judgeExecution, loadEvidence, type TestEvidence } from "./evidence.ts";
 import { listDocuments, readIfExists, writeAtomically } from "./io.ts";
+import { readingOrderProblems } from "./order.ts";
+import { measureRepetition, repetitionWarnings } from "./repetition.ts";
 import { findRunnables, judgeRunnables, parseTargets, type Runnables, type RunVerdicts } from "./runs.ts";
 import { applyStampEdits, blockHashes, type StampEdit } from "./stamps.ts";
 import { tangle, type TangleResult } from "./tangle.ts";
@@ -41,6 +46,7 @@ export interface BlockReport {
     readonly compiles: boolean;
     readonly tested: TestedState;
   };
+  /** What verify found at this block: errors, and warnings (a doc comment that repeats its prose), which do not fail it. */
   readonly problems: readonly Diagnostic[];
 }
 
@@ -51,7 +57,10 @@ export interface DocumentSummary {
   readonly definitions: number;
   readonly typeOnly: number;
   readonly tested: number;
+  /** Errors found in its blocks. */
   readonly problems: number;
+  /** Warnings found in its blocks; they do not fail verify. */
+  readonly warnings: number;
 }
 
 /** The whole verification. */
@@ -59,7 +68,7 @@ export interface VerifyReport {
   readonly ok: boolean;
   readonly blocks: readonly BlockReport[];
   readonly documents: readonly DocumentSummary[];
-  /** Every problem, sorted by location. */
+  /** Every problem, errors and warnings, sorted by location; only errors make `ok` false. */
   readonly problems: readonly Diagnostic[];
   readonly typeCheck: { readonly compiler: string; readonly milliseconds: number };
   readonly tests?: TestEvidence["tests"];
@@ -111,6 +120,9 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
   const values = analyses.flatMap((a, block) => (a.kind === "definition" && !a.typeOnly && a.names.length > 0 ? [{ block, names: a.names }] : []));
   const runnables = findRunnables(result, sources, values);
   const parts = evidence === undefined ? undefined : partsOf(runnables, judgeRunnables(evidence, runnables));
+  const kindOf = (index: number): BlockKind => analyses[index]?.kind ?? "other";
+  const orderProblems = readingOrderProblems(result, sources, (index) => kindOf(index) === "test" || kindOf(index) === "other");
+  const repetitions = repetitionWarnings(measureRepetition(result, sources, (index) => kindOf(index) === "definition" && result.blocks[index]?.proseBefore === true));
 
   // Stamps follow evidence only: without usable evidence (none, or older than the code), none is touched.
   const stamping = options.stamp === true && evidence !== undefined;
@@ -133,6 +145,7 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
     }
     const compileList = compileProblems.get(index) ?? [];
     problems.push(...compileList);
+    problems.push(...(orderProblems.get(index) ?? []), ...(repetitions.get(index) ?? []));
 
     const runtime = isRuntime(analysis.kind, analysis.typeOnly);
     const hash = hashes[index] ?? "";
@@ -222,7 +235,8 @@ function summarize(path: string, blocks: readonly BlockReport[]): DocumentSummar
     definitions: definitions.length,
     typeOnly: definitions.filter((b) => b.typeOnly).length,
     tested: blocks.filter((b) => b.checks.tested === "tested").length,
-    problems: blocks.reduce((n, b) => n + b.problems.length, 0),
+    problems: blocks.reduce((n, b) => n + b.problems.filter((p) => p.severity === "error").length, 0),
+    warnings: blocks.reduce((n, b) => n + b.problems.filter((p) => p.severity === "warning").length, 0),
   };
 }
 

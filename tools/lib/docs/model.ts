@@ -2,7 +2,7 @@
  * The docs model: tangle's blocks joined with verify's report, the cross-references, the tests
  * that ran each block and the API pages, keyed by global block index. Pure.
  */
-import type { LiterateBlock } from "../document.ts";
+import { byChapterOrder, type LiterateBlock } from "../document.ts";
 import { referenceLine, type TangleResult, type TangledTarget } from "../tangle.ts";
 import type { BlockReport, DocumentSummary, VerifyReport } from "../verify.ts";
 import { blockAnchor, chapterPath } from "./html.ts";
@@ -196,17 +196,8 @@ export function buildModel(input: ModelInput): DocsModel {
   return { chapters, blocks, definitions, xref, report, targets: tangle.targets };
 }
 
-/** A document's `order` front matter key (a positive integer, checked by the document library); a document without it sorts after every ordered one. */
-export function chapterOrder(doc: { readonly frontMatter: { readonly order?: number } }): number {
-  return doc.frontMatter.order ?? Number.POSITIVE_INFINITY;
-}
-
-/** Chapters in reading order: by `order`, then by path. */
-export function byChapterOrder(a: { readonly path: string; readonly frontMatter: { readonly order?: number } }, b: { readonly path: string; readonly frontMatter: { readonly order?: number } }): number {
-  const oa = chapterOrder(a);
-  const ob = chapterOrder(b);
-  return oa === ob ? (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : oa < ob ? -1 : 1;
-}
+// The reading order is the book's, not only the site's (verify checks imports against it), so it lives with the documents.
+export { byChapterOrder, chapterOrder } from "../document.ts";
 
 /** The key a definition sorts and groups by: its name without a private `#`. */
 export function definitionSortKey(name: string): string {

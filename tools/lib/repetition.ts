@@ -1,0 +1,124 @@
+/**
+ * Doc comments that repeat their prose. The prose before a block says why the code exists; the
+ * doc comment on the definition gives its contract (inputs, outputs, errors). When the doc comment
+ * mostly repeats the prose, the reader reads the same thing twice and the contract goes unsaid.
+ *
+ * The measure is plain word overlap: the share of the doc comment's distinct content words
+ * (lower-cased, punctuation stripped, a small list of stop words removed, code identifiers kept
+ * whole) that also occur in the prose between the previous block and this one. Pure.
+ */
+import ts from "typescript";
+import { warning, type Diagnostic } from "./diagnostics.ts";
+import type { TangleResult } from "./tangle.ts";
+
+/**
+ * From this share of repeated words up, a doc comment is reported. Chosen from the book's own
+ * distribution (median 59%): at 80% the warnings are doc comments that restate their prose, while
+ * between 60% and 80% many state a contract in the prose's words (`Rejects with \`unknown-loop\``).
+ */
+export const repetitionThreshold = 0.8;
+
+/** Fewer distinct content words than this, and a doc comment is too short to judge: "The config." repeats by necessity. */
+export const minimumContentWords = 4;
+
+/** One doc comment measured against its prose. */
+export interface Repetition {
+  /** Global index of the block the definition is in. */
+  readonly block: number;
+  /** Where the doc comment starts, in the Markdown. */
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  /** Distinct content words of the doc comment. */
+  readonly words: number;
+  /** Share of them that occur in the prose, 0 to 1. */
+  readonly share: number;
+}
+
+const stopWords: ReadonlySet<string> = new Set(
+  (
+    "a an the and or but nor not no so if then else when while of to in on at by for from with without into onto over under " +
+    "as is are was were be been being it its it's this that these those there here which who whom whose what how why " +
+    "do does did done has have had can could may might must shall should will would than too very just only also " +
+    "each every any all some one its their them they we us our you your he she his her i me my up out off about"
+  ).split(" "),
+);
+
+/** The distinct content words of a text: lower-cased, split at anything but letters, digits, `_` and `$`, stop words and single characters removed. */
+export function contentWords(text: string): Set<string> {
+  const words = new Set<string>();
+  for (const match of text.toLowerCase().matchAll(/[\p{L}\p{N}_$]+/gu)) {
+    const word = match[0];
+    if (word.length > 1 && !stopWords.has(word) && !/^\d+$/.test(word)) words.add(word);
+  }
+  return words;
+}
+
+/** The text of a `/** … *\/` comment: without its delimiters, the leading `*` of each line, and `@tag` names. */
+export function docCommentText(comment: string): string {
+  return comment
+    .replace(/^\/\*\*/, "")
+    .replace(/\*\/$/, "")
+    .split("\n")
+    .map((line) => line.replace(/^\s*\*/, "").replace(/(^|\s)@[A-Za-z]+/g, "$1").trim())
+    .join("\n")
+    .trim();
+}
+
+/**
+ * Measures every doc comment standing directly on a definition (a top-level declaration, or a
+ * class or interface member written in a block of its own) against the prose before its block.
+ * `judged` says which blocks to measure (definition blocks with prose); each block is measured once.
+ */
+export function measureRepetition(result: TangleResult, sources: ReadonlyMap<string, ts.SourceFile>, judged: (index: number) => boolean): Repetition[] {
+  const measured: Repetition[] = [];
+  const seen = new Set<number>();
+  for (const target of result.targets) {
+    const source = sources.get(target.path);
+    if (source === undefined) continue;
+    const text = source.getFullText();
+    const blockOf = (node: ts.Node): number => target.lineBlock[source.getLineAndCharacterOfPosition(node.getStart(source)).line] ?? -1;
+    const measure = (node: ts.Node): void => {
+      const block = blockOf(node);
+      const prose = result.blocks[block]?.prose;
+      if (block < 0 || seen.has(block) || !judged(block) || prose === undefined) return;
+      const comment = (ts.getLeadingCommentRanges(text, node.getFullStart()) ?? []).filter((c) => text.startsWith("/**", c.pos) && !text.startsWith("/**/", c.pos)).at(-1);
+      if (comment === undefined) return;
+      const at = source.getLineAndCharacterOfPosition(comment.pos);
+      // A comment in the block before (a file header) is not this definition's.
+      if ((target.lineBlock[at.line] ?? -1) !== block) return;
+      seen.add(block);
+      const words = contentWords(docCommentText(text.slice(comment.pos, comment.end)));
+      const said = contentWords(prose);
+      const repeated = [...words].filter((w) => said.has(w)).length;
+      const doc = result.blocks[block]?.doc ?? target.path;
+      measured.push({ block, file: doc, line: target.lineSource[at.line] ?? 0, column: at.character + 1 + (target.lineShift[at.line] ?? 0), words: words.size, share: words.size === 0 ? 0 : repeated / words.size });
+    };
+    for (const statement of source.statements) {
+      measure(statement);
+      if (!ts.isClassDeclaration(statement) && !ts.isInterfaceDeclaration(statement)) continue;
+      // A member is a definition of its own only in a block of its own (a `#name` method block).
+      for (const member of statement.members) if (blockOf(member) !== blockOf(statement)) measure(member);
+    }
+  }
+  return measured;
+}
+
+/** The warnings for the measured doc comments that repeat their prose (at least `threshold` of their words), keyed by block. */
+export function repetitionWarnings(measured: readonly Repetition[], threshold = repetitionThreshold): Map<number, Diagnostic[]> {
+  const warnings = new Map<number, Diagnostic[]>();
+  for (const m of measured) {
+    if (m.words < minimumContentWords || m.share < threshold) continue;
+    const list = warnings.get(m.block) ?? [];
+    list.push(
+      warning(
+        { file: m.file, line: m.line, column: m.column },
+        "doc-comment",
+        `the doc comment repeats ${Math.round(m.share * 100)}% of the prose before it`,
+        "prose says why; the doc comment gives the contract (inputs, outputs, errors) — say what the prose does not",
+      ),
+    );
+    warnings.set(m.block, list);
+  }
+  return warnings;
+}
