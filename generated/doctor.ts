@@ -4,7 +4,7 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
 import { envPrefix, readConfig, readProviders, resolvePaths, type Config, type Env, type Paths, type ProviderConfig } from "./config.ts";
 import { readMemoryFile, type LoadReport } from "./memory.ts";
-import { readLimited } from "./providers.ts";
+import { readLimited } from "./completions.ts";
 import { inspectSkills } from "./skill-files.ts";
 
 // literate/doctor.md:29
