@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net";
 import { dirname } from "node:path";
 import { describeError, harnessLog } from "./log.ts";
-import { approvalExpired, denyApproval } from "./loop.ts";
+import { approvalExpired, denyApproval } from "./entering.ts";
 import { agentStatus, approve, BootError, converse, pendingApprovals, setCascade, type Agent } from "./main.ts";
 import { parseLoopConfig } from "./delegate-runner.ts";
 import { DelegateError } from "./delegates.ts";

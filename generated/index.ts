@@ -3,14 +3,16 @@
 // literate/index.md:22
 export { createHarness } from "./harness.ts";
 export type { Harness, HarnessOptions } from "./harness.ts";
-export { denyApproval, grantApproval, injectStimulus, interrupt, MAX_DEPTH, perceiveGate, processSignal } from "./loop.ts";
-export type { InjectOptions, InjectReceipt, ProcessOutcome } from "./loop.ts";
+export { interrupt, MAX_DEPTH, perceiveGate, processSignal } from "./loop.ts";
+export type { ProcessOutcome } from "./loop.ts";
+export { denyApproval, grantApproval, injectStimulus } from "./entering.ts";
+export type { InjectOptions, InjectReceipt } from "./entering.ts";
 
-// literate/index.md:31
+// literate/index.md:33
 export { createSignal, feedbackSignal, parseSignal } from "./signals.ts";
 export type { Action, CommandAction, Decision, LogAction, Meta, MessageAction, Payload, Signal, SignalInit, SignalStatus, SignalType, ToolAction, Turn } from "./signals.ts";
 
-// literate/index.md:40
+// literate/index.md:42
 export { defineSkill, findTriggeredSkill, resolveSkillDependencies, SkillError } from "./skills.ts";
 export type { Gate, GateContext, GateVerdict, Skill, SkillSpec } from "./skills.ts";
 export { callTool, generateToolBeltPrompt, registerTool, ToolError } from "./tools.ts";
@@ -18,28 +20,28 @@ export type { Tool } from "./tools.ts";
 export { actGate, dispatchAction, registerActuator } from "./act.ts";
 export type { Actuator, Dispatched } from "./act.ts";
 
-// literate/index.md:51
+// literate/index.md:53
 export { probabilisticCall, registerBackend } from "./reason.ts";
 export type { Backend, BackendReply, BackendRequest, CallResult, ModelSelector, NativeToolCall, ToolSpec } from "./reason.ts";
 export { parseModelReply, stripMarkdown, think } from "./thinking.ts";
 export type { Thought } from "./thinking.ts";
 export { consensusGate, deterministicVerify, probabilisticGate, reasonGate } from "./gates.ts";
 
-// literate/index.md:61
+// literate/index.md:63
 export { installShellTool, installWorkspaceTools, listFolderTool, readFileTool, resolveInWorkspace, shellEnvironment, shellTool, WorkspaceError } from "./workspace.ts";
 export type { ShellOptions } from "./workspace.ts";
 
-// literate/index.md:68
+// literate/index.md:70
 export { installFileSkills, installSkillTools, parseSkillFile, SkillFileError } from "./skill-files.ts";
 export type { FileSkills, FileSkillsOptions, SkillFile, SkillListing, SkillSetReport, SkillSource, SkillTrigger } from "./skill-files.ts";
 
-// literate/index.md:78
+// literate/index.md:80
 export { openAiBackend, ProviderError, scriptedDemoBackend } from "./providers.ts";
 export type { OpenAiOptions, ProviderErrorCode } from "./providers.ts";
 export { startHeartbeat } from "./heartbeat.ts";
 export type { HeartbeatOptions, StopHeartbeat } from "./heartbeat.ts";
 
-// literate/index.md:89
+// literate/index.md:91
 export {
   contextAssembleGlobalAwareness,
   ingest,
@@ -55,15 +57,15 @@ export {
 } from "./memory.ts";
 export type { LoadReport, Memory, MemoryNode, NodeInput, NodeQuery, RollbackReport } from "./memory.ts";
 
-// literate/index.md:108
+// literate/index.md:110
 export { contextGetSystemLogs, harnessLog } from "./log.ts";
 export type { TelemetryEntry } from "./log.ts";
 
-// literate/index.md:115
+// literate/index.md:117
 export { canonicalJson, checkJson, validateJson } from "./schema.ts";
 export type { Checked, JsonObject, JsonSchema, JsonValue } from "./schema.ts";
 
-// literate/index.md:125
+// literate/index.md:127
 export { DelegateError, Loop, resolveConfig, retriggerModes } from "./delegates.ts";
 export type { Config, ConfigData, DelegateErrorCode, Deps, IterationContext, IterationResult, IterationSnapshot, LoopEvent, LoopEventBody, LoopMetrics, RetriggerMode, RunMessage, RunRequest, RunResponse, Runner, State, Status, StopReason, SummaryValue, TriggerOutcome } from "./delegates.ts";
 export { Registry } from "./delegate-registry.ts";
@@ -71,12 +73,12 @@ export type { RegistryOptions, TriggerResult } from "./delegate-registry.ts";
 export { loopDefaults, mathRandom, systemClock } from "./delegate-schedule.ts";
 export type { Clock, RandSource, SleepBounds } from "./delegate-schedule.ts";
 
-// literate/index.md:138
+// literate/index.md:140
 export { harnessRunner, parseLoopConfig } from "./delegate-runner.ts";
 export type { HarnessRunnerOptions } from "./delegate-runner.ts";
 export { heartbeatLoop } from "./heartbeat.ts";
 
-// literate/index.md:150
+// literate/index.md:152
 export { signalTypes } from "./signals.ts";
 export type { Approvals, GrantedApproval, PendingApproval } from "./approvals.ts";
 export type { Attempt, CallRequest, ConversationHistory, ReasonHost } from "./reason.ts";
@@ -87,4 +89,4 @@ export type { RecentEntries } from "./ring-buffer.ts";
 export type { ActHost } from "./act.ts";
 export type { ToolHost } from "./tools.ts";
 export type { SkillHost } from "./skills.ts";
-//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiaW5kZXgudHMiLCJzb3VyY2VzIjpbIi4uL2xpdGVyYXRlL2luZGV4Lm1kIl0sIm5hbWVzIjpbXSwibWFwcGluZ3MiOiI7OztBQXFCQSxPQUFPLEVBQUUsY0FBYyxFQUFFLEtBQUs7QUFDOUIsT0FBTyxLQUFLLEVBQUUsU0FBUyxlQUFlLEVBQUUsS0FBSztBQUM3QyxPQUFPLEVBQUUsY0FBYyxlQUFlLGdCQUFnQixXQUFXLFdBQVcsY0FBYyxjQUFjLEVBQUUsS0FBSztBQUMvRyxPQUFPLEtBQUssRUFBRSxlQUFlLGVBQWUsZUFBZSxFQUFFLEtBQUs7OztBQU1sRSxPQUFPLEVBQUUsY0FBYyxnQkFBZ0IsWUFBWSxFQUFFLEtBQUs7QUFDMUQsT0FBTyxLQUFLLEVBQUUsUUFBUSxlQUFlLFVBQVUsV0FBVyxNQUFNLGVBQWUsU0FBUyxRQUFRLFlBQVksY0FBYyxZQUFZLFlBQVksS0FBSyxFQUFFLEtBQUs7OztBQVE5SixPQUFPLEVBQUUsYUFBYSxvQkFBb0IsMEJBQTBCLFdBQVcsRUFBRSxLQUFLO0FBQ3RGLE9BQU8sS0FBSyxFQUFFLE1BQU0sYUFBYSxhQUFhLE9BQU8sVUFBVSxFQUFFLEtBQUs7QUFDdEUsT0FBTyxFQUFFLFVBQVUsd0JBQXdCLGNBQWMsVUFBVSxFQUFFLEtBQUs7QUFDMUUsT0FBTyxLQUFLLEVBQUUsS0FBSyxFQUFFLEtBQUs7QUFDMUIsT0FBTyxFQUFFLFNBQVMsZ0JBQWdCLGlCQUFpQixFQUFFLEtBQUs7QUFDMUQsT0FBTyxLQUFLLEVBQUUsVUFBVSxXQUFXLEVBQUUsS0FBSzs7O0FBTTFDLE9BQU8sRUFBRSxtQkFBbUIsZ0JBQWdCLEVBQUUsS0FBSztBQUNuRCxPQUFPLEtBQUssRUFBRSxTQUFTLGNBQWMsZ0JBQWdCLFlBQVksZUFBZSxnQkFBZ0IsU0FBUyxFQUFFLEtBQUs7QUFDaEgsT0FBTyxFQUFFLGlCQUFpQixlQUFlLE1BQU0sRUFBRSxLQUFLO0FBQ3RELE9BQU8sS0FBSyxFQUFFLFFBQVEsRUFBRSxLQUFLO0FBQzdCLE9BQU8sRUFBRSxlQUFlLHFCQUFxQixtQkFBbUIsV0FBVyxFQUFFLEtBQUs7OztBQU1sRixPQUFPLEVBQUUsa0JBQWtCLHVCQUF1QixnQkFBZ0IsY0FBYyxvQkFBb0Isa0JBQWtCLFdBQVcsZUFBZSxFQUFFLEtBQUs7QUFDdkosT0FBTyxLQUFLLEVBQUUsYUFBYSxFQUFFLEtBQUs7OztBQU1sQyxPQUFPLEVBQUUsbUJBQW1CLG1CQUFtQixnQkFBZ0IsZUFBZSxFQUFFLEtBQUs7QUFDckYsT0FBTyxLQUFLLEVBQUUsWUFBWSxtQkFBbUIsV0FBVyxjQUFjLGdCQUFnQixhQUFhLGFBQWEsRUFBRSxLQUFLOzs7QUFTdkgsT0FBTyxFQUFFLGVBQWUsZUFBZSxvQkFBb0IsRUFBRSxLQUFLO0FBQ2xFLE9BQU8sS0FBSyxFQUFFLGVBQWUsa0JBQWtCLEVBQUUsS0FBSztBQUN0RCxPQUFPLEVBQUUsZUFBZSxFQUFFLEtBQUs7QUFDL0IsT0FBTyxLQUFLLEVBQUUsa0JBQWtCLGNBQWMsRUFBRSxLQUFLOzs7QUFRckQsT0FBTztFQUNMO0VBQ0E7RUFDQTtFQUNBO0VBQ0E7RUFDQTtFQUNBO0VBQ0E7RUFDQTtFQUNBO0VBQ0E7QUFDRixFQUFFLEtBQUs7QUFDUCxPQUFPLEtBQUssRUFBRSxZQUFZLFFBQVEsWUFBWSxXQUFXLFdBQVcsZUFBZSxFQUFFLEtBQUs7OztBQU0xRixPQUFPLEVBQUUsc0JBQXNCLFdBQVcsRUFBRSxLQUFLO0FBQ2pELE9BQU8sS0FBSyxFQUFFLGVBQWUsRUFBRSxLQUFLOzs7QUFNcEMsT0FBTyxFQUFFLGVBQWUsV0FBVyxhQUFhLEVBQUUsS0FBSztBQUN2RCxPQUFPLEtBQUssRUFBRSxTQUFTLFlBQVksWUFBWSxVQUFVLEVBQUUsS0FBSzs7O0FBU2hFLE9BQU8sRUFBRSxlQUFlLE1BQU0sZUFBZSxlQUFlLEVBQUUsS0FBSztBQUNuRSxPQUFPLEtBQUssRUFBRSxRQUFRLFlBQVksbUJBQW1CLE1BQU0sa0JBQWtCLGlCQUFpQixtQkFBbUIsV0FBVyxlQUFlLGFBQWEsZUFBZSxZQUFZLFlBQVksYUFBYSxRQUFRLE9BQU8sUUFBUSxZQUFZLGNBQWMsZUFBZSxFQUFFLEtBQUs7QUFDblIsT0FBTyxFQUFFLFNBQVMsRUFBRSxLQUFLO0FBQ3pCLE9BQU8sS0FBSyxFQUFFLGlCQUFpQixjQUFjLEVBQUUsS0FBSztBQUNwRCxPQUFPLEVBQUUsY0FBYyxZQUFZLFlBQVksRUFBRSxLQUFLO0FBQ3RELE9BQU8sS0FBSyxFQUFFLE9BQU8sWUFBWSxZQUFZLEVBQUUsS0FBSzs7O0FBUXBELE9BQU8sRUFBRSxlQUFlLGdCQUFnQixFQUFFLEtBQUs7QUFDL0MsT0FBTyxLQUFLLEVBQUUscUJBQXFCLEVBQUUsS0FBSztBQUMxQyxPQUFPLEVBQUUsY0FBYyxFQUFFLEtBQUs7OztBQVU5QixPQUFPLEVBQUUsWUFBWSxFQUFFLEtBQUs7QUFDNUIsT0FBTyxLQUFLLEVBQUUsV0FBVyxpQkFBaUIsZ0JBQWdCLEVBQUUsS0FBSztBQUNqRSxPQUFPLEtBQUssRUFBRSxTQUFTLGFBQWEscUJBQXFCLFdBQVcsRUFBRSxLQUFLO0FBQzNFLE9BQU8sS0FBSyxFQUFFLFNBQVMsU0FBUyxVQUFVLEVBQUUsS0FBSztBQUNqRCxPQUFPLEtBQUssRUFBRSxRQUFRLFlBQVksYUFBYSxZQUFZLEVBQUUsS0FBSztBQUNsRSxPQUFPLEVBQUUsV0FBVyxFQUFFLEtBQUs7QUFDM0IsT0FBTyxLQUFLLEVBQUUsY0FBYyxFQUFFLEtBQUs7QUFDbkMsT0FBTyxLQUFLLEVBQUUsUUFBUSxFQUFFLEtBQUs7QUFDN0IsT0FBTyxLQUFLLEVBQUUsU0FBUyxFQUFFLEtBQUs7QUFDOUIsT0FBTyxLQUFLLEVBQUUsVUFBVSxFQUFFLEtBQUs7In0=
+//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiaW5kZXgudHMiLCJzb3VyY2VzIjpbIi4uL2xpdGVyYXRlL2luZGV4Lm1kIl0sIm5hbWVzIjpbXSwibWFwcGluZ3MiOiI7OztBQXFCQSxPQUFPLEVBQUUsY0FBYyxFQUFFLEtBQUs7QUFDOUIsT0FBTyxLQUFLLEVBQUUsU0FBUyxlQUFlLEVBQUUsS0FBSztBQUM3QyxPQUFPLEVBQUUsV0FBVyxXQUFXLGNBQWMsY0FBYyxFQUFFLEtBQUs7QUFDbEUsT0FBTyxLQUFLLEVBQUUsZUFBZSxFQUFFLEtBQUs7QUFDcEMsT0FBTyxFQUFFLGNBQWMsZUFBZSxlQUFlLEVBQUUsS0FBSztBQUM1RCxPQUFPLEtBQUssRUFBRSxlQUFlLGNBQWMsRUFBRSxLQUFLOzs7QUFNbEQsT0FBTyxFQUFFLGNBQWMsZ0JBQWdCLFlBQVksRUFBRSxLQUFLO0FBQzFELE9BQU8sS0FBSyxFQUFFLFFBQVEsZUFBZSxVQUFVLFdBQVcsTUFBTSxlQUFlLFNBQVMsUUFBUSxZQUFZLGNBQWMsWUFBWSxZQUFZLEtBQUssRUFBRSxLQUFLOzs7QUFROUosT0FBTyxFQUFFLGFBQWEsb0JBQW9CLDBCQUEwQixXQUFXLEVBQUUsS0FBSztBQUN0RixPQUFPLEtBQUssRUFBRSxNQUFNLGFBQWEsYUFBYSxPQUFPLFVBQVUsRUFBRSxLQUFLO0FBQ3RFLE9BQU8sRUFBRSxVQUFVLHdCQUF3QixjQUFjLFVBQVUsRUFBRSxLQUFLO0FBQzFFLE9BQU8sS0FBSyxFQUFFLEtBQUssRUFBRSxLQUFLO0FBQzFCLE9BQU8sRUFBRSxTQUFTLGdCQUFnQixpQkFBaUIsRUFBRSxLQUFLO0FBQzFELE9BQU8sS0FBSyxFQUFFLFVBQVUsV0FBVyxFQUFFLEtBQUs7OztBQU0xQyxPQUFPLEVBQUUsbUJBQW1CLGdCQUFnQixFQUFFLEtBQUs7QUFDbkQsT0FBTyxLQUFLLEVBQUUsU0FBUyxjQUFjLGdCQUFnQixZQUFZLGVBQWUsZ0JBQWdCLFNBQVMsRUFBRSxLQUFLO0FBQ2hILE9BQU8sRUFBRSxpQkFBaUIsZUFBZSxNQUFNLEVBQUUsS0FBSztBQUN0RCxPQUFPLEtBQUssRUFBRSxRQUFRLEVBQUUsS0FBSztBQUM3QixPQUFPLEVBQUUsZUFBZSxxQkFBcUIsbUJBQW1CLFdBQVcsRUFBRSxLQUFLOzs7QUFNbEYsT0FBTyxFQUFFLGtCQUFrQix1QkFBdUIsZ0JBQWdCLGNBQWMsb0JBQW9CLGtCQUFrQixXQUFXLGVBQWUsRUFBRSxLQUFLO0FBQ3ZKLE9BQU8sS0FBSyxFQUFFLGFBQWEsRUFBRSxLQUFLOzs7QUFNbEMsT0FBTyxFQUFFLG1CQUFtQixtQkFBbUIsZ0JBQWdCLGVBQWUsRUFBRSxLQUFLO0FBQ3JGLE9BQU8sS0FBSyxFQUFFLFlBQVksbUJBQW1CLFdBQVcsY0FBYyxnQkFBZ0IsYUFBYSxhQUFhLEVBQUUsS0FBSzs7O0FBU3ZILE9BQU8sRUFBRSxlQUFlLGVBQWUsb0JBQW9CLEVBQUUsS0FBSztBQUNsRSxPQUFPLEtBQUssRUFBRSxlQUFlLGtCQUFrQixFQUFFLEtBQUs7QUFDdEQsT0FBTyxFQUFFLGVBQWUsRUFBRSxLQUFLO0FBQy9CLE9BQU8sS0FBSyxFQUFFLGtCQUFrQixjQUFjLEVBQUUsS0FBSzs7O0FBUXJELE9BQU87RUFDTDtFQUNBO0VBQ0E7RUFDQTtFQUNBO0VBQ0E7RUFDQTtFQUNBO0VBQ0E7RUFDQTtFQUNBO0FBQ0YsRUFBRSxLQUFLO0FBQ1AsT0FBTyxLQUFLLEVBQUUsWUFBWSxRQUFRLFlBQVksV0FBVyxXQUFXLGVBQWUsRUFBRSxLQUFLOzs7QUFNMUYsT0FBTyxFQUFFLHNCQUFzQixXQUFXLEVBQUUsS0FBSztBQUNqRCxPQUFPLEtBQUssRUFBRSxlQUFlLEVBQUUsS0FBSzs7O0FBTXBDLE9BQU8sRUFBRSxlQUFlLFdBQVcsYUFBYSxFQUFFLEtBQUs7QUFDdkQsT0FBTyxLQUFLLEVBQUUsU0FBUyxZQUFZLFlBQVksVUFBVSxFQUFFLEtBQUs7OztBQVNoRSxPQUFPLEVBQUUsZUFBZSxNQUFNLGVBQWUsZUFBZSxFQUFFLEtBQUs7QUFDbkUsT0FBTyxLQUFLLEVBQUUsUUFBUSxZQUFZLG1CQUFtQixNQUFNLGtCQUFrQixpQkFBaUIsbUJBQW1CLFdBQVcsZUFBZSxhQUFhLGVBQWUsWUFBWSxZQUFZLGFBQWEsUUFBUSxPQUFPLFFBQVEsWUFBWSxjQUFjLGVBQWUsRUFBRSxLQUFLO0FBQ25SLE9BQU8sRUFBRSxTQUFTLEVBQUUsS0FBSztBQUN6QixPQUFPLEtBQUssRUFBRSxpQkFBaUIsY0FBYyxFQUFFLEtBQUs7QUFDcEQsT0FBTyxFQUFFLGNBQWMsWUFBWSxZQUFZLEVBQUUsS0FBSztBQUN0RCxPQUFPLEtBQUssRUFBRSxPQUFPLFlBQVksWUFBWSxFQUFFLEtBQUs7OztBQVFwRCxPQUFPLEVBQUUsZUFBZSxnQkFBZ0IsRUFBRSxLQUFLO0FBQy9DLE9BQU8sS0FBSyxFQUFFLHFCQUFxQixFQUFFLEtBQUs7QUFDMUMsT0FBTyxFQUFFLGNBQWMsRUFBRSxLQUFLOzs7QUFVOUIsT0FBTyxFQUFFLFlBQVksRUFBRSxLQUFLO0FBQzVCLE9BQU8sS0FBSyxFQUFFLFdBQVcsaUJBQWlCLGdCQUFnQixFQUFFLEtBQUs7QUFDakUsT0FBTyxLQUFLLEVBQUUsU0FBUyxhQUFhLHFCQUFxQixXQUFXLEVBQUUsS0FBSztBQUMzRSxPQUFPLEtBQUssRUFBRSxTQUFTLFNBQVMsVUFBVSxFQUFFLEtBQUs7QUFDakQsT0FBTyxLQUFLLEVBQUUsUUFBUSxZQUFZLGFBQWEsWUFBWSxFQUFFLEtBQUs7QUFDbEUsT0FBTyxFQUFFLFdBQVcsRUFBRSxLQUFLO0FBQzNCLE9BQU8sS0FBSyxFQUFFLGNBQWMsRUFBRSxLQUFLO0FBQ25DLE9BQU8sS0FBSyxFQUFFLFFBQVEsRUFBRSxLQUFLO0FBQzdCLE9BQU8sS0FBSyxFQUFFLFNBQVMsRUFBRSxLQUFLO0FBQzlCLE9BQU8sS0FBSyxFQUFFLFVBQVUsRUFBRSxLQUFLOyJ9

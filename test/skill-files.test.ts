@@ -13,7 +13,7 @@ import { createSignal, type Signal } from "../generated/signals.ts";
 import { defineSkill } from "../generated/skills.ts";
 import { registerTool } from "../generated/tools.ts";
 import { startHeartbeat } from "../generated/heartbeat.ts";
-import { grantApproval } from "../generated/loop.ts";
+import { grantApproval } from "../generated/entering.ts";
 import { contextGetSystemLogs } from "../generated/log.ts";
 import {
   checkSkillSet,
