@@ -4,7 +4,7 @@
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { formatLoopTable } from "./delegate-runner.ts";
-import { denyApproval } from "./loop.ts";
+import { denyApproval } from "./entering.ts";
 import { agentStatus, approve, converse, pendingApprovals, setCascade, type Agent } from "./main.ts";
 import { escapeForTerminal, type JsonObject } from "./schema.ts";
 import { stringify } from "yaml";

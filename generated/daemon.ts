@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describeError, harnessLog } from "./log.ts";
-import { approvalExpired, denyApproval } from "./loop.ts";
+import { approvalExpired, denyApproval } from "./entering.ts";
 import { agentStatus, approve, BootError, converse, pendingApprovals, setCascade, type Agent } from "./main.ts";
 import { parseLoopConfig } from "./delegate-runner.ts";
 import { DelegateError } from "./delegates.ts";

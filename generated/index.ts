@@ -3,14 +3,16 @@
 // literate/index.md:22
 export { createHarness } from "./harness.ts";
 export type { Harness, HarnessOptions } from "./harness.ts";
-export { denyApproval, grantApproval, injectStimulus, interrupt, MAX_DEPTH, perceiveGate, processSignal } from "./loop.ts";
-export type { InjectOptions, InjectReceipt, ProcessOutcome } from "./loop.ts";
+export { interrupt, MAX_DEPTH, perceiveGate, processSignal } from "./loop.ts";
+export type { ProcessOutcome } from "./loop.ts";
+export { denyApproval, grantApproval, injectStimulus } from "./entering.ts";
+export type { InjectOptions, InjectReceipt } from "./entering.ts";
 
-// literate/index.md:31
+// literate/index.md:33
 export { createSignal, feedbackSignal, parseSignal } from "./signals.ts";
 export type { Action, CommandAction, Decision, LogAction, Meta, MessageAction, Payload, Signal, SignalInit, SignalStatus, SignalType, ToolAction, Turn } from "./signals.ts";
 
-// literate/index.md:40
+// literate/index.md:42
 export { defineSkill, findTriggeredSkill, resolveSkillDependencies, SkillError } from "./skills.ts";
 export type { Gate, GateContext, GateVerdict, Skill, SkillSpec } from "./skills.ts";
 export { callTool, generateToolBeltPrompt, registerTool, ToolError } from "./tools.ts";
@@ -18,29 +20,22 @@ export type { Tool } from "./tools.ts";
 export { actGate, dispatchAction, registerActuator } from "./act.ts";
 export type { Actuator, Dispatched } from "./act.ts";
 
-// literate/index.md:51
-export {
-  consensusGate,
-  deterministicVerify,
-  parseModelReply,
-  probabilisticCall,
-  probabilisticGate,
-  reasonGate,
-  registerBackend,
-  stripMarkdown,
-  think,
-} from "./reason.ts";
-export type { Backend, BackendReply, BackendRequest, CallResult, ModelSelector, NativeToolCall, Thought, ToolSpec } from "./reason.ts";
+// literate/index.md:53
+export { probabilisticCall, registerBackend } from "./reason.ts";
+export type { Backend, BackendReply, BackendRequest, CallResult, ModelSelector, NativeToolCall, ToolSpec } from "./reason.ts";
+export { parseModelReply, stripMarkdown, think } from "./thinking.ts";
+export type { Thought } from "./thinking.ts";
+export { consensusGate, deterministicVerify, probabilisticGate, reasonGate } from "./gates.ts";
 
-// literate/index.md:68
+// literate/index.md:63
 export { installShellTool, installWorkspaceTools, listFolderTool, readFileTool, resolveInWorkspace, shellEnvironment, shellTool, WorkspaceError } from "./workspace.ts";
 export type { ShellOptions } from "./workspace.ts";
 
-// literate/index.md:75
+// literate/index.md:70
 export { installFileSkills, installSkillTools, parseSkillFile, SkillFileError } from "./skill-files.ts";
 export type { FileSkills, FileSkillsOptions, SkillFile, SkillListing, SkillSetReport, SkillSource, SkillTrigger } from "./skill-files.ts";
 
-// literate/index.md:85
+// literate/index.md:80
 export { ProviderError } from "./completions.ts";
 export type { ProviderErrorCode } from "./completions.ts";
 export { openAiBackend, scriptedDemoBackend } from "./providers.ts";
@@ -48,7 +43,7 @@ export type { OpenAiOptions } from "./providers.ts";
 export { startHeartbeat } from "./heartbeat.ts";
 export type { HeartbeatOptions, StopHeartbeat } from "./heartbeat.ts";
 
-// literate/index.md:98
+// literate/index.md:93
 export {
   contextAssembleGlobalAwareness,
   ingest,
@@ -64,15 +59,15 @@ export {
 } from "./memory.ts";
 export type { LoadReport, Memory, MemoryNode, NodeInput, NodeQuery, RollbackReport } from "./memory.ts";
 
-// literate/index.md:117
+// literate/index.md:112
 export { contextGetSystemLogs, harnessLog } from "./log.ts";
 export type { TelemetryEntry } from "./log.ts";
 
-// literate/index.md:124
+// literate/index.md:119
 export { canonicalJson, checkJson, validateJson } from "./schema.ts";
 export type { Checked, JsonObject, JsonSchema, JsonValue } from "./schema.ts";
 
-// literate/index.md:134
+// literate/index.md:129
 export { DelegateError, Loop, resolveConfig, retriggerModes } from "./delegates.ts";
 export type { Config, ConfigData, DelegateErrorCode, Deps, IterationContext, IterationResult, IterationSnapshot, LoopEvent, LoopEventBody, LoopMetrics, RetriggerMode, RunMessage, RunRequest, RunResponse, Runner, State, Status, StopReason, SummaryValue, TriggerOutcome } from "./delegates.ts";
 export { Registry } from "./delegate-registry.ts";
@@ -80,14 +75,15 @@ export type { RegistryOptions, TriggerResult } from "./delegate-registry.ts";
 export { loopDefaults, mathRandom, systemClock } from "./delegate-schedule.ts";
 export type { Clock, RandSource, SleepBounds } from "./delegate-schedule.ts";
 
-// literate/index.md:147
+// literate/index.md:142
 export { harnessRunner, parseLoopConfig } from "./delegate-runner.ts";
 export type { HarnessRunnerOptions } from "./delegate-runner.ts";
 export { heartbeatLoop } from "./heartbeat.ts";
 
-// literate/index.md:159
+// literate/index.md:154
 export { signalTypes } from "./signals.ts";
-export type { Approvals, Attempt, CallRequest, ConversationHistory, GrantedApproval, PendingApproval, ReasonHost } from "./reason.ts";
+export type { Approvals, GrantedApproval, PendingApproval } from "./approvals.ts";
+export type { Attempt, CallRequest, ConversationHistory, ReasonHost } from "./reason.ts";
 export type { LogBook, LogHost, Telemetry } from "./log.ts";
 export type { Change, MemoryHost, PersistHost, Transaction } from "./memory.ts";
 export { RingBuffer } from "./ring-buffer.ts";
@@ -95,4 +91,4 @@ export type { RecentEntries } from "./ring-buffer.ts";
 export type { ActHost } from "./act.ts";
 export type { ToolHost } from "./tools.ts";
 export type { SkillHost } from "./skills.ts";
-//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiaW5kZXgudHMiLCJzb3VyY2VzIjpbIi4uL2xpdGVyYXRlL2luZGV4Lm1kIl0sIm5hbWVzIjpbXSwibWFwcGluZ3MiOiI7OztBQXFCQSxPQUFPLEVBQUUsY0FBYyxFQUFFLEtBQUs7QUFDOUIsT0FBTyxLQUFLLEVBQUUsU0FBUyxlQUFlLEVBQUUsS0FBSztBQUM3QyxPQUFPLEVBQUUsY0FBYyxlQUFlLGdCQUFnQixXQUFXLFdBQVcsY0FBYyxjQUFjLEVBQUUsS0FBSztBQUMvRyxPQUFPLEtBQUssRUFBRSxlQUFlLGVBQWUsZUFBZSxFQUFFLEtBQUs7OztBQU1sRSxPQUFPLEVBQUUsY0FBYyxnQkFBZ0IsWUFBWSxFQUFFLEtBQUs7QUFDMUQsT0FBTyxLQUFLLEVBQUUsUUFBUSxlQUFlLFVBQVUsV0FBVyxNQUFNLGVBQWUsU0FBUyxRQUFRLFlBQVksY0FBYyxZQUFZLFlBQVksS0FBSyxFQUFFLEtBQUs7OztBQVE5SixPQUFPLEVBQUUsYUFBYSxvQkFBb0IsMEJBQTBCLFdBQVcsRUFBRSxLQUFLO0FBQ3RGLE9BQU8sS0FBSyxFQUFFLE1BQU0sYUFBYSxhQUFhLE9BQU8sVUFBVSxFQUFFLEtBQUs7QUFDdEUsT0FBTyxFQUFFLFVBQVUsd0JBQXdCLGNBQWMsVUFBVSxFQUFFLEtBQUs7QUFDMUUsT0FBTyxLQUFLLEVBQUUsS0FBSyxFQUFFLEtBQUs7QUFDMUIsT0FBTyxFQUFFLFNBQVMsZ0JBQWdCLGlCQUFpQixFQUFFLEtBQUs7QUFDMUQsT0FBTyxLQUFLLEVBQUUsVUFBVSxXQUFXLEVBQUUsS0FBSzs7O0FBTTFDLE9BQU87RUFDTDtFQUNBO0VBQ0E7RUFDQTtFQUNBO0VBQ0E7RUFDQTtFQUNBO0VBQ0E7QUFDRixFQUFFLEtBQUs7QUFDUCxPQUFPLEtBQUssRUFBRSxTQUFTLGNBQWMsZ0JBQWdCLFlBQVksZUFBZSxnQkFBZ0IsU0FBUyxTQUFTLEVBQUUsS0FBSzs7O0FBTXpILE9BQU8sRUFBRSxrQkFBa0IsdUJBQXVCLGdCQUFnQixjQUFjLG9CQUFvQixrQkFBa0IsV0FBVyxlQUFlLEVBQUUsS0FBSztBQUN2SixPQUFPLEtBQUssRUFBRSxhQUFhLEVBQUUsS0FBSzs7O0FBTWxDLE9BQU8sRUFBRSxtQkFBbUIsbUJBQW1CLGdCQUFnQixlQUFlLEVBQUUsS0FBSztBQUNyRixPQUFPLEtBQUssRUFBRSxZQUFZLG1CQUFtQixXQUFXLGNBQWMsZ0JBQWdCLGFBQWEsYUFBYSxFQUFFLEtBQUs7OztBQVN2SCxPQUFPLEVBQUUsY0FBYyxFQUFFLEtBQUs7QUFDOUIsT0FBTyxLQUFLLEVBQUUsa0JBQWtCLEVBQUUsS0FBSztBQUN2QyxPQUFPLEVBQUUsZUFBZSxvQkFBb0IsRUFBRSxLQUFLO0FBQ25ELE9BQU8sS0FBSyxFQUFFLGNBQWMsRUFBRSxLQUFLO0FBQ25DLE9BQU8sRUFBRSxlQUFlLEVBQUUsS0FBSztBQUMvQixPQUFPLEtBQUssRUFBRSxrQkFBa0IsY0FBYyxFQUFFLEtBQUs7OztBQVFyRCxPQUFPO0VBQ0w7RUFDQTtFQUNBO0VBQ0E7RUFDQTtFQUNBO0VBQ0E7RUFDQTtFQUNBO0VBQ0E7RUFDQTtBQUNGLEVBQUUsS0FBSztBQUNQLE9BQU8sS0FBSyxFQUFFLFlBQVksUUFBUSxZQUFZLFdBQVcsV0FBVyxlQUFlLEVBQUUsS0FBSzs7O0FBTTFGLE9BQU8sRUFBRSxzQkFBc0IsV0FBVyxFQUFFLEtBQUs7QUFDakQsT0FBTyxLQUFLLEVBQUUsZUFBZSxFQUFFLEtBQUs7OztBQU1wQyxPQUFPLEVBQUUsZUFBZSxXQUFXLGFBQWEsRUFBRSxLQUFLO0FBQ3ZELE9BQU8sS0FBSyxFQUFFLFNBQVMsWUFBWSxZQUFZLFVBQVUsRUFBRSxLQUFLOzs7QUFTaEUsT0FBTyxFQUFFLGVBQWUsTUFBTSxlQUFlLGVBQWUsRUFBRSxLQUFLO0FBQ25FLE9BQU8sS0FBSyxFQUFFLFFBQVEsWUFBWSxtQkFBbUIsTUFBTSxrQkFBa0IsaUJBQWlCLG1CQUFtQixXQUFXLGVBQWUsYUFBYSxlQUFlLFlBQVksWUFBWSxhQUFhLFFBQVEsT0FBTyxRQUFRLFlBQVksY0FBYyxlQUFlLEVBQUUsS0FBSztBQUNuUixPQUFPLEVBQUUsU0FBUyxFQUFFLEtBQUs7QUFDekIsT0FBTyxLQUFLLEVBQUUsaUJBQWlCLGNBQWMsRUFBRSxLQUFLO0FBQ3BELE9BQU8sRUFBRSxjQUFjLFlBQVksWUFBWSxFQUFFLEtBQUs7QUFDdEQsT0FBTyxLQUFLLEVBQUUsT0FBTyxZQUFZLFlBQVksRUFBRSxLQUFLOzs7QUFRcEQsT0FBTyxFQUFFLGVBQWUsZ0JBQWdCLEVBQUUsS0FBSztBQUMvQyxPQUFPLEtBQUssRUFBRSxxQkFBcUIsRUFBRSxLQUFLO0FBQzFDLE9BQU8sRUFBRSxjQUFjLEVBQUUsS0FBSzs7O0FBVTlCLE9BQU8sRUFBRSxZQUFZLEVBQUUsS0FBSztBQUM1QixPQUFPLEtBQUssRUFBRSxXQUFXLFNBQVMsYUFBYSxxQkFBcUIsaUJBQWlCLGlCQUFpQixXQUFXLEVBQUUsS0FBSztBQUN4SCxPQUFPLEtBQUssRUFBRSxTQUFTLFNBQVMsVUFBVSxFQUFFLEtBQUs7QUFDakQsT0FBTyxLQUFLLEVBQUUsUUFBUSxZQUFZLGFBQWEsWUFBWSxFQUFFLEtBQUs7QUFDbEUsT0FBTyxFQUFFLFdBQVcsRUFBRSxLQUFLO0FBQzNCLE9BQU8sS0FBSyxFQUFFLGNBQWMsRUFBRSxLQUFLO0FBQ25DLE9BQU8sS0FBSyxFQUFFLFFBQVEsRUFBRSxLQUFLO0FBQzdCLE9BQU8sS0FBSyxFQUFFLFNBQVMsRUFBRSxLQUFLO0FBQzlCLE9BQU8sS0FBSyxFQUFFLFVBQVUsRUFBRSxLQUFLOyJ9
+//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiaW5kZXgudHMiLCJzb3VyY2VzIjpbIi4uL2xpdGVyYXRlL2luZGV4Lm1kIl0sIm5hbWVzIjpbXSwibWFwcGluZ3MiOiI7OztBQXFCQSxPQUFPLEVBQUUsY0FBYyxFQUFFLEtBQUs7QUFDOUIsT0FBTyxLQUFLLEVBQUUsU0FBUyxlQUFlLEVBQUUsS0FBSztBQUM3QyxPQUFPLEVBQUUsV0FBVyxXQUFXLGNBQWMsY0FBYyxFQUFFLEtBQUs7QUFDbEUsT0FBTyxLQUFLLEVBQUUsZUFBZSxFQUFFLEtBQUs7QUFDcEMsT0FBTyxFQUFFLGNBQWMsZUFBZSxlQUFlLEVBQUUsS0FBSztBQUM1RCxPQUFPLEtBQUssRUFBRSxlQUFlLGNBQWMsRUFBRSxLQUFLOzs7QUFNbEQsT0FBTyxFQUFFLGNBQWMsZ0JBQWdCLFlBQVksRUFBRSxLQUFLO0FBQzFELE9BQU8sS0FBSyxFQUFFLFFBQVEsZUFBZSxVQUFVLFdBQVcsTUFBTSxlQUFlLFNBQVMsUUFBUSxZQUFZLGNBQWMsWUFBWSxZQUFZLEtBQUssRUFBRSxLQUFLOzs7QUFROUosT0FBTyxFQUFFLGFBQWEsb0JBQW9CLDBCQUEwQixXQUFXLEVBQUUsS0FBSztBQUN0RixPQUFPLEtBQUssRUFBRSxNQUFNLGFBQWEsYUFBYSxPQUFPLFVBQVUsRUFBRSxLQUFLO0FBQ3RFLE9BQU8sRUFBRSxVQUFVLHdCQUF3QixjQUFjLFVBQVUsRUFBRSxLQUFLO0FBQzFFLE9BQU8sS0FBSyxFQUFFLEtBQUssRUFBRSxLQUFLO0FBQzFCLE9BQU8sRUFBRSxTQUFTLGdCQUFnQixpQkFBaUIsRUFBRSxLQUFLO0FBQzFELE9BQU8sS0FBSyxFQUFFLFVBQVUsV0FBVyxFQUFFLEtBQUs7OztBQU0xQyxPQUFPLEVBQUUsbUJBQW1CLGdCQUFnQixFQUFFLEtBQUs7QUFDbkQsT0FBTyxLQUFLLEVBQUUsU0FBUyxjQUFjLGdCQUFnQixZQUFZLGVBQWUsZ0JBQWdCLFNBQVMsRUFBRSxLQUFLO0FBQ2hILE9BQU8sRUFBRSxpQkFBaUIsZUFBZSxNQUFNLEVBQUUsS0FBSztBQUN0RCxPQUFPLEtBQUssRUFBRSxRQUFRLEVBQUUsS0FBSztBQUM3QixPQUFPLEVBQUUsZUFBZSxxQkFBcUIsbUJBQW1CLFdBQVcsRUFBRSxLQUFLOzs7QUFNbEYsT0FBTyxFQUFFLGtCQUFrQix1QkFBdUIsZ0JBQWdCLGNBQWMsb0JBQW9CLGtCQUFrQixXQUFXLGVBQWUsRUFBRSxLQUFLO0FBQ3ZKLE9BQU8sS0FBSyxFQUFFLGFBQWEsRUFBRSxLQUFLOzs7QUFNbEMsT0FBTyxFQUFFLG1CQUFtQixtQkFBbUIsZ0JBQWdCLGVBQWUsRUFBRSxLQUFLO0FBQ3JGLE9BQU8sS0FBSyxFQUFFLFlBQVksbUJBQW1CLFdBQVcsY0FBYyxnQkFBZ0IsYUFBYSxhQUFhLEVBQUUsS0FBSzs7O0FBU3ZILE9BQU8sRUFBRSxjQUFjLEVBQUUsS0FBSztBQUM5QixPQUFPLEtBQUssRUFBRSxrQkFBa0IsRUFBRSxLQUFLO0FBQ3ZDLE9BQU8sRUFBRSxlQUFlLG9CQUFvQixFQUFFLEtBQUs7QUFDbkQsT0FBTyxLQUFLLEVBQUUsY0FBYyxFQUFFLEtBQUs7QUFDbkMsT0FBTyxFQUFFLGVBQWUsRUFBRSxLQUFLO0FBQy9CLE9BQU8sS0FBSyxFQUFFLGtCQUFrQixjQUFjLEVBQUUsS0FBSzs7O0FBUXJELE9BQU87RUFDTDtFQUNBO0VBQ0E7RUFDQTtFQUNBO0VBQ0E7RUFDQTtFQUNBO0VBQ0E7RUFDQTtFQUNBO0FBQ0YsRUFBRSxLQUFLO0FBQ1AsT0FBTyxLQUFLLEVBQUUsWUFBWSxRQUFRLFlBQVksV0FBVyxXQUFXLGVBQWUsRUFBRSxLQUFLOzs7QUFNMUYsT0FBTyxFQUFFLHNCQUFzQixXQUFXLEVBQUUsS0FBSztBQUNqRCxPQUFPLEtBQUssRUFBRSxlQUFlLEVBQUUsS0FBSzs7O0FBTXBDLE9BQU8sRUFBRSxlQUFlLFdBQVcsYUFBYSxFQUFFLEtBQUs7QUFDdkQsT0FBTyxLQUFLLEVBQUUsU0FBUyxZQUFZLFlBQVksVUFBVSxFQUFFLEtBQUs7OztBQVNoRSxPQUFPLEVBQUUsZUFBZSxNQUFNLGVBQWUsZUFBZSxFQUFFLEtBQUs7QUFDbkUsT0FBTyxLQUFLLEVBQUUsUUFBUSxZQUFZLG1CQUFtQixNQUFNLGtCQUFrQixpQkFBaUIsbUJBQW1CLFdBQVcsZUFBZSxhQUFhLGVBQWUsWUFBWSxZQUFZLGFBQWEsUUFBUSxPQUFPLFFBQVEsWUFBWSxjQUFjLGVBQWUsRUFBRSxLQUFLO0FBQ25SLE9BQU8sRUFBRSxTQUFTLEVBQUUsS0FBSztBQUN6QixPQUFPLEtBQUssRUFBRSxpQkFBaUIsY0FBYyxFQUFFLEtBQUs7QUFDcEQsT0FBTyxFQUFFLGNBQWMsWUFBWSxZQUFZLEVBQUUsS0FBSztBQUN0RCxPQUFPLEtBQUssRUFBRSxPQUFPLFlBQVksWUFBWSxFQUFFLEtBQUs7OztBQVFwRCxPQUFPLEVBQUUsZUFBZSxnQkFBZ0IsRUFBRSxLQUFLO0FBQy9DLE9BQU8sS0FBSyxFQUFFLHFCQUFxQixFQUFFLEtBQUs7QUFDMUMsT0FBTyxFQUFFLGNBQWMsRUFBRSxLQUFLOzs7QUFVOUIsT0FBTyxFQUFFLFlBQVksRUFBRSxLQUFLO0FBQzVCLE9BQU8sS0FBSyxFQUFFLFdBQVcsaUJBQWlCLGdCQUFnQixFQUFFLEtBQUs7QUFDakUsT0FBTyxLQUFLLEVBQUUsU0FBUyxhQUFhLHFCQUFxQixXQUFXLEVBQUUsS0FBSztBQUMzRSxPQUFPLEtBQUssRUFBRSxTQUFTLFNBQVMsVUFBVSxFQUFFLEtBQUs7QUFDakQsT0FBTyxLQUFLLEVBQUUsUUFBUSxZQUFZLGFBQWEsWUFBWSxFQUFFLEtBQUs7QUFDbEUsT0FBTyxFQUFFLFdBQVcsRUFBRSxLQUFLO0FBQzNCLE9BQU8sS0FBSyxFQUFFLGNBQWMsRUFBRSxLQUFLO0FBQ25DLE9BQU8sS0FBSyxFQUFFLFFBQVEsRUFBRSxLQUFLO0FBQzdCLE9BQU8sS0FBSyxFQUFFLFNBQVMsRUFBRSxLQUFLO0FBQzlCLE9BQU8sS0FBSyxFQUFFLFVBQVUsRUFBRSxLQUFLOyJ9

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { main, type CliIO } from "../generated/cli.ts";
 import type { Env } from "../generated/config.ts";
 import { contextGetSystemLogs } from "../generated/log.ts";
-import { injectStimulus } from "../generated/loop.ts";
+import { injectStimulus } from "../generated/entering.ts";
 import { bootAgent, converse, shutdownAgent, type Agent, type Exchange } from "../generated/main.ts";
 import { ingest } from "../generated/memory.ts";
 import { escapeForTerminal } from "../generated/schema.ts";

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool } from "../generated/tools.ts";
-import { deterministicVerify } from "../generated/reason.ts";
+import { deterministicVerify } from "../generated/gates.ts";
 import { createSignal } from "../generated/signals.ts";
 import { installShellTool, installWorkspaceTools, isInside, listFolderTool, openedPath, openInWorkspace, readFileTool, resolveInWorkspace, resolveProgram, shellEnvironment, shellTool, WorkspaceError } from "../generated/workspace.ts";
 import { testHarness } from "./helpers/scripted.ts";
