@@ -8,7 +8,7 @@ import { callDaemon, describeClientFailure, ensureToken, readToken } from "./dae
 import { loosePaths } from "./doctor.ts";
 import { describeError } from "./log.ts";
 import { acquireDataLock, BootError, holderAlive, memoryFileFacts, parseLock, readLockText, tightenModes, type LockHolder } from "./main.ts";
-import { readMemoryFile, removeLeftoverTemporaries } from "./memory.ts";
+import { readMemoryFile, removeLeftoverTemporaries } from "./memory-file.ts";
 import { escapeForTerminal, isPlainObject, type JsonObject, type JsonValue } from "./schema.ts";
 
 // literate/operating.md:33
