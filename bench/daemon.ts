@@ -52,7 +52,8 @@ async function child(): Promise<void> {
   if (!collectGarbage()) throw new Error("the daemon child must run with --expose-gc");
   const { ensureToken } = await import("../generated/daemon-door.ts");
   const { startDaemon } = await import("../generated/daemon.ts");
-  const { bootAgent, converse, shutdownAgent } = await import("../generated/main.ts");
+  const { bootAgent, shutdownAgent } = await import("../generated/boot.ts");
+  const { converse } = await import("../generated/main.ts");
   const home = mkdtempSync(join(tmpdir(), "pp-bench-daemon-"));
   const agent = await bootAgent({ env: { HOME: home, PROVIDER_CASCADE: "scripted", MEMORY_SAVE_ON_EXIT: "false" }, heartbeat: false });
   const plainHome = mkdtempSync(join(tmpdir(), "pp-bench-nojournal-"));

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
 import { dirname } from "node:path";
-import { BootError } from "./main.ts";
+import { BootError } from "./data-folder.ts";
 
 // literate/daemon-door.md:31
 export function ensureToken(path: string): { readonly token: string; readonly created: boolean } {

@@ -3,7 +3,7 @@
 // literate/doctor.md:16
 import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
 import { envPrefix, readConfig, readProviders, resolvePaths, type Config, type Env, type Paths, type ProviderConfig } from "./config.ts";
-import { readMemoryFile, type LoadReport } from "./memory.ts";
+import { readMemoryFile, type LoadReport } from "./memory-file.ts";
 import { readLimited } from "./completions.ts";
 import { inspectSkills } from "./skill-files.ts";
 

@@ -7,8 +7,8 @@ import type { Paths } from "./config.ts";
 import { ensureToken } from "./daemon-door.ts";
 import { loosePaths } from "./doctor.ts";
 import { describeError } from "./log.ts";
-import { acquireDataLock, BootError, tightenModes } from "./main.ts";
-import { readMemoryFile, removeLeftoverTemporaries } from "./memory.ts";
+import { acquireDataLock, BootError, tightenModes } from "./data-folder.ts";
+import { readMemoryFile, removeLeftoverTemporaries } from "./memory-file.ts";
 import { escapeForTerminal } from "./schema.ts";
 import { readLockState } from "./operating.ts";
 

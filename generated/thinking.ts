@@ -2,7 +2,7 @@
 
 // literate/thinking.md:17
 import { currentLogScope, harnessLog, scopedLogs } from "./log.ts";
-import { contextAssembleGlobalAwareness } from "./memory.ts";
+import { contextAssembleGlobalAwareness } from "./memory-context.ts";
 import { canonicalJson, checkJson, previewJson, validateJson, type Checked, type JsonObject, type JsonSchema } from "./schema.ts";
 import type { Action, Signal, Turn } from "./signals.ts";
 import { findTriggeredSkill, trackSkill } from "./skills.ts";

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callDaemon, describeClientFailure, replyDeadlineMs, sendText } from "../generated/daemon-client.ts";
 import { ensureToken } from "../generated/daemon-door.ts";
 import { startDaemon, type Daemon } from "../generated/daemon.ts";
-import { bootAgent, shutdownAgent, type Agent } from "../generated/main.ts";
+import { bootAgent, shutdownAgent, type Agent } from "../generated/boot.ts";
 
 const dirs: string[] = [];
 let agent: Agent;

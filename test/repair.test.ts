@@ -11,7 +11,7 @@ import { EventEmitter } from "node:events";
 import { afterAll, describe, expect, it } from "vitest";
 import { main, type CliIO } from "../generated/cli.ts";
 import type { Env } from "../generated/config.ts";
-import { bootAgent, shutdownAgent } from "../generated/main.ts";
+import { bootAgent, shutdownAgent } from "../generated/boot.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 const dirs: string[] = [];
