@@ -10,7 +10,7 @@ import { describeError, harnessLog } from "./log.ts";
 import { approvalExpired, denyApproval } from "./loop.ts";
 import { agentStatus, approve, BootError, converse, pendingApprovals, setCascade, type Agent } from "./main.ts";
 import { parseLoopConfig } from "./delegate-runner.ts";
-import { DelegateError } from "./delegates.ts";
+import { DelegateError } from "./delegate-shapes.ts";
 import type { Config } from "./config.ts";
 import { MAX_DEPTH } from "./loop.ts";
 import { MemoryError } from "./memory.ts";

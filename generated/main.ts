@@ -8,7 +8,7 @@ import { ConfigError, loadConfig, type Config, type Env, type ModelRule } from "
 import type { Registry } from "./delegate-registry.ts";
 import { agentToolTags, createAgentRegistry, knownToolTags, shutdownLoops } from "./delegate-runner.ts";
 import { systemClock, type Clock } from "./delegate-schedule.ts";
-import type { LoopEvent } from "./delegates.ts";
+import type { LoopEvent } from "./delegate-shapes.ts";
 import { noProviderHint, runDoctor, type DoctorReport } from "./doctor.ts";
 import { createHarness, type Harness } from "./harness.ts";
 import { heartbeatLoop, startHeartbeat, type StopHeartbeat } from "./heartbeat.ts";
