@@ -230,180 +230,7 @@ export class Loop {
   #lastContext: ModelContext | undefined;
   #currentConvId = "";
 
-  // literate/delegates.md:313
-  constructor(config: Config, deps: Deps = {}) {
-    this.#data = resolveConfig(config, deps.runner !== undefined);
-    this.config = config;
-    this.#deps = deps;
-    this.id = (deps.newId ?? randomUUID)();
-    this.name = config.name;
-    this.#clock = deps.clock ?? systemClock;
-    this.#rand = deps.rand ?? mathRandom;
-    this.#bounds = { minMs: this.#data.sleepMinMs, maxMs: this.#data.sleepMaxMs };
-    this.#sleepBaseMs = this.#data.sleepDefaultMs;
-    this.#done = new Promise((resolve) => (this.#resolveDone = resolve));
-  }
-  // literate/delegates.md:331
-  /** Resolves when the loop has finished for good; never rejects. */
-  get done(): Promise<void> {
-    return this.#done;
-  }
-  // literate/delegates.md:340
-  /** The loop's current State. */
-  get state(): State {
-    return this.#state;
-  }
-  // literate/delegates.md:350
-  /** The conversation id of the running iteration, or `""` when none runs. */
-  get currentConvId(): string {
-    return this.#currentConvId;
-  }
-  // literate/delegates.md:361
-  /** Starts the loop; a no-op if it runs. Throws DelegateError `loop-stopped` once it has stopped. */
-  start(): void {
-    this.#launch(this.#nextWake());
-  }
-  // literate/delegates.md:370
-  #nextWake(): Next {
-    return this.config.waitFor === undefined ? { kind: "iterate", event: undefined } : { kind: "wait" };
-  }
-  // literate/delegates.md:378
-  #launch(first: Next): void {
-    if (this.#stopping || this.#finished) throw new DelegateError("loop-stopped", `loop \`${this.name}\`: cannot start a stopped loop`);
-    if (this.#started) return;
-    this.#started = true;
-    this.#emit({ kind: "loop-started" });
-    void this.#run(first);
-  }
-  // literate/delegates.md:396
-  /**
-   * Fires the loop's start condition. A pending loop starts and iterates on `event`; a running
-   * one answers by its RetriggerMode: `ignored`, `queued`, `restarted` or `spawn` (left to the
-   * registry). Throws DelegateError `loop-stopped` once the loop has stopped.
-   */
-  trigger(event?: unknown): TriggerOutcome {
-    if (!this.#started || this.#stopping || this.#finished) {
-      this.#launch({ kind: "iterate", event });
-      return "started";
-    }
-    switch (this.#data.onRetrigger) {
-      case "single":
-        return "ignored";
-      case "spawn":
-        return "spawn";
-      case "queue":
-        this.#queue.push(event);
-        if (this.#state === "sleeping" || this.#state === "waiting") this.#cycle?.abort("trigger");
-        return "queued";
-      case "restart":
-        this.#restart = { event };
-        this.#cycle?.abort("restart");
-        return "restarted";
-    }
-  }
-  // literate/delegates.md:428
-  /** Returns a new pending Loop with this loop's config and deps and `parentId` set to this loop's id. */
-  sibling(): Loop {
-    return new Loop({ ...this.config, parentId: this.id }, this.#deps);
-  }
-  // literate/delegates.md:456
-  /**
-   * Stops the loop and waits up to `timeoutMs` for it to finish. Resolves `true` if it finished,
-   * `false` if it was abandoned still running. Idempotent; safe before `start`.
-   */
-  async stop(timeoutMs: number = loopDefaults.stopTimeoutMs): Promise<boolean> {
-    if (!this.#stopping) {
-      this.#stopping = true;
-      this.#stopReason ??= "stopped";
-      this.#cycle?.abort("stop");
-      if (!this.#started) this.#finish();
-    }
-    if (this.#finished || iterationOwner.getStore() === this) return true;
-    const timer = new AbortController();
-    const finished = await Promise.race([this.#done.then(() => true), this.#clock.sleep(timeoutMs, timer.signal).then(() => false)]);
-    timer.abort("finished");
-    if (!finished) this.#setState("stopped");
-    return finished;
-  }
-  // literate/delegates.md:479
-  #finish(): void {
-    this.#finished = true;
-    this.#expiry?.abort("finished");
-    this.#stopReason ??= "stopped";
-    this.#setState("stopped");
-    this.#emit({ kind: "loop-stopped", reason: this.#stopReason });
-    this.#resolveDone?.();
-  }
-  // literate/delegates.md:496
-  async #run(first: Next): Promise<void> {
-    try {
-      await this.#steps(first);
-    } catch (error) {
-      this.#stopReason = "crashed";
-      this.#m.lastError = `loop crashed: ${describeError(error)}`;
-      this.#deps.log?.(`loop \`${this.name}\`: ${this.#m.lastError}`);
-    }
-    this.#finish();
-  }
-  // literate/delegates.md:513
-  async #steps(first: Next): Promise<void> {
-    let next = first;
-    this.#beginRun();
-    while (!this.#stopping) {
-      if (this.#restart !== undefined) {
-        next = { kind: "iterate", event: this.#restart.event };
-        this.#restart = undefined;
-        this.#beginRun();
-      }
-      const spent = this.#budgetSpent();
-      if (spent !== undefined) {
-        this.#stopReason = spent;
-        return;
-      }
-      if (next.kind === "iterate") next = await this.#iterate(next.event);
-      else if (this.#queue.length > 0) next = { kind: "iterate", event: this.#queue.shift() };
-      else next = await this.#pause(next);
-    }
-  }
-  // literate/delegates.md:539
-  #beginRun(): void {
-    this.#epochStartedAt = this.#m.startedAt = this.#clock.now();
-    this.#epochAttempts = 0;
-    this.#m.consecutiveErrors = 0;
-    this.#expiry?.abort("restarted");
-    if (this.#data.maxDurationMs > 0) {
-      this.#expiry = new AbortController();
-      void this.#clock.sleep(this.#data.maxDurationMs, this.#expiry.signal).then((elapsed) => {
-        if (elapsed) this.#cycle?.abort("expired");
-      });
-    }
-  }
-  // literate/delegates.md:557
-  #budgetSpent(): StopReason | undefined {
-    const { maxIterations, maxDurationMs } = this.#data;
-    if (maxIterations > 0 && this.#epochAttempts >= maxIterations) return "max-iterations";
-    if (maxDurationMs > 0 && this.#clock.now() - this.#epochStartedAt >= maxDurationMs) return "max-duration";
-    return undefined;
-  }
-  // literate/delegates.md:573
-  async #pause(next: Exclude<Next, { kind: "iterate" }>): Promise<Next> {
-    const cycle = (this.#cycle = new AbortController());
-    if (next.kind === "sleep") {
-      this.#setState(next.state);
-      return (await this.#clock.sleep(next.ms, cycle.signal)) ? this.#nextWake() : next;
-    }
-    this.#setState("waiting");
-    try {
-      const event = await this.config.waitFor?.(cycle.signal);
-      if (!cycle.signal.aborted) return { kind: "iterate", event };
-      if (event !== undefined) this.#queue.unshift(event);
-      return next;
-    } catch (error) {
-      if (cycle.signal.aborted) return next;
-      return this.#complete(this.#beginAttempt(false), { ok: false, error: `wait failed: ${describeError(error)}`, cancelled: false });
-    }
-  }
-  // literate/delegates.md:598
+  // literate/delegate-iteration.md:21
   #beginAttempt(supervisor: boolean): Attempt {
     const number = ++this.#m.attempts;
     this.#epochAttempts++;
@@ -411,7 +238,7 @@ export class Loop {
     this.#currentConvId = `${this.id}:${number}`;
     return { number, convId: this.#currentConvId, startedAt, supervisor, summary: {} };
   }
-  // literate/delegates.md:612
+  // literate/delegate-iteration.md:35
   async #iterate(event: unknown): Promise<Next> {
     const cycle = (this.#cycle = new AbortController());
     this.#nextSleepOnce = undefined;
@@ -427,7 +254,7 @@ export class Loop {
     }
     return this.#complete(attempt, outcome);
   }
-  // literate/delegates.md:636
+  // literate/delegate-iteration.md:59
   async #work(event: unknown, attempt: Attempt, signal: AbortSignal): Promise<Outcome> {
     const context: IterationContext = {
       loopId: this.id,
@@ -465,7 +292,7 @@ export class Loop {
     await this.config.onReply?.(response, context);
     return { ok: true, response, content: response.content };
   }
-  // literate/delegates.md:682
+  // literate/delegate-iteration.md:105
   async #complete(attempt: Attempt, outcome: Outcome): Promise<Next> {
     this.#currentConvId = "";
     const response = outcome.ok ? outcome.response : undefined;
@@ -508,7 +335,7 @@ export class Loop {
     }
     return next;
   }
-  // literate/delegates.md:730
+  // literate/delegate-iteration.md:153
   #account(attempt: Attempt, response: RunResponse | undefined): void {
     const m = this.#m;
     m.iterations++;
@@ -522,7 +349,7 @@ export class Loop {
     m.contextWindow = response.contextWindow ?? m.contextWindow;
     for (const [tool, count] of Object.entries(response.toolsUsed ?? {})) m.toolsUsed[tool] = (m.toolsUsed[tool] ?? 0) + count;
   }
-  // literate/delegates.md:753
+  // literate/delegate-iteration.md:176
   #plan(failed: boolean): Next {
     const { jitter } = this.#data;
     const once = this.#nextSleepOnce;
@@ -536,19 +363,19 @@ export class Loop {
     if (once !== undefined) return { kind: "sleep", state: "sleeping", ms: once };
     return { kind: "sleep", state: "sleeping", ms: jitteredSleep(this.#sleepBaseMs, jitter, this.#bounds, this.#rand) };
   }
-  // literate/delegates.md:775
+  // literate/delegate-iteration.md:198
   /** Sets the base sleep, clamped into the loop's bounds; returns the value kept. */
   setNextSleep(ms: number): number {
     this.#sleepBaseMs = clampSleep(ms, this.#bounds);
     return this.#sleepBaseMs;
   }
-  // literate/delegates.md:788
+  // literate/delegate-iteration.md:211
   /** Asks for the sleep after the current iteration only, clamped into the loop's bounds; returns the value kept. */
   setNextSleepOnce(ms: number): number {
     this.#nextSleepOnce = clampSleep(Number.isFinite(ms) ? ms : this.#sleepBaseMs, this.#bounds);
     return this.#nextSleepOnce;
   }
-  // literate/delegates.md:799
+  // literate/delegate-iteration.md:222
   /** Returns a deep copy of the loop's state, metrics, recent iterations and config. */
   status(): Status {
     const recent = structuredClone([...this.#recent.recent().entries].reverse());
@@ -569,13 +396,13 @@ export class Loop {
       config: structuredClone(this.#data),
     };
   }
-  // literate/delegates.md:826
+  // literate/delegate-iteration.md:249
   #setState(state: State): void {
     if (this.#state === state || this.#state === "stopped") return;
     this.#state = state;
     this.#emit({ kind: "state-changed", state });
   }
-  // literate/delegates.md:837
+  // literate/delegate-iteration.md:260
   #emit(body: LoopEventBody): void {
     const sink = this.#deps.onEvent;
     if (sink === undefined) return;
@@ -585,14 +412,187 @@ export class Loop {
       this.#m.sinkErrors++;
     }
   }
+  // literate/delegate-lifecycle.md:22
+  constructor(config: Config, deps: Deps = {}) {
+    this.#data = resolveConfig(config, deps.runner !== undefined);
+    this.config = config;
+    this.#deps = deps;
+    this.id = (deps.newId ?? randomUUID)();
+    this.name = config.name;
+    this.#clock = deps.clock ?? systemClock;
+    this.#rand = deps.rand ?? mathRandom;
+    this.#bounds = { minMs: this.#data.sleepMinMs, maxMs: this.#data.sleepMaxMs };
+    this.#sleepBaseMs = this.#data.sleepDefaultMs;
+    this.#done = new Promise((resolve) => (this.#resolveDone = resolve));
+  }
+  // literate/delegate-lifecycle.md:40
+  /** Resolves when the loop has finished for good; never rejects. */
+  get done(): Promise<void> {
+    return this.#done;
+  }
+  // literate/delegate-lifecycle.md:49
+  /** The loop's current State. */
+  get state(): State {
+    return this.#state;
+  }
+  // literate/delegate-lifecycle.md:59
+  /** The conversation id of the running iteration, or `""` when none runs. */
+  get currentConvId(): string {
+    return this.#currentConvId;
+  }
+  // literate/delegate-lifecycle.md:70
+  /** Starts the loop; a no-op if it runs. Throws DelegateError `loop-stopped` once it has stopped. */
+  start(): void {
+    this.#launch(this.#nextWake());
+  }
+  // literate/delegate-lifecycle.md:79
+  #nextWake(): Next {
+    return this.config.waitFor === undefined ? { kind: "iterate", event: undefined } : { kind: "wait" };
+  }
+  // literate/delegate-lifecycle.md:87
+  #launch(first: Next): void {
+    if (this.#stopping || this.#finished) throw new DelegateError("loop-stopped", `loop \`${this.name}\`: cannot start a stopped loop`);
+    if (this.#started) return;
+    this.#started = true;
+    this.#emit({ kind: "loop-started" });
+    void this.#run(first);
+  }
+  // literate/delegate-lifecycle.md:105
+  /**
+   * Fires the loop's start condition. A pending loop starts and iterates on `event`; a running
+   * one answers by its RetriggerMode: `ignored`, `queued`, `restarted` or `spawn` (left to the
+   * registry). Throws DelegateError `loop-stopped` once the loop has stopped.
+   */
+  trigger(event?: unknown): TriggerOutcome {
+    if (!this.#started || this.#stopping || this.#finished) {
+      this.#launch({ kind: "iterate", event });
+      return "started";
+    }
+    switch (this.#data.onRetrigger) {
+      case "single":
+        return "ignored";
+      case "spawn":
+        return "spawn";
+      case "queue":
+        this.#queue.push(event);
+        if (this.#state === "sleeping" || this.#state === "waiting") this.#cycle?.abort("trigger");
+        return "queued";
+      case "restart":
+        this.#restart = { event };
+        this.#cycle?.abort("restart");
+        return "restarted";
+    }
+  }
+  // literate/delegate-lifecycle.md:137
+  /** Returns a new pending Loop with this loop's config and deps and `parentId` set to this loop's id. */
+  sibling(): Loop {
+    return new Loop({ ...this.config, parentId: this.id }, this.#deps);
+  }
+  // literate/delegate-lifecycle.md:157
+  /**
+   * Stops the loop and waits up to `timeoutMs` for it to finish. Resolves `true` if it finished,
+   * `false` if it was abandoned still running. Idempotent; safe before `start`.
+   */
+  async stop(timeoutMs: number = loopDefaults.stopTimeoutMs): Promise<boolean> {
+    if (!this.#stopping) {
+      this.#stopping = true;
+      this.#stopReason ??= "stopped";
+      this.#cycle?.abort("stop");
+      if (!this.#started) this.#finish();
+    }
+    if (this.#finished || iterationOwner.getStore() === this) return true;
+    const timer = new AbortController();
+    const finished = await Promise.race([this.#done.then(() => true), this.#clock.sleep(timeoutMs, timer.signal).then(() => false)]);
+    timer.abort("finished");
+    if (!finished) this.#setState("stopped");
+    return finished;
+  }
+  // literate/delegate-lifecycle.md:180
+  #finish(): void {
+    this.#finished = true;
+    this.#expiry?.abort("finished");
+    this.#stopReason ??= "stopped";
+    this.#setState("stopped");
+    this.#emit({ kind: "loop-stopped", reason: this.#stopReason });
+    this.#resolveDone?.();
+  }
+  // literate/delegate-lifecycle.md:197
+  async #run(first: Next): Promise<void> {
+    try {
+      await this.#steps(first);
+    } catch (error) {
+      this.#stopReason = "crashed";
+      this.#m.lastError = `loop crashed: ${describeError(error)}`;
+      this.#deps.log?.(`loop \`${this.name}\`: ${this.#m.lastError}`);
+    }
+    this.#finish();
+  }
+  // literate/delegate-lifecycle.md:214
+  async #steps(first: Next): Promise<void> {
+    let next = first;
+    this.#beginRun();
+    while (!this.#stopping) {
+      if (this.#restart !== undefined) {
+        next = { kind: "iterate", event: this.#restart.event };
+        this.#restart = undefined;
+        this.#beginRun();
+      }
+      const spent = this.#budgetSpent();
+      if (spent !== undefined) {
+        this.#stopReason = spent;
+        return;
+      }
+      if (next.kind === "iterate") next = await this.#iterate(next.event);
+      else if (this.#queue.length > 0) next = { kind: "iterate", event: this.#queue.shift() };
+      else next = await this.#pause(next);
+    }
+  }
+  // literate/delegate-lifecycle.md:240
+  #beginRun(): void {
+    this.#epochStartedAt = this.#m.startedAt = this.#clock.now();
+    this.#epochAttempts = 0;
+    this.#m.consecutiveErrors = 0;
+    this.#expiry?.abort("restarted");
+    if (this.#data.maxDurationMs > 0) {
+      this.#expiry = new AbortController();
+      void this.#clock.sleep(this.#data.maxDurationMs, this.#expiry.signal).then((elapsed) => {
+        if (elapsed) this.#cycle?.abort("expired");
+      });
+    }
+  }
+  // literate/delegate-lifecycle.md:258
+  #budgetSpent(): StopReason | undefined {
+    const { maxIterations, maxDurationMs } = this.#data;
+    if (maxIterations > 0 && this.#epochAttempts >= maxIterations) return "max-iterations";
+    if (maxDurationMs > 0 && this.#clock.now() - this.#epochStartedAt >= maxDurationMs) return "max-duration";
+    return undefined;
+  }
+  // literate/delegate-lifecycle.md:274
+  async #pause(next: Exclude<Next, { kind: "iterate" }>): Promise<Next> {
+    const cycle = (this.#cycle = new AbortController());
+    if (next.kind === "sleep") {
+      this.#setState(next.state);
+      return (await this.#clock.sleep(next.ms, cycle.signal)) ? this.#nextWake() : next;
+    }
+    this.#setState("waiting");
+    try {
+      const event = await this.config.waitFor?.(cycle.signal);
+      if (!cycle.signal.aborted) return { kind: "iterate", event };
+      if (event !== undefined) this.#queue.unshift(event);
+      return next;
+    } catch (error) {
+      if (cycle.signal.aborted) return next;
+      return this.#complete(this.#beginAttempt(false), { ok: false, error: `wait failed: ${describeError(error)}`, cancelled: false });
+    }
+  }
 // literate/delegates.md:304
 }
 
-// literate/delegates.md:442
+// literate/delegates.md:316
 /** iterationOwner holds the Loop whose iteration the current async code runs in, if any. */
 const iterationOwner = new AsyncLocalStorage<Loop>();
 
-// literate/delegates.md:851
+// literate/delegates.md:323
 /** TriggerOutcome is what `Loop.trigger` did: `started`, `ignored`, `queued`, `restarted`, or `spawn` (a registry should start a sibling). */
 export type TriggerOutcome = "started" | "ignored" | "queued" | "restarted" | "spawn";
-//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiZGVsZWdhdGVzLnRzIiwic291cmNlcyI6WyIuLi9saXRlcmF0ZS9kZWxlZ2F0ZXMubWQiXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6Ijs7O0FBeUJBLE9BQU8sRUFBRSxrQkFBa0IsRUFBRSxLQUFLO0FBQ2xDLE9BQU8sRUFBRSxXQUFXLEVBQUUsS0FBSztBQUMzQixPQUFPO0VBQ0w7RUFDQTtFQUNBO0VBQ0E7RUFDQTtFQUNBO0VBQ0E7RUFDQSxLQUFLO0VBQ0wsS0FBSztFQUNMLEtBQUs7QUFDUCxFQUFFLEtBQUs7QUFDUCxPQUFPLEVBQUUsY0FBYyxFQUFFLEtBQUs7QUFDOUIsT0FBTyxFQUFFLFdBQVcsRUFBRSxLQUFLO0FBQzNCLE9BQU8sRUFBRSxrQkFBa0IsRUFBRSxLQUFLO0FBQ2xDLE9BQU87RUFDTDtFQUNBO0VBQ0E7RUFDQSxLQUFLO0VBQ0wsS0FBSztFQUNMLEtBQUs7RUFDTCxLQUFLO0VBQ0wsS0FBSztFQUNMLEtBQUs7RUFDTCxLQUFLO0VBQ0wsS0FBSztFQUNMLEtBQUs7RUFDTCxLQUFLO0VBQ0wsS0FBSztFQUNMLEtBQUs7RUFDTCxLQUFLO0VBQ0wsS0FBSztFQUNMLEtBQUs7RUFDTCxLQUFLO0FBQ1AsRUFBRSxLQUFLOzs7QUFnQlA7Q0FDQyxFQUFFLE9BQU8sVUFBVSxJQUFJLFNBQVMsTUFBTSxLQUFLLE9BQU8sR0FBRyxVQUFVLEtBQUssSUFBSSxHQUFHO0NBQzNFLEVBQUUsY0FBYyxHQUFHLFVBQVUsS0FBSyxFQUFFLE9BQU8sR0FBRyxPQUFPLE9BQU8sTUFBTSxHQUFHLEVBQUU7Q0FDdkUsRUFBRSxVQUFVLElBQUksY0FBYyxTQUFTLEtBQUssS0FBSztDQUNqRDtBQUNELE9BQU8sVUFBVSxPQUFPO0VBQ3RCLElBQUksSUFBSSxPQUFPLE1BQU0sTUFBTSxHQUFHLFNBQVMsSUFBSSxLQUFLLEdBQUcsYUFBYSxVQUFVLFdBQVc7RUFDckYsU0FBUyxNQUFNO0VBQ2YsSUFBSSxJQUFJLE9BQU8sR0FBRyxNQUFNLFdBQVcsUUFBUSxLQUFLLGNBQWMsR0FBRyxLQUFLLGNBQWMsS0FBSztFQUN6RixTQUFTLE9BQU87RUFDaEIsSUFBSSxPQUFPLEtBQUssWUFBWSxPQUFPLEtBQUssSUFBSSxNQUFNLEtBQUssS0FBSyxJQUFJLGNBQWMsTUFBTSxPQUFPLEdBQUcsS0FBSztFQUNuRyxTQUFTLGNBQWMsUUFBUSxTQUFTLFNBQVMsa0JBQWtCLEdBQUcsT0FBTyxFQUFFO0VBQy9FLElBQUksV0FBVyxLQUFLLElBQUksWUFBWSxNQUFNLElBQUksU0FBUyxJQUFJLGNBQWMsS0FBSyxJQUFJLFFBQVE7RUFDMUYsU0FBUyxPQUFPLFNBQVM7RUFDekIsSUFBSSxLQUFLLE1BQU0sSUFBSSxVQUFVLElBQUksSUFBSSxLQUFLLGNBQWMsS0FBSztFQUM3RCxTQUFTLGVBQWUsU0FBUztFQUNqQyxJQUFJLFNBQVMsT0FBTyxjQUFjLDBCQUEwQixJQUFJLEdBQUc7RUFDbkUsU0FBUyxhQUFhO0VBQ3RCLElBQUksUUFBUSxPQUFPLFFBQVEsVUFBVSxjQUFjLDBCQUEwQixHQUFHLEtBQUs7RUFDckYsU0FBUyxhQUFhO0VBQ3RCLElBQUksTUFBTSxNQUFNLGVBQWUsUUFBUSxJQUFJLFFBQVEsS0FBSyxJQUFJLFFBQVEsY0FBYyw4QkFBOEIsR0FBRyxLQUFLO0VBQ3hILFNBQVMsaUJBQWlCO0VBQzFCLElBQUksT0FBTyxRQUFRLEdBQUcsS0FBSyxPQUFPLEdBQUcsSUFBSSxJQUFJLGNBQWMsc0JBQXNCLE1BQU07RUFDdkYsU0FBUyxTQUFTO0VBQ2xCLElBQUksV0FBVyxPQUFPLEdBQUcsRUFBRSxLQUFLLElBQUksR0FBRyxXQUFXLGNBQWMsSUFBSTtFQUNwRSxTQUFTLGdCQUFnQjtFQUN6QixJQUFJLFNBQVMsUUFBUSxJQUFJLEtBQUssU0FBUyxVQUFVLElBQUksR0FBRyxXQUFXLGNBQWMsSUFBSTtFQUNyRixTQUFTLGdCQUFnQjtFQUN6QixJQUFJLFFBQVEsS0FBSyxXQUFXLEdBQUcsR0FBRyxFQUFFLFNBQVMsT0FBTyxjQUFjLFFBQVE7RUFDMUUsU0FBUyxhQUFhO0VBQ3RCLElBQUksWUFBWSxHQUFHLElBQUksR0FBRyxLQUFLLEdBQUcsVUFBVSxHQUFHLEVBQUUsV0FBVyxLQUFLLEdBQUcsRUFBRSxXQUFXLFdBQVcsY0FBYyw4QkFBOEIsTUFBTTtFQUM5SSxTQUFTLGlCQUFpQjtFQUMxQixJQUFJLFFBQVEsTUFBTSxRQUFRLEdBQUcsT0FBTyxZQUFZLElBQUksR0FBRyxJQUFJLFNBQVMsU0FBUyxjQUFjLElBQUk7RUFDL0YsU0FBUyxlQUFlO0VBQ3hCLElBQUksYUFBYSxJQUFJLE9BQU8sSUFBSSxLQUFLLEdBQUcsV0FBVyxZQUFZLGNBQWMsS0FBSztFQUNsRixTQUFTLG9CQUFvQjtFQUM3QixJQUFJLFFBQVEsTUFBTSxRQUFRLEdBQUcsV0FBVyxZQUFZLElBQUksR0FBRyxJQUFJLFNBQVMsU0FBUyxjQUFjLElBQUk7RUFDbkcsU0FBUyx5QkFBeUI7RUFDbEMsSUFBSSxLQUFLLEVBQUUsUUFBUSxLQUFLLE1BQU0sSUFBSSxLQUFLLE1BQU0sY0FBYyxXQUFXO0VBQ3RFLFNBQVMsY0FBYztFQUN2QixJQUFJLE1BQU0sSUFBSSxJQUFJLEtBQUssTUFBTSxRQUFRLEdBQUcsVUFBVSxHQUFHLE1BQU0sR0FBRyxLQUFLLFFBQVEsR0FBRyxVQUFVLEdBQUcsVUFBVSxZQUFZLEdBQUcsUUFBUSxNQUFNLEdBQUcsR0FBRyxNQUFNLElBQUksR0FBRyxPQUFPLGNBQWMsTUFBTSxJQUFJLEtBQUssT0FBTztFQUNoTSxTQUFTLFVBQVUsU0FBUyxhQUFhLEdBQUc7RUFDNUMsSUFBSSxLQUFLLEtBQUssVUFBVSxRQUFRLEdBQUcsRUFBRSxNQUFNLE1BQU0sY0FBYyxNQUFNLElBQUksT0FBTyxHQUFHLE9BQU87RUFDMUYsU0FBUyxVQUFVLFFBQVEsU0FBUyxTQUFTLGtCQUFrQixHQUFHLEtBQUssRUFBRTtFQUN6RSxJQUFJLEtBQUssR0FBRyxFQUFFLE1BQU0sWUFBWSxNQUFNLE9BQU8sSUFBSSxVQUFVLElBQUksSUFBSSxPQUFPLEVBQUUsVUFBVSxFQUFFLE1BQU0sTUFBTSxJQUFJLFdBQVcsY0FBYyxLQUFLO0VBQ3RJLFNBQVMsVUFBVSxXQUFXLGFBQWEsU0FBUyxrQkFBa0IsR0FBRyxLQUFLLEVBQUU7RUFDaEYsSUFBSSxLQUFLLE1BQU0sS0FBSyxXQUFXLFdBQVcsSUFBSSxPQUFPLElBQUksVUFBVSxJQUFJLFNBQVMsY0FBYyxLQUFLO0VBQ25HLFNBQVMsY0FBYyxTQUFTLGlCQUFpQixHQUFHLEtBQUssRUFBRTtFQUMzRCxJQUFJLFFBQVEsT0FBTyxLQUFLLElBQUksT0FBTyxJQUFJLFVBQVUsVUFBVSxJQUFJLGFBQWEsY0FBYyxLQUFLO0VBQy9GLFNBQVMsUUFBUSx3QkFBd0I7RUFDekMsSUFBSSxPQUFPLEdBQUcsSUFBSSxTQUFTLE1BQU0sU0FBUyxJQUFJLEtBQUssSUFBSSxPQUFPLFNBQVMsSUFBSSxjQUFjLEtBQUs7RUFDOUYsU0FBUyxRQUFRLE9BQU8sTUFBTSxHQUFHO0VBQ2pDLElBQUksVUFBVSxVQUFVLE1BQU0sTUFBTSxHQUFHLElBQUksUUFBUSxjQUFjLEtBQUs7RUFDdEUsU0FBUyxXQUFXLHdCQUF3QjtFQUM1QyxJQUFJLElBQUksR0FBRyxHQUFHLElBQUksS0FBSyxLQUFLLFFBQVEsS0FBSyxLQUFLLGNBQWMsS0FBSztFQUNqRSxTQUFTLFdBQVc7QUFDdEI7OztBQVlBO0NBQ0MsRUFBRSxjQUFjLFVBQVUsU0FBUyxJQUFJLFFBQVEsR0FBRyxHQUFHLEtBQUssS0FBSyxTQUFTO0NBQ3hFLEVBQUUsWUFBWSxLQUFLLFFBQVEsSUFBSSxPQUFPLEtBQUssS0FBSyxFQUFFLFFBQVEsT0FBTztDQUNqRTtBQUNELE9BQU8sU0FBUyxzQkFBc0IsUUFBUSxXQUFXLFVBQVUsV0FBVztFQUM1RSxNQUFNLE1BQU0sUUFBUSxFQUFFO0VBQ3RCLEdBQUcsUUFBUSxLQUFLLElBQUksU0FBUyxHQUFHLFlBQVksSUFBSSxJQUFJLE1BQU0sSUFBSSxnQ0FBZ0MsT0FBTyxTQUFTLEtBQUssR0FBRyxFQUFFLFVBQVUsUUFBUSxJQUFJO0VBQzlJLE1BQU0sS0FBSyxFQUFFLFVBQVUsU0FBUyxNQUFNLEdBQUc7SUFDdkMsTUFBTSxJQUFJLGdDQUFnQyxNQUFNLG9CQUFvQjtFQUN0RTtFQUNBLEdBQUcsZ0JBQWdCLElBQUksV0FBVztJQUNoQyxHQUFHLGFBQWEsTUFBTSxJQUFJLGlDQUFpQyxNQUFNLG9CQUFvQixFQUFFLE9BQU8sR0FBRyxTQUFTLE9BQU8sRUFBRSxRQUFRLEdBQUc7SUFDOUgsR0FBRyxhQUFhLElBQUksVUFBVSxHQUFHLG1CQUFtQixJQUFJLFdBQVcsUUFBUSxPQUFPLEdBQUcsRUFBRSxjQUFjLEdBQUcsU0FBUyxPQUFPLEVBQUUsUUFBUSxHQUFHO0VBQ3ZJO0VBQ0EsTUFBTSxXQUFXLEVBQUUsa0JBQWtCLEdBQUc7RUFDeEMsTUFBTSxXQUFXLEVBQUUsa0JBQWtCLEdBQUc7RUFDeEMsTUFBTSxlQUFlLEVBQUUsc0JBQXNCLEdBQUc7RUFDaEQsTUFBTSxPQUFPLEVBQUUsY0FBYyxHQUFHO0VBQ2hDLE1BQU0sZUFBZSxFQUFFLHNCQUFzQixHQUFHO0VBQ2hELE1BQU0sY0FBYyxFQUFFLHFCQUFxQixHQUFHO0VBQzlDLE1BQU0sY0FBYyxFQUFFLHFCQUFxQixHQUFHO0VBQzlDLElBQUksT0FBTyxNQUFNLE9BQU8sR0FBRyxnQkFBZ0IsYUFBYSxlQUFlLGFBQWEsbUJBQW1CLGlCQUFpQixHQUFHLE9BQU87SUFDaEksR0FBRyxTQUFTLEVBQUUsRUFBRSxHQUFHLHlCQUF5QixpQkFBaUIsS0FBSyxHQUFHLEVBQUUsU0FBUyxPQUFPLEdBQUcsY0FBYyxJQUFJO0VBQzlHO0VBQ0EsR0FBRyxZQUFZLEVBQUUsWUFBWSxxQkFBcUIsb0JBQW9CLFFBQVEsZUFBZTtFQUM3RixJQUFJLE9BQU8sTUFBTSxPQUFPLEdBQUcsWUFBWSxTQUFTLG1CQUFtQixpQkFBaUIsR0FBRyxPQUFPO0lBQzVGLEdBQUcsU0FBUyxHQUFHLEVBQUUsR0FBRyxNQUFNLEdBQUcsSUFBSSxpQkFBaUIsS0FBSyxJQUFJLEdBQUcsSUFBSSxJQUFJLElBQUk7RUFDNUU7RUFDQSxHQUFHLGlCQUFpQixHQUFHLEVBQUUsR0FBRyxpQ0FBaUMsd0JBQXdCLEtBQUssR0FBRyxFQUFFLGFBQWEsUUFBUSxJQUFJO0VBQ3hILEdBQUcsbUNBQW1DLEdBQUcsY0FBYyxHQUFHLElBQUksd0JBQXdCLEtBQUssR0FBRyxFQUFFLGFBQWEsU0FBUyxJQUFJO0VBQzFILElBQUksT0FBTyxJQUFJLEdBQUcsaUJBQWlCLDBCQUEwQixHQUFHLE9BQU87SUFDckUsTUFBTSxNQUFNLEVBQUUsWUFBWSxHQUFHO0lBQzdCLEdBQUcsU0FBUyxHQUFHLEVBQUUsR0FBRyx5QkFBeUIsaUJBQWlCLEtBQUssR0FBRyxFQUFFLGFBQWEsUUFBUSxJQUFJO0VBQ25HO0VBQ0EsTUFBTSxhQUFhLFFBQVEsRUFBRSxtQkFBbUIsR0FBRztFQUNuRCxHQUFHLHNDQUFzQyxHQUFHLGdCQUFnQixzQkFBc0IsS0FBSyxHQUFHLElBQUksR0FBRyx5QkFBeUIsR0FBRyxvQkFBb0IsS0FBSyxJQUFJO0VBQzFKLE9BQU87SUFDTCxNQUFNO0lBQ04sZ0JBQWdCLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLE1BQU0sWUFBWTtJQUN6RCxNQUFNLGlCQUFpQixHQUFHO0lBQzFCLGNBQWMseUJBQXlCLEdBQUc7SUFDMUM7SUFDQTtJQUNBLGdCQUFnQiwyQkFBMkIsRUFBRSxPQUFPLFlBQVksT0FBTyxXQUFXO0lBQ2xGO0lBQ0E7SUFDQTtJQUNBLFlBQVksa0JBQWtCLEdBQUc7SUFDakM7SUFDQSxjQUFjLG9CQUFvQixHQUFHO0lBQ3JDLG1CQUFtQix5QkFBeUIsR0FBRztJQUMvQyx3QkFBd0IsOEJBQThCLEdBQUc7SUFDekQsYUFBYSxZQUFZLEdBQUc7SUFDNUIsT0FBTyxFQUFFLGdCQUFnQjtJQUN6QixVQUFVLEVBQUUsbUJBQW1CO0lBQy9CLG9CQUFvQixJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxVQUFVLGdCQUFnQjtFQUN2RTtBQUNGOzs7QUFXQSxJQUFJLEtBQUssR0FBRyxJQUFJLE9BQU8sS0FBSyxNQUFNO0FBQ2xDLEtBQUssS0FBSztFQUNSLEVBQUUsRUFBRSxTQUFTLE1BQU0sV0FBVyxTQUFTLE9BQU8sUUFBUTtFQUN0RCxFQUFFLEVBQUUsU0FBUyxNQUFNLFNBQVMsU0FBUyxJQUFJLFFBQVEsU0FBUyxPQUFPLFdBQVcsRUFBRSxRQUFRO0VBQ3RGLEVBQUUsRUFBRSxTQUFTLE1BQU0sT0FBTzs7O0FBTzVCLElBQUksUUFBUSxHQUFHLEdBQUcsVUFBVSxHQUFHLFVBQVU7QUFDekMsVUFBVSxRQUFRO0VBQ2hCLFNBQVMsUUFBUTtFQUNqQixTQUFTLFFBQVE7RUFDakIsU0FBUyxXQUFXO0VBQ3BCLFNBQVMsWUFBWTtFQUNyQixTQUFTLFNBQVMsZUFBZTtBQUNuQzs7O0FBT0EsSUFBSSxRQUFRLEdBQUcsSUFBSSxHQUFHLFFBQVEsT0FBTztBQUNyQyxLQUFLLFFBQVEsRUFBRSxFQUFFLFNBQVMsSUFBSSxNQUFNLFNBQVMsV0FBVyxhQUFhLFNBQVMsU0FBUyxPQUFPLEVBQUUsRUFBRSxFQUFFLFNBQVMsSUFBSSxPQUFPLFNBQVMsT0FBTyxRQUFRLFNBQVMsV0FBVyxRQUFROzs7QUFhNUs7Q0FDQyxFQUFFLEtBQUssR0FBRyxJQUFJLFNBQVMsTUFBTSxPQUFPLElBQUksUUFBUSxHQUFHLElBQUksVUFBVSxLQUFLLE9BQU87Q0FDN0UsRUFBRSxXQUFXLE1BQU0sU0FBUyxJQUFJLFFBQVEsSUFBSSxHQUFHLE9BQU8sR0FBRyxJQUFJLE1BQU0sVUFBVSxLQUFLO0NBQ2xGLEVBQUUsSUFBSSxPQUFPLElBQUk7Q0FDakI7QUFDRCxPQUFPLE1BQU0sS0FBSztFQUNoQixJQUFJLElBQUksT0FBTyxPQUFPLElBQUk7RUFDMUIsU0FBUyxJQUFJO0VBQ2IsSUFBSSxJQUFJLE9BQU8sTUFBTSxLQUFLLElBQUksUUFBUTtFQUN0QyxTQUFTLE1BQU07RUFDZixJQUFJLElBQUksT0FBTyxJQUFJLEtBQUssSUFBSSxRQUFRLE1BQU0sR0FBRyxPQUFPO0VBQ3BELFNBQVMsUUFBUTtFQUNqQixTQUFTLE9BQU87RUFDaEIsU0FBUyxPQUFPO0VBQ2hCLFNBQVMsUUFBUTtFQUNqQixTQUFTLE9BQU87RUFDaEIsU0FBUyxTQUFTO0VBQ2xCLFNBQVMsUUFBUSxFQUFFLElBQUk7RUFDdkIsU0FBUyxPQUFPO0VBQ2hCLGNBQWMsSUFBSSxHQUFHLE1BQU0sRUFBRTtFQUM3QixTQUFTLElBQUksWUFBWSxFQUFFO0lBQ3pCLFlBQVk7SUFDWixVQUFVO0lBQ1Ysa0JBQWtCO0lBQ2xCLG1CQUFtQjtJQUNuQixpQkFBaUI7SUFDakIsa0JBQWtCO0lBQ2xCLGVBQWU7SUFDZixXQUFXO0lBQ1gsbUJBQW1CO0lBQ25CLG9CQUFvQjtJQUNwQixZQUFZO0VBQ2Q7RUFDQSxRQUFRLE1BQU0sRUFBRTtFQUNoQixTQUFTLEVBQUU7RUFDWCxVQUFVLEVBQUU7RUFDWixVQUFVLEVBQUU7RUFDWixhQUFhLFdBQVcsRUFBRTtFQUMxQixRQUFRLGdCQUFnQixFQUFFO0VBQzFCLFNBQVMsZ0JBQWdCLEVBQUU7RUFDM0IsU0FBUyxRQUFRLFVBQVUsRUFBRTtFQUM3QixVQUFVLEVBQUUsU0FBUyxPQUFPLFFBQVEsRUFBRSxFQUFFO0VBQ3hDLGdCQUFnQixFQUFFO0VBQ2xCLGVBQWUsRUFBRTtFQUNqQixjQUFjO0VBQ2QsZ0JBQWdCLE9BQU8sRUFBRTtFQUN6QixjQUFjLGFBQWEsRUFBRTtFQUM3QixlQUFlLEVBQUU7OztFQVluQixvQkFBb0IsUUFBUSxNQUFNLEtBQUssRUFBRSxJQUFJO0lBQzNDLFdBQVcsRUFBRSxzQkFBc0IsWUFBWSxJQUFJO0lBQ25ELFlBQVksRUFBRTtJQUNkLFdBQVcsRUFBRTtJQUNiLFFBQVEsRUFBRSxZQUFZLEdBQUc7SUFDekIsVUFBVSxFQUFFO0lBQ1osWUFBWSxFQUFFLFdBQVcsR0FBRztJQUM1QixXQUFXLEVBQUUsVUFBVSxHQUFHO0lBQzFCLGFBQWEsRUFBRSxFQUFFLE9BQU8sdUJBQXVCLE9BQU8sc0JBQXNCO0lBQzVFLGtCQUFrQixFQUFFO0lBQ3BCLFdBQVcsRUFBRSxJQUFJLGtCQUFrQixHQUFHLG1CQUFtQixFQUFFO0VBQzdEOztFQU9BLElBQUksU0FBUyxLQUFLLElBQUksS0FBSyxJQUFJLFNBQVMsSUFBSSxNQUFNLE1BQU0sU0FBUztFQUNqRSxJQUFJLFFBQVEsY0FBYztJQUN4QixPQUFPO0VBQ1Q7O0VBTUEsSUFBSSxJQUFJLE9BQU8sUUFBUSxPQUFPO0VBQzlCLElBQUksU0FBUyxNQUFNO0lBQ2pCLE9BQU87RUFDVDs7RUFPQSxJQUFJLElBQUksYUFBYSxHQUFHLEdBQUcsSUFBSSxRQUFRLFdBQVcsR0FBRyxLQUFLLEtBQUssS0FBSyxNQUFNO0VBQzFFLElBQUksaUJBQWlCLE9BQU87SUFDMUIsT0FBTztFQUNUOztFQVFBLElBQUksT0FBTyxJQUFJLE1BQU0sRUFBRSxNQUFNLEdBQUcsR0FBRyxNQUFNLE9BQU8sY0FBYyxlQUFlLEtBQUssR0FBRyxJQUFJLFNBQVM7RUFDbEcsU0FBUyxLQUFLO0lBQ1o7RUFDRjs7RUFNQSxhQUFhLEtBQUs7SUFDaEIsT0FBTyxvQkFBb0IsSUFBSSxVQUFVLEVBQUUsRUFBRSxNQUFNLFdBQVcsT0FBTyxVQUFVLEVBQUUsRUFBRSxFQUFFLE1BQU0sT0FBTztFQUNwRzs7RUFNQSxlQUFlLE9BQU8sS0FBSztJQUN6QixHQUFHLGdCQUFnQixHQUFHLGdCQUFnQixNQUFNLElBQUksOEJBQThCLE1BQU0sa0JBQWtCLE9BQU8sTUFBTSxFQUFFLFFBQVE7SUFDN0gsR0FBRyxnQkFBZ0I7SUFDbkIsY0FBYyxFQUFFO0lBQ2hCLGFBQWEsTUFBTSxlQUFlO0lBQ2xDLEtBQUs7RUFDUDs7RUFZQTtHQUNDLEVBQUUsTUFBTSxJQUFJLE9BQU8sTUFBTSxXQUFXLEVBQUUsUUFBUSxLQUFLLE9BQU8sSUFBSSxTQUFTLEdBQUcsU0FBUyxFQUFFO0dBQ3JGLEVBQUUsSUFBSSxRQUFRLEdBQUcsSUFBSSxlQUFlLFdBQVcsVUFBVSxZQUFZLEdBQUcsUUFBUSxNQUFNLEdBQUc7R0FDekYsRUFBRSxXQUFXLE9BQU8sY0FBYyxlQUFlLEtBQUssSUFBSSxLQUFLLElBQUk7R0FDbkU7RUFDRCxnQkFBZ0IsVUFBVSxlQUFlO0lBQ3ZDLEdBQUcsZ0JBQWdCLEdBQUcsZUFBZSxHQUFHLGdCQUFnQjtNQUN0RCxlQUFlLE1BQU0sV0FBVyxNQUFNO01BQ3RDLE9BQU87SUFDVDtJQUNBLE9BQU8seUJBQXlCO01BQzlCLEtBQUs7UUFDSCxPQUFPO01BQ1QsS0FBSztRQUNILE9BQU87TUFDVCxLQUFLO1FBQ0g7UUFDQSxHQUFHLGFBQWEsSUFBSSxXQUFXLEdBQUcsWUFBWSxJQUFJLFdBQVc7UUFDN0QsT0FBTztNQUNULEtBQUs7UUFDSCxjQUFjLEVBQUUsRUFBRSxNQUFNO1FBQ3hCO1FBQ0EsT0FBTztJQUNYO0VBQ0Y7O0VBUUEsSUFBSSxRQUFRLEVBQUUsSUFBSSxRQUFRLEtBQUssS0FBSyxLQUFLLE9BQU8sT0FBTyxJQUFJLEtBQUssSUFBSSxXQUFXLElBQUksR0FBRyxLQUFLLE9BQU8sSUFBSTtFQUN0RyxXQUFXLEtBQUs7SUFDZCxPQUFPLElBQUksT0FBTyxnQkFBZ0IsVUFBVSxRQUFRLEdBQUc7RUFDekQ7O0VBeUJBO0dBQ0MsRUFBRSxNQUFNLElBQUksS0FBSyxJQUFJLE1BQU0sR0FBRyxHQUFHLFlBQVksSUFBSSxHQUFHLEdBQUcsUUFBUSxTQUFTLE9BQU8sR0FBRyxHQUFHO0dBQ3JGLEVBQUUsUUFBUSxHQUFHLEdBQUcsSUFBSSxVQUFVLE1BQU0sU0FBUyxZQUFZLEtBQUssT0FBTztHQUNyRTtFQUNELE1BQU0sZ0JBQWdCLE9BQU8sRUFBRSw2QkFBNkIsaUJBQWlCO0lBQzNFLEdBQUcsa0JBQWtCO01BQ25CLGVBQWUsRUFBRTtNQUNqQixpQkFBaUIsSUFBSTtNQUNyQjtNQUNBLEdBQUcsaUJBQWlCO0lBQ3RCO0lBQ0EsR0FBRyxnQkFBZ0IsR0FBRywwQkFBMEIsSUFBSSxNQUFNLE9BQU87SUFDakUsTUFBTSxNQUFNLEVBQUUsSUFBSTtJQUNsQixNQUFNLFNBQVMsRUFBRSxNQUFNLGlDQUFpQyxHQUFHLE9BQU8sNkJBQTZCLHNCQUFzQixHQUFHO0lBQ3hIO0lBQ0EsR0FBRyxZQUFZO0lBQ2YsT0FBTztFQUNUOztFQU1BLFdBQVcsS0FBSztJQUNkLGVBQWUsRUFBRTtJQUNqQjtJQUNBLGlCQUFpQixJQUFJO0lBQ3JCO0lBQ0EsYUFBYSxNQUFNLGdCQUFnQixRQUFRLGlCQUFpQjtJQUM1RDtFQUNGOztFQVVBLE1BQU0sWUFBWSxPQUFPLGNBQWM7SUFDckMsSUFBSTtNQUNGLE1BQU07SUFDUixFQUFFLE1BQU0sUUFBUTtNQUNkLGlCQUFpQixFQUFFO01BQ25CLGtCQUFrQixFQUFFLE1BQU0sU0FBUztNQUNuQyx1QkFBdUIsa0JBQWtCO0lBQzNDO0lBQ0E7RUFDRjs7RUFRQSxNQUFNLGNBQWMsT0FBTyxjQUFjO0lBQ3ZDLElBQUksS0FBSyxFQUFFO0lBQ1g7SUFDQSxNQUFNLGtCQUFrQjtNQUN0QixHQUFHLGVBQWUsSUFBSSxXQUFXO1FBQy9CLEtBQUssRUFBRSxFQUFFLE1BQU0sV0FBVyxPQUFPLG9CQUFvQjtRQUNyRCxjQUFjLEVBQUU7UUFDaEI7TUFDRjtNQUNBLE1BQU0sTUFBTSxFQUFFO01BQ2QsR0FBRyxPQUFPLElBQUksV0FBVztRQUN2QixpQkFBaUIsRUFBRTtRQUNuQjtNQUNGO01BQ0EsR0FBRyxXQUFXLElBQUksV0FBVyxLQUFLLEVBQUUsTUFBTTtNQUMxQyxLQUFLLEdBQUcsb0JBQW9CLEVBQUUsR0FBRyxLQUFLLEVBQUUsRUFBRSxNQUFNLFdBQVcsT0FBTyxvQkFBb0I7TUFDdEYsS0FBSyxLQUFLLEVBQUUsTUFBTTtJQUNwQjtFQUNGOztFQVFBLGFBQWEsS0FBSztJQUNoQixxQkFBcUIsRUFBRSxrQkFBa0IsRUFBRTtJQUMzQyxvQkFBb0IsRUFBRTtJQUN0QiwwQkFBMEIsRUFBRTtJQUM1QjtJQUNBLEdBQUcsMEJBQTBCLEVBQUUsR0FBRztNQUNoQyxhQUFhLEVBQUUsSUFBSTtNQUNuQixLQUFLLDRDQUE0QyxvQ0FBb0MsR0FBRztRQUN0RixHQUFHLFVBQVU7TUFDZjtJQUNGO0VBQ0Y7O0VBT0EsZ0JBQWdCLFdBQVcsRUFBRSxVQUFVO0lBQ3JDLE1BQU0sRUFBRSxlQUFlLGNBQWMsRUFBRSxFQUFFO0lBQ3pDLEdBQUcsZUFBZSxFQUFFLEVBQUUsR0FBRyxvQkFBb0IsR0FBRyxlQUFlLE9BQU87SUFDdEUsR0FBRyxlQUFlLEVBQUUsRUFBRSxHQUFHLGtCQUFrQixFQUFFLHFCQUFxQixHQUFHLGVBQWUsT0FBTztJQUMzRixPQUFPO0VBQ1Q7O0VBV0EsTUFBTSxhQUFhLGNBQWMsRUFBRSxNQUFNLFVBQVUsS0FBSyxjQUFjO0lBQ3BFLE1BQU0sTUFBTSxFQUFFLGFBQWEsRUFBRSxJQUFJO0lBQ2pDLEdBQUcsV0FBVyxJQUFJLFNBQVM7TUFDekI7TUFDQSxPQUFPLE9BQU8sMkJBQTJCLGVBQWUsRUFBRSxpQkFBaUIsRUFBRTtJQUMvRTtJQUNBO0lBQ0EsSUFBSTtNQUNGLE1BQU0sTUFBTSxFQUFFLE1BQU07TUFDcEIsR0FBRyx3QkFBd0IsT0FBTyxFQUFFLE1BQU0sV0FBVyxNQUFNO01BQzNELEdBQUcsT0FBTyxJQUFJLFdBQVc7TUFDekIsT0FBTztJQUNULEVBQUUsTUFBTSxRQUFRO01BQ2QsR0FBRyx1QkFBdUIsT0FBTztNQUNqQyxPQUFPLDBDQUEwQyxFQUFFLElBQUksT0FBTyxPQUFPLE1BQU0sUUFBUSwwQkFBMEIsV0FBVyxNQUFNO0lBQ2hJO0VBQ0Y7O0VBU0EsMEJBQTBCLFVBQVUsUUFBUTtJQUMxQyxNQUFNLE9BQU8sRUFBRTtJQUNmO0lBQ0EsTUFBTSxVQUFVLEVBQUUsb0JBQW9CLEVBQUU7SUFDeEMsb0JBQW9CLEVBQUU7SUFDdEIsT0FBTyxFQUFFLFFBQVEsUUFBUSxxQkFBcUIsV0FBVyxZQUFZLFNBQVMsR0FBRztFQUNuRjs7RUFRQSxNQUFNLGdCQUFnQixVQUFVLGNBQWM7SUFDNUMsTUFBTSxNQUFNLEVBQUUsYUFBYSxFQUFFLElBQUk7SUFDakMsb0JBQW9CLEVBQUU7SUFDdEIsTUFBTSxRQUFRLEVBQUUseUNBQXlDLEdBQUcsMENBQTBDO0lBQ3RHO0lBQ0EsYUFBYSxNQUFNLHFCQUFxQixTQUFTLGdCQUFnQixRQUFRLGdCQUFnQixZQUFZLG1CQUFtQjtJQUN4SCxJQUFJLFNBQVM7SUFDYixJQUFJO01BQ0YsUUFBUSxFQUFFLE1BQU0seUJBQXlCLEdBQUcsR0FBRyxrQkFBa0IsU0FBUztJQUM1RSxFQUFFLE1BQU0sUUFBUTtNQUNkLE1BQU0sVUFBVSxFQUFFO01BQ2xCLFFBQVEsRUFBRSxFQUFFLElBQUksT0FBTyxPQUFPLFVBQVUsRUFBRSxXQUFXLEdBQUcsZ0NBQWdDLEVBQUUsc0JBQXNCLFVBQVU7SUFDNUg7SUFDQSxPQUFPLHdCQUF3QjtFQUNqQzs7RUFVQSxNQUFNLGFBQWEsU0FBUyxTQUFTLFNBQVMsUUFBUSxjQUFjLGlCQUFpQjtJQUNuRixNQUFNLFNBQVMsaUJBQWlCLEVBQUU7TUFDaEMsUUFBUTtNQUNSLFVBQVU7TUFDVixTQUFTO01BQ1QsUUFBUTtNQUNSLFlBQVk7TUFDWjtNQUNBLFNBQVMsTUFBTSxPQUFPLEdBQUcsS0FBSyxzQkFBc0IsRUFBRTtNQUN0RCxVQUFVLE9BQU8sS0FBSyxFQUFFLElBQUksR0FBRyxhQUFhLE1BQU0sc0JBQXNCLFFBQVEsZ0JBQWdCLFVBQVUsTUFBTSxLQUFLO0lBQ3ZIO0lBQ0EsTUFBTSxFQUFFLFNBQVMsWUFBWSxFQUFFLEVBQUU7SUFDakMsR0FBRyxTQUFTLElBQUksV0FBVztNQUN6QixNQUFNLGVBQWU7TUFDckIsT0FBTyxFQUFFLElBQUksTUFBTSxTQUFTLEdBQUc7SUFDakM7SUFDQSxNQUFNLEtBQUssRUFBRSxZQUFZLElBQUksVUFBVSxFQUFFLGlCQUFpQixHQUFHLElBQUksRUFBRSxNQUFNLG1CQUFtQjtJQUM1RixNQUFNLFFBQVEsRUFBRSxtQkFBbUIsRUFBRSw2QkFBNkIsRUFBRTtJQUNwRSxNQUFNLE1BQU0sRUFBRSxtQkFBbUIsRUFBRSxrQ0FBa0MsRUFBRTtJQUN2RSxHQUFHLGNBQWMsUUFBUSxFQUFFLEtBQUssS0FBSyxRQUFRLEVBQUUsUUFBUSxJQUFJLEVBQUU7SUFDN0QsTUFBTSxTQUFTLEVBQUUsTUFBTTtNQUNyQixnQkFBZ0I7TUFDaEIsUUFBUTtNQUNSLFVBQVUsR0FBRyxNQUFNLFFBQVEsU0FBUyxRQUFRLElBQUksR0FBRyxFQUFFLEtBQUssRUFBRSx3QkFBd0I7TUFDcEYsTUFBTTtNQUNOLGNBQWM7TUFDZCxZQUFZO01BQ1osVUFBVSxFQUFFLEVBQUUsRUFBRSxFQUFFLGNBQWMsTUFBTSxFQUFFLEVBQUU7TUFDMUMsT0FBTyxFQUFFLFFBQVEsUUFBUSxTQUFTLFNBQVMsV0FBVyxXQUFXLG9CQUFvQjtNQUNyRjtNQUNBLFlBQVk7TUFDWix3QkFBd0IsSUFBSSxVQUFVLEVBQUUsRUFBRSxjQUFjLEtBQUssUUFBUSxHQUFHLDBCQUEwQixFQUFFLEVBQUU7TUFDdEcsYUFBYSxPQUFPLEdBQUcsS0FBSyxtQkFBbUIsRUFBRSx3QkFBd0I7SUFDM0U7SUFDQSxNQUFNLGdDQUFnQztJQUN0QyxPQUFPLEVBQUUsSUFBSSxNQUFNLFVBQVUsU0FBUyxpQkFBaUI7RUFDekQ7O0VBVUEsTUFBTSxtQkFBbUIsU0FBUyxTQUFTLFVBQVUsY0FBYztJQUNqRSxvQkFBb0IsRUFBRTtJQUN0QixNQUFNLFNBQVMsRUFBRSxXQUFXLEVBQUUsaUJBQWlCLEVBQUU7SUFDakQsR0FBRyxhQUFhLHVCQUF1QjtJQUN2QyxLQUFLLEdBQUcscUJBQXFCO01BQzNCO01BQ0Esa0JBQWtCLEVBQUU7SUFDdEI7SUFDQSxNQUFNLFFBQVEsRUFBRSxXQUFXLEdBQUcsbUJBQW1CLEVBQUUsd0JBQXdCLEVBQUU7SUFDN0UsTUFBTSxZQUFZLEVBQUU7SUFDcEIsTUFBTSxLQUFLLEVBQUUsZUFBZSxHQUFHLG9CQUFvQixJQUFJO0lBQ3ZELE1BQU0sS0FBSyxFQUFFLEtBQUssRUFBRSxpQkFBaUIsRUFBRTtJQUN2QyxNQUFNLFVBQVUsa0JBQWtCLEVBQUU7TUFDbEMsU0FBUztNQUNULFFBQVE7TUFDUixPQUFPLGdCQUFnQixHQUFHO01BQzFCLGFBQWEsc0JBQXNCLEdBQUc7TUFDdEMsY0FBYyx1QkFBdUIsR0FBRztNQUN4QyxlQUFlLHdCQUF3QixHQUFHO01BQzFDLFdBQVcsRUFBRSx1QkFBdUI7TUFDcEMsV0FBVyxZQUFZLEVBQUU7TUFDekIsWUFBWTtNQUNaLGVBQWUsRUFBRSxHQUFHLEVBQUUsRUFBRSxPQUFPLGNBQWM7TUFDN0MsV0FBVztNQUNYO01BQ0EsY0FBYyxNQUFNLEdBQUcsVUFBVSxJQUFJLFFBQVEsRUFBRSxRQUFRLEVBQUU7TUFDekQsV0FBVyxNQUFNLEdBQUcsVUFBVSxJQUFJO01BQ2xDLFNBQVMsRUFBRSxtQkFBbUI7SUFDaEM7SUFDQTtJQUNBLEdBQUcsb0JBQW9CLElBQUksV0FBVyxhQUFhLE1BQU0sc0JBQXNCLFVBQVUsMEJBQTBCO0lBQ25ILEdBQUcsWUFBWSxHQUFHLHdCQUF3QixJQUFJLFdBQVc7TUFDdkQsSUFBSTtRQUNGLE1BQU0sWUFBWSxFQUFFO1FBQ3BCLE1BQU0seUJBQXlCLEdBQUcsR0FBRyxjQUFjLDhCQUE4QixTQUFTLGdCQUFnQjtNQUM1RyxFQUFFLE1BQU0sUUFBUTtRQUNkLHVCQUF1QixrQkFBa0IsWUFBWSxPQUFPLEdBQUcsbUJBQW1CO1FBQ2xGLGFBQWEsTUFBTSx1QkFBdUIsUUFBUSxnQkFBZ0IsT0FBTyxxQkFBcUI7TUFDaEc7SUFDRjtJQUNBLE9BQU87RUFDVDs7RUFPQSxrQkFBa0IsU0FBUyxVQUFVLFlBQVksRUFBRSxZQUFZLEtBQUs7SUFDbEUsTUFBTSxFQUFFLEVBQUU7SUFDVjtJQUNBLG9CQUFvQixFQUFFO0lBQ3RCLEdBQUcscUJBQXFCLHFCQUFxQixFQUFFO0lBQy9DLEdBQUcsVUFBVSxJQUFJLFdBQVc7SUFDNUIsbUJBQW1CLEdBQUc7SUFDdEIsb0JBQW9CLEdBQUc7SUFDdkIsa0JBQWtCLEVBQUU7SUFDcEIsbUJBQW1CLEVBQUU7SUFDckIsZ0JBQWdCLEVBQUUsdUJBQXVCLEdBQUc7SUFDNUMsSUFBSSxPQUFPLE9BQU8sT0FBTyxHQUFHLGtDQUFrQyxHQUFHLEtBQUssa0JBQWtCLEVBQUUsbUJBQW1CLEdBQUcsR0FBRyxFQUFFO0VBQ3ZIOztFQVdBLGNBQWMsVUFBVSxLQUFLO0lBQzNCLE1BQU0sRUFBRSxPQUFPLEVBQUUsRUFBRTtJQUNuQixNQUFNLEtBQUssRUFBRTtJQUNiLG9CQUFvQixFQUFFO0lBQ3RCLEdBQUcsU0FBUztNQUNWLE1BQU0sS0FBSyxFQUFFLG9CQUFvQixJQUFJLFVBQVUsRUFBRSxrQkFBa0IsRUFBRTtNQUNyRSxNQUFNLFFBQVEsRUFBRSxtQkFBbUIsMkJBQTJCO01BQzlELE9BQU8sRUFBRSxNQUFNLFNBQVMsT0FBTyxTQUFTLElBQUksdUJBQXVCLFFBQVEsY0FBYyxZQUFZO0lBQ3ZHO0lBQ0EsR0FBRyxxQkFBcUIsSUFBSSxXQUFXLE9BQU8sRUFBRSxNQUFNLE9BQU87SUFDN0QsR0FBRyxNQUFNLElBQUksV0FBVyxPQUFPLEVBQUUsTUFBTSxTQUFTLE9BQU8sWUFBWSxJQUFJLEtBQUs7SUFDNUUsT0FBTyxFQUFFLE1BQU0sU0FBUyxPQUFPLFlBQVksSUFBSSxpQ0FBaUMsUUFBUSxjQUFjLFlBQVk7RUFDcEg7O0VBVUEsSUFBSSxLQUFLLElBQUksS0FBSyxPQUFPLFFBQVEsS0FBSyxJQUFJLE9BQU8sUUFBUSxRQUFRLElBQUksTUFBTSxNQUFNO0VBQ2pGLGlCQUFpQixTQUFTLE9BQU87SUFDL0Isa0JBQWtCLEVBQUUsZUFBZTtJQUNuQyxPQUFPO0VBQ1Q7O0VBU0EsSUFBSSxLQUFLLElBQUksSUFBSSxNQUFNLE1BQU0sSUFBSSxRQUFRLFVBQVUsTUFBTSxRQUFRLEtBQUssSUFBSSxPQUFPLFFBQVEsUUFBUSxJQUFJLE1BQU0sTUFBTTtFQUNqSCxxQkFBcUIsU0FBUyxPQUFPO0lBQ25DLG9CQUFvQixFQUFFLCtCQUErQixFQUFFLEdBQUcsRUFBRSxtQkFBbUI7SUFDL0UsT0FBTztFQUNUOztFQU9BLElBQUksUUFBUSxFQUFFLEtBQUssS0FBSyxHQUFHLElBQUksT0FBTyxPQUFPLFNBQVMsT0FBTyxXQUFXLElBQUksUUFBUTtFQUNwRixVQUFVLE9BQU87SUFDZixNQUFNLE9BQU8sRUFBRTtJQUNmLE9BQU87TUFDTDtNQUNBLElBQUk7TUFDSixNQUFNO01BQ04sT0FBTztNQUNQLHdCQUF3QixJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxVQUFVLG9CQUFvQjtNQUM3RSxxQkFBcUIsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsWUFBWSxpQkFBaUI7TUFDekUsYUFBYSxvQkFBb0IsSUFBSTtNQUNyQyxhQUFhLG9CQUFvQixJQUFJO01BQ3JDLGdCQUFnQjtNQUNoQixhQUFhO01BQ2Isa0JBQWtCO01BQ2xCLGVBQWUsc0JBQXNCLEdBQUc7TUFDeEMsc0JBQXNCLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLGFBQWEsbUNBQW1DO01BQzdGLFFBQVE7SUFDVjtFQUNGOztFQVFBLGlCQUFpQixRQUFRLEtBQUs7SUFDNUIsR0FBRyxhQUFhLElBQUksTUFBTSxHQUFHLFlBQVksSUFBSSxXQUFXO0lBQ3hELFlBQVksRUFBRTtJQUNkLGFBQWEsTUFBTSxpQkFBaUIsTUFBTTtFQUM1Qzs7RUFPQSxZQUFZLGdCQUFnQixLQUFLO0lBQy9CLE1BQU0sS0FBSyxFQUFFO0lBQ2IsR0FBRyxNQUFNLElBQUksV0FBVztJQUN4QixJQUFJO01BQ0YsT0FBTyxTQUFTLFFBQVEsU0FBUyxVQUFVLFVBQVU7SUFDdkQsRUFBRSxNQUFNO01BQ047SUFDRjtFQUNGOztBQTdoQkE7OztBQTBJQSxJQUFJLGVBQWUsTUFBTSxJQUFJLEtBQUssTUFBTSxVQUFVLElBQUksUUFBUSxNQUFNLEtBQUssS0FBSyxJQUFJLEdBQUcsS0FBSztBQUMxRixNQUFNLGVBQWUsRUFBRSxJQUFJOzs7QUF3WjNCLElBQUksZUFBZSxHQUFHLEtBQUssZUFBZSxLQUFLLFdBQVcsV0FBVyxVQUFVLGFBQWEsR0FBRyxRQUFRLEdBQUcsU0FBUyxPQUFPLE1BQU0sRUFBRSxVQUFVO0FBQzVJLE9BQU8sS0FBSyxlQUFlLEVBQUUsVUFBVSxFQUFFLFVBQVUsRUFBRSxTQUFTLEVBQUUsWUFBWSxFQUFFOyJ9
+//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiZGVsZWdhdGVzLnRzIiwic291cmNlcyI6WyIuLi9saXRlcmF0ZS9kZWxlZ2F0ZXMubWQiXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6Ijs7O0FBeUJBLE9BQU8sRUFBRSxrQkFBa0IsRUFBRSxLQUFLO0FBQ2xDLE9BQU8sRUFBRSxXQUFXLEVBQUUsS0FBSztBQUMzQixPQUFPO0VBQ0w7RUFDQTtFQUNBO0VBQ0E7RUFDQTtFQUNBO0VBQ0E7RUFDQSxLQUFLO0VBQ0wsS0FBSztFQUNMLEtBQUs7QUFDUCxFQUFFLEtBQUs7QUFDUCxPQUFPLEVBQUUsY0FBYyxFQUFFLEtBQUs7QUFDOUIsT0FBTyxFQUFFLFdBQVcsRUFBRSxLQUFLO0FBQzNCLE9BQU8sRUFBRSxrQkFBa0IsRUFBRSxLQUFLO0FBQ2xDLE9BQU87RUFDTDtFQUNBO0VBQ0E7RUFDQSxLQUFLO0VBQ0wsS0FBSztFQUNMLEtBQUs7RUFDTCxLQUFLO0VBQ0wsS0FBSztFQUNMLEtBQUs7RUFDTCxLQUFLO0VBQ0wsS0FBSztFQUNMLEtBQUs7RUFDTCxLQUFLO0VBQ0wsS0FBSztFQUNMLEtBQUs7RUFDTCxLQUFLO0VBQ0wsS0FBSztFQUNMLEtBQUs7RUFDTCxLQUFLO0FBQ1AsRUFBRSxLQUFLOzs7QUFnQlA7Q0FDQyxFQUFFLE9BQU8sVUFBVSxJQUFJLFNBQVMsTUFBTSxLQUFLLE9BQU8sR0FBRyxVQUFVLEtBQUssSUFBSSxHQUFHO0NBQzNFLEVBQUUsY0FBYyxHQUFHLFVBQVUsS0FBSyxFQUFFLE9BQU8sR0FBRyxPQUFPLE9BQU8sTUFBTSxHQUFHLEVBQUU7Q0FDdkUsRUFBRSxVQUFVLElBQUksY0FBYyxTQUFTLEtBQUssS0FBSztDQUNqRDtBQUNELE9BQU8sVUFBVSxPQUFPO0VBQ3RCLElBQUksSUFBSSxPQUFPLE1BQU0sTUFBTSxHQUFHLFNBQVMsSUFBSSxLQUFLLEdBQUcsYUFBYSxVQUFVLFdBQVc7RUFDckYsU0FBUyxNQUFNO0VBQ2YsSUFBSSxJQUFJLE9BQU8sR0FBRyxNQUFNLFdBQVcsUUFBUSxLQUFLLGNBQWMsR0FBRyxLQUFLLGNBQWMsS0FBSztFQUN6RixTQUFTLE9BQU87RUFDaEIsSUFBSSxPQUFPLEtBQUssWUFBWSxPQUFPLEtBQUssSUFBSSxNQUFNLEtBQUssS0FBSyxJQUFJLGNBQWMsTUFBTSxPQUFPLEdBQUcsS0FBSztFQUNuRyxTQUFTLGNBQWMsUUFBUSxTQUFTLFNBQVMsa0JBQWtCLEdBQUcsT0FBTyxFQUFFO0VBQy9FLElBQUksV0FBVyxLQUFLLElBQUksWUFBWSxNQUFNLElBQUksU0FBUyxJQUFJLGNBQWMsS0FBSyxJQUFJLFFBQVE7RUFDMUYsU0FBUyxPQUFPLFNBQVM7RUFDekIsSUFBSSxLQUFLLE1BQU0sSUFBSSxVQUFVLElBQUksSUFBSSxLQUFLLGNBQWMsS0FBSztFQUM3RCxTQUFTLGVBQWUsU0FBUztFQUNqQyxJQUFJLFNBQVMsT0FBTyxjQUFjLDBCQUEwQixJQUFJLEdBQUc7RUFDbkUsU0FBUyxhQUFhO0VBQ3RCLElBQUksUUFBUSxPQUFPLFFBQVEsVUFBVSxjQUFjLDBCQUEwQixHQUFHLEtBQUs7RUFDckYsU0FBUyxhQUFhO0VBQ3RCLElBQUksTUFBTSxNQUFNLGVBQWUsUUFBUSxJQUFJLFFBQVEsS0FBSyxJQUFJLFFBQVEsY0FBYyw4QkFBOEIsR0FBRyxLQUFLO0VBQ3hILFNBQVMsaUJBQWlCO0VBQzFCLElBQUksT0FBTyxRQUFRLEdBQUcsS0FBSyxPQUFPLEdBQUcsSUFBSSxJQUFJLGNBQWMsc0JBQXNCLE1BQU07RUFDdkYsU0FBUyxTQUFTO0VBQ2xCLElBQUksV0FBVyxPQUFPLEdBQUcsRUFBRSxLQUFLLElBQUksR0FBRyxXQUFXLGNBQWMsSUFBSTtFQUNwRSxTQUFTLGdCQUFnQjtFQUN6QixJQUFJLFNBQVMsUUFBUSxJQUFJLEtBQUssU0FBUyxVQUFVLElBQUksR0FBRyxXQUFXLGNBQWMsSUFBSTtFQUNyRixTQUFTLGdCQUFnQjtFQUN6QixJQUFJLFFBQVEsS0FBSyxXQUFXLEdBQUcsR0FBRyxFQUFFLFNBQVMsT0FBTyxjQUFjLFFBQVE7RUFDMUUsU0FBUyxhQUFhO0VBQ3RCLElBQUksWUFBWSxHQUFHLElBQUksR0FBRyxLQUFLLEdBQUcsVUFBVSxHQUFHLEVBQUUsV0FBVyxLQUFLLEdBQUcsRUFBRSxXQUFXLFdBQVcsY0FBYyw4QkFBOEIsTUFBTTtFQUM5SSxTQUFTLGlCQUFpQjtFQUMxQixJQUFJLFFBQVEsTUFBTSxRQUFRLEdBQUcsT0FBTyxZQUFZLElBQUksR0FBRyxJQUFJLFNBQVMsU0FBUyxjQUFjLElBQUk7RUFDL0YsU0FBUyxlQUFlO0VBQ3hCLElBQUksYUFBYSxJQUFJLE9BQU8sSUFBSSxLQUFLLEdBQUcsV0FBVyxZQUFZLGNBQWMsS0FBSztFQUNsRixTQUFTLG9CQUFvQjtFQUM3QixJQUFJLFFBQVEsTUFBTSxRQUFRLEdBQUcsV0FBVyxZQUFZLElBQUksR0FBRyxJQUFJLFNBQVMsU0FBUyxjQUFjLElBQUk7RUFDbkcsU0FBUyx5QkFBeUI7RUFDbEMsSUFBSSxLQUFLLEVBQUUsUUFBUSxLQUFLLE1BQU0sSUFBSSxLQUFLLE1BQU0sY0FBYyxXQUFXO0VBQ3RFLFNBQVMsY0FBYztFQUN2QixJQUFJLE1BQU0sSUFBSSxJQUFJLEtBQUssTUFBTSxRQUFRLEdBQUcsVUFBVSxHQUFHLE1BQU0sR0FBRyxLQUFLLFFBQVEsR0FBRyxVQUFVLEdBQUcsVUFBVSxZQUFZLEdBQUcsUUFBUSxNQUFNLEdBQUcsR0FBRyxNQUFNLElBQUksR0FBRyxPQUFPLGNBQWMsTUFBTSxJQUFJLEtBQUssT0FBTztFQUNoTSxTQUFTLFVBQVUsU0FBUyxhQUFhLEdBQUc7RUFDNUMsSUFBSSxLQUFLLEtBQUssVUFBVSxRQUFRLEdBQUcsRUFBRSxNQUFNLE1BQU0sY0FBYyxNQUFNLElBQUksT0FBTyxHQUFHLE9BQU87RUFDMUYsU0FBUyxVQUFVLFFBQVEsU0FBUyxTQUFTLGtCQUFrQixHQUFHLEtBQUssRUFBRTtFQUN6RSxJQUFJLEtBQUssR0FBRyxFQUFFLE1BQU0sWUFBWSxNQUFNLE9BQU8sSUFBSSxVQUFVLElBQUksSUFBSSxPQUFPLEVBQUUsVUFBVSxFQUFFLE1BQU0sTUFBTSxJQUFJLFdBQVcsY0FBYyxLQUFLO0VBQ3RJLFNBQVMsVUFBVSxXQUFXLGFBQWEsU0FBUyxrQkFBa0IsR0FBRyxLQUFLLEVBQUU7RUFDaEYsSUFBSSxLQUFLLE1BQU0sS0FBSyxXQUFXLFdBQVcsSUFBSSxPQUFPLElBQUksVUFBVSxJQUFJLFNBQVMsY0FBYyxLQUFLO0VBQ25HLFNBQVMsY0FBYyxTQUFTLGlCQUFpQixHQUFHLEtBQUssRUFBRTtFQUMzRCxJQUFJLFFBQVEsT0FBTyxLQUFLLElBQUksT0FBTyxJQUFJLFVBQVUsVUFBVSxJQUFJLGFBQWEsY0FBYyxLQUFLO0VBQy9GLFNBQVMsUUFBUSx3QkFBd0I7RUFDekMsSUFBSSxPQUFPLEdBQUcsSUFBSSxTQUFTLE1BQU0sU0FBUyxJQUFJLEtBQUssSUFBSSxPQUFPLFNBQVMsSUFBSSxjQUFjLEtBQUs7RUFDOUYsU0FBUyxRQUFRLE9BQU8sTUFBTSxHQUFHO0VBQ2pDLElBQUksVUFBVSxVQUFVLE1BQU0sTUFBTSxHQUFHLElBQUksUUFBUSxjQUFjLEtBQUs7RUFDdEUsU0FBUyxXQUFXLHdCQUF3QjtFQUM1QyxJQUFJLElBQUksR0FBRyxHQUFHLElBQUksS0FBSyxLQUFLLFFBQVEsS0FBSyxLQUFLLGNBQWMsS0FBSztFQUNqRSxTQUFTLFdBQVc7QUFDdEI7OztBQVlBO0NBQ0MsRUFBRSxjQUFjLFVBQVUsU0FBUyxJQUFJLFFBQVEsR0FBRyxHQUFHLEtBQUssS0FBSyxTQUFTO0NBQ3hFLEVBQUUsWUFBWSxLQUFLLFFBQVEsSUFBSSxPQUFPLEtBQUssS0FBSyxFQUFFLFFBQVEsT0FBTztDQUNqRTtBQUNELE9BQU8sU0FBUyxzQkFBc0IsUUFBUSxXQUFXLFVBQVUsV0FBVztFQUM1RSxNQUFNLE1BQU0sUUFBUSxFQUFFO0VBQ3RCLEdBQUcsUUFBUSxLQUFLLElBQUksU0FBUyxHQUFHLFlBQVksSUFBSSxJQUFJLE1BQU0sSUFBSSxnQ0FBZ0MsT0FBTyxTQUFTLEtBQUssR0FBRyxFQUFFLFVBQVUsUUFBUSxJQUFJO0VBQzlJLE1BQU0sS0FBSyxFQUFFLFVBQVUsU0FBUyxNQUFNLEdBQUc7SUFDdkMsTUFBTSxJQUFJLGdDQUFnQyxNQUFNLG9CQUFvQjtFQUN0RTtFQUNBLEdBQUcsZ0JBQWdCLElBQUksV0FBVztJQUNoQyxHQUFHLGFBQWEsTUFBTSxJQUFJLGlDQUFpQyxNQUFNLG9CQUFvQixFQUFFLE9BQU8sR0FBRyxTQUFTLE9BQU8sRUFBRSxRQUFRLEdBQUc7SUFDOUgsR0FBRyxhQUFhLElBQUksVUFBVSxHQUFHLG1CQUFtQixJQUFJLFdBQVcsUUFBUSxPQUFPLEdBQUcsRUFBRSxjQUFjLEdBQUcsU0FBUyxPQUFPLEVBQUUsUUFBUSxHQUFHO0VBQ3ZJO0VBQ0EsTUFBTSxXQUFXLEVBQUUsa0JBQWtCLEdBQUc7RUFDeEMsTUFBTSxXQUFXLEVBQUUsa0JBQWtCLEdBQUc7RUFDeEMsTUFBTSxlQUFlLEVBQUUsc0JBQXNCLEdBQUc7RUFDaEQsTUFBTSxPQUFPLEVBQUUsY0FBYyxHQUFHO0VBQ2hDLE1BQU0sZUFBZSxFQUFFLHNCQUFzQixHQUFHO0VBQ2hELE1BQU0sY0FBYyxFQUFFLHFCQUFxQixHQUFHO0VBQzlDLE1BQU0sY0FBYyxFQUFFLHFCQUFxQixHQUFHO0VBQzlDLElBQUksT0FBTyxNQUFNLE9BQU8sR0FBRyxnQkFBZ0IsYUFBYSxlQUFlLGFBQWEsbUJBQW1CLGlCQUFpQixHQUFHLE9BQU87SUFDaEksR0FBRyxTQUFTLEVBQUUsRUFBRSxHQUFHLHlCQUF5QixpQkFBaUIsS0FBSyxHQUFHLEVBQUUsU0FBUyxPQUFPLEdBQUcsY0FBYyxJQUFJO0VBQzlHO0VBQ0EsR0FBRyxZQUFZLEVBQUUsWUFBWSxxQkFBcUIsb0JBQW9CLFFBQVEsZUFBZTtFQUM3RixJQUFJLE9BQU8sTUFBTSxPQUFPLEdBQUcsWUFBWSxTQUFTLG1CQUFtQixpQkFBaUIsR0FBRyxPQUFPO0lBQzVGLEdBQUcsU0FBUyxHQUFHLEVBQUUsR0FBRyxNQUFNLEdBQUcsSUFBSSxpQkFBaUIsS0FBSyxJQUFJLEdBQUcsSUFBSSxJQUFJLElBQUk7RUFDNUU7RUFDQSxHQUFHLGlCQUFpQixHQUFHLEVBQUUsR0FBRyxpQ0FBaUMsd0JBQXdCLEtBQUssR0FBRyxFQUFFLGFBQWEsUUFBUSxJQUFJO0VBQ3hILEdBQUcsbUNBQW1DLEdBQUcsY0FBYyxHQUFHLElBQUksd0JBQXdCLEtBQUssR0FBRyxFQUFFLGFBQWEsU0FBUyxJQUFJO0VBQzFILElBQUksT0FBTyxJQUFJLEdBQUcsaUJBQWlCLDBCQUEwQixHQUFHLE9BQU87SUFDckUsTUFBTSxNQUFNLEVBQUUsWUFBWSxHQUFHO0lBQzdCLEdBQUcsU0FBUyxHQUFHLEVBQUUsR0FBRyx5QkFBeUIsaUJBQWlCLEtBQUssR0FBRyxFQUFFLGFBQWEsUUFBUSxJQUFJO0VBQ25HO0VBQ0EsTUFBTSxhQUFhLFFBQVEsRUFBRSxtQkFBbUIsR0FBRztFQUNuRCxHQUFHLHNDQUFzQyxHQUFHLGdCQUFnQixzQkFBc0IsS0FBSyxHQUFHLElBQUksR0FBRyx5QkFBeUIsR0FBRyxvQkFBb0IsS0FBSyxJQUFJO0VBQzFKLE9BQU87SUFDTCxNQUFNO0lBQ04sZ0JBQWdCLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLE1BQU0sWUFBWTtJQUN6RCxNQUFNLGlCQUFpQixHQUFHO0lBQzFCLGNBQWMseUJBQXlCLEdBQUc7SUFDMUM7SUFDQTtJQUNBLGdCQUFnQiwyQkFBMkIsRUFBRSxPQUFPLFlBQVksT0FBTyxXQUFXO0lBQ2xGO0lBQ0E7SUFDQTtJQUNBLFlBQVksa0JBQWtCLEdBQUc7SUFDakM7SUFDQSxjQUFjLG9CQUFvQixHQUFHO0lBQ3JDLG1CQUFtQix5QkFBeUIsR0FBRztJQUMvQyx3QkFBd0IsOEJBQThCLEdBQUc7SUFDekQsYUFBYSxZQUFZLEdBQUc7SUFDNUIsT0FBTyxFQUFFLGdCQUFnQjtJQUN6QixVQUFVLEVBQUUsbUJBQW1CO0lBQy9CLG9CQUFvQixJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxVQUFVLGdCQUFnQjtFQUN2RTtBQUNGOzs7QUFXQSxJQUFJLEtBQUssR0FBRyxJQUFJLE9BQU8sS0FBSyxNQUFNO0FBQ2xDLEtBQUssS0FBSztFQUNSLEVBQUUsRUFBRSxTQUFTLE1BQU0sV0FBVyxTQUFTLE9BQU8sUUFBUTtFQUN0RCxFQUFFLEVBQUUsU0FBUyxNQUFNLFNBQVMsU0FBUyxJQUFJLFFBQVEsU0FBUyxPQUFPLFdBQVcsRUFBRSxRQUFRO0VBQ3RGLEVBQUUsRUFBRSxTQUFTLE1BQU0sT0FBTzs7O0FBTzVCLElBQUksUUFBUSxHQUFHLEdBQUcsVUFBVSxHQUFHLFVBQVU7QUFDekMsVUFBVSxRQUFRO0VBQ2hCLFNBQVMsUUFBUTtFQUNqQixTQUFTLFFBQVE7RUFDakIsU0FBUyxXQUFXO0VBQ3BCLFNBQVMsWUFBWTtFQUNyQixTQUFTLFNBQVMsZUFBZTtBQUNuQzs7O0FBT0EsSUFBSSxRQUFRLEdBQUcsSUFBSSxHQUFHLFFBQVEsT0FBTztBQUNyQyxLQUFLLFFBQVEsRUFBRSxFQUFFLFNBQVMsSUFBSSxNQUFNLFNBQVMsV0FBVyxhQUFhLFNBQVMsU0FBUyxPQUFPLEVBQUUsRUFBRSxFQUFFLFNBQVMsSUFBSSxPQUFPLFNBQVMsT0FBTyxRQUFRLFNBQVMsV0FBVyxRQUFROzs7QUFhNUs7Q0FDQyxFQUFFLEtBQUssR0FBRyxJQUFJLFNBQVMsTUFBTSxPQUFPLElBQUksUUFBUSxHQUFHLElBQUksVUFBVSxLQUFLLE9BQU87Q0FDN0UsRUFBRSxXQUFXLE1BQU0sU0FBUyxJQUFJLFFBQVEsSUFBSSxHQUFHLE9BQU8sR0FBRyxJQUFJLE1BQU0sVUFBVSxLQUFLO0NBQ2xGLEVBQUUsSUFBSSxPQUFPLElBQUk7Q0FDakI7QUFDRCxPQUFPLE1BQU0sS0FBSztFQUNoQixJQUFJLElBQUksT0FBTyxPQUFPLElBQUk7RUFDMUIsU0FBUyxJQUFJO0VBQ2IsSUFBSSxJQUFJLE9BQU8sTUFBTSxLQUFLLElBQUksUUFBUTtFQUN0QyxTQUFTLE1BQU07RUFDZixJQUFJLElBQUksT0FBTyxJQUFJLEtBQUssSUFBSSxRQUFRLE1BQU0sR0FBRyxPQUFPO0VBQ3BELFNBQVMsUUFBUTtFQUNqQixTQUFTLE9BQU87RUFDaEIsU0FBUyxPQUFPO0VBQ2hCLFNBQVMsUUFBUTtFQUNqQixTQUFTLE9BQU87RUFDaEIsU0FBUyxTQUFTO0VBQ2xCLFNBQVMsUUFBUSxFQUFFLElBQUk7RUFDdkIsU0FBUyxPQUFPO0VBQ2hCLGNBQWMsSUFBSSxHQUFHLE1BQU0sRUFBRTtFQUM3QixTQUFTLElBQUksWUFBWSxFQUFFO0lBQ3pCLFlBQVk7SUFDWixVQUFVO0lBQ1Ysa0JBQWtCO0lBQ2xCLG1CQUFtQjtJQUNuQixpQkFBaUI7SUFDakIsa0JBQWtCO0lBQ2xCLGVBQWU7SUFDZixXQUFXO0lBQ1gsbUJBQW1CO0lBQ25CLG9CQUFvQjtJQUNwQixZQUFZO0VBQ2Q7RUFDQSxRQUFRLE1BQU0sRUFBRTtFQUNoQixTQUFTLEVBQUU7RUFDWCxVQUFVLEVBQUU7RUFDWixVQUFVLEVBQUU7RUFDWixhQUFhLFdBQVcsRUFBRTtFQUMxQixRQUFRLGdCQUFnQixFQUFFO0VBQzFCLFNBQVMsZ0JBQWdCLEVBQUU7RUFDM0IsU0FBUyxRQUFRLFVBQVUsRUFBRTtFQUM3QixVQUFVLEVBQUUsU0FBUyxPQUFPLFFBQVEsRUFBRSxFQUFFO0VBQ3hDLGdCQUFnQixFQUFFO0VBQ2xCLGVBQWUsRUFBRTtFQUNqQixjQUFjO0VBQ2QsZ0JBQWdCLE9BQU8sRUFBRTtFQUN6QixjQUFjLGFBQWEsRUFBRTtFQUM3QixlQUFlLEVBQUU7OztFQXhSbkIsMEJBQTBCLFVBQVUsUUFBUTtJQUMxQyxNQUFNLE9BQU8sRUFBRTtJQUNmO0lBQ0EsTUFBTSxVQUFVLEVBQUUsb0JBQW9CLEVBQUU7SUFDeEMsb0JBQW9CLEVBQUU7SUFDdEIsT0FBTyxFQUFFLFFBQVEsUUFBUSxxQkFBcUIsV0FBVyxZQUFZLFNBQVMsR0FBRztFQUNuRjs7RUFRQSxNQUFNLGdCQUFnQixVQUFVLGNBQWM7SUFDNUMsTUFBTSxNQUFNLEVBQUUsYUFBYSxFQUFFLElBQUk7SUFDakMsb0JBQW9CLEVBQUU7SUFDdEIsTUFBTSxRQUFRLEVBQUUseUNBQXlDLEdBQUcsMENBQTBDO0lBQ3RHO0lBQ0EsYUFBYSxNQUFNLHFCQUFxQixTQUFTLGdCQUFnQixRQUFRLGdCQUFnQixZQUFZLG1CQUFtQjtJQUN4SCxJQUFJLFNBQVM7SUFDYixJQUFJO01BQ0YsUUFBUSxFQUFFLE1BQU0seUJBQXlCLEdBQUcsR0FBRyxrQkFBa0IsU0FBUztJQUM1RSxFQUFFLE1BQU0sUUFBUTtNQUNkLE1BQU0sVUFBVSxFQUFFO01BQ2xCLFFBQVEsRUFBRSxFQUFFLElBQUksT0FBTyxPQUFPLFVBQVUsRUFBRSxXQUFXLEdBQUcsZ0NBQWdDLEVBQUUsc0JBQXNCLFVBQVU7SUFDNUg7SUFDQSxPQUFPLHdCQUF3QjtFQUNqQzs7RUFVQSxNQUFNLGFBQWEsU0FBUyxTQUFTLFNBQVMsUUFBUSxjQUFjLGlCQUFpQjtJQUNuRixNQUFNLFNBQVMsaUJBQWlCLEVBQUU7TUFDaEMsUUFBUTtNQUNSLFVBQVU7TUFDVixTQUFTO01BQ1QsUUFBUTtNQUNSLFlBQVk7TUFDWjtNQUNBLFNBQVMsTUFBTSxPQUFPLEdBQUcsS0FBSyxzQkFBc0IsRUFBRTtNQUN0RCxVQUFVLE9BQU8sS0FBSyxFQUFFLElBQUksR0FBRyxhQUFhLE1BQU0sc0JBQXNCLFFBQVEsZ0JBQWdCLFVBQVUsTUFBTSxLQUFLO0lBQ3ZIO0lBQ0EsTUFBTSxFQUFFLFNBQVMsWUFBWSxFQUFFLEVBQUU7SUFDakMsR0FBRyxTQUFTLElBQUksV0FBVztNQUN6QixNQUFNLGVBQWU7TUFDckIsT0FBTyxFQUFFLElBQUksTUFBTSxTQUFTLEdBQUc7SUFDakM7SUFDQSxNQUFNLEtBQUssRUFBRSxZQUFZLElBQUksVUFBVSxFQUFFLGlCQUFpQixHQUFHLElBQUksRUFBRSxNQUFNLG1CQUFtQjtJQUM1RixNQUFNLFFBQVEsRUFBRSxtQkFBbUIsRUFBRSw2QkFBNkIsRUFBRTtJQUNwRSxNQUFNLE1BQU0sRUFBRSxtQkFBbUIsRUFBRSxrQ0FBa0MsRUFBRTtJQUN2RSxHQUFHLGNBQWMsUUFBUSxFQUFFLEtBQUssS0FBSyxRQUFRLEVBQUUsUUFBUSxJQUFJLEVBQUU7SUFDN0QsTUFBTSxTQUFTLEVBQUUsTUFBTTtNQUNyQixnQkFBZ0I7TUFDaEIsUUFBUTtNQUNSLFVBQVUsR0FBRyxNQUFNLFFBQVEsU0FBUyxRQUFRLElBQUksR0FBRyxFQUFFLEtBQUssRUFBRSx3QkFBd0I7TUFDcEYsTUFBTTtNQUNOLGNBQWM7TUFDZCxZQUFZO01BQ1osVUFBVSxFQUFFLEVBQUUsRUFBRSxFQUFFLGNBQWMsTUFBTSxFQUFFLEVBQUU7TUFDMUMsT0FBTyxFQUFFLFFBQVEsUUFBUSxTQUFTLFNBQVMsV0FBVyxXQUFXLG9CQUFvQjtNQUNyRjtNQUNBLFlBQVk7TUFDWix3QkFBd0IsSUFBSSxVQUFVLEVBQUUsRUFBRSxjQUFjLEtBQUssUUFBUSxHQUFHLDBCQUEwQixFQUFFLEVBQUU7TUFDdEcsYUFBYSxPQUFPLEdBQUcsS0FBSyxtQkFBbUIsRUFBRSx3QkFBd0I7SUFDM0U7SUFDQSxNQUFNLGdDQUFnQztJQUN0QyxPQUFPLEVBQUUsSUFBSSxNQUFNLFVBQVUsU0FBUyxpQkFBaUI7RUFDekQ7O0VBVUEsTUFBTSxtQkFBbUIsU0FBUyxTQUFTLFVBQVUsY0FBYztJQUNqRSxvQkFBb0IsRUFBRTtJQUN0QixNQUFNLFNBQVMsRUFBRSxXQUFXLEVBQUUsaUJBQWlCLEVBQUU7SUFDakQsR0FBRyxhQUFhLHVCQUF1QjtJQUN2QyxLQUFLLEdBQUcscUJBQXFCO01BQzNCO01BQ0Esa0JBQWtCLEVBQUU7SUFDdEI7SUFDQSxNQUFNLFFBQVEsRUFBRSxXQUFXLEdBQUcsbUJBQW1CLEVBQUUsd0JBQXdCLEVBQUU7SUFDN0UsTUFBTSxZQUFZLEVBQUU7SUFDcEIsTUFBTSxLQUFLLEVBQUUsZUFBZSxHQUFHLG9CQUFvQixJQUFJO0lBQ3ZELE1BQU0sS0FBSyxFQUFFLEtBQUssRUFBRSxpQkFBaUIsRUFBRTtJQUN2QyxNQUFNLFVBQVUsa0JBQWtCLEVBQUU7TUFDbEMsU0FBUztNQUNULFFBQVE7TUFDUixPQUFPLGdCQUFnQixHQUFHO01BQzFCLGFBQWEsc0JBQXNCLEdBQUc7TUFDdEMsY0FBYyx1QkFBdUIsR0FBRztNQUN4QyxlQUFlLHdCQUF3QixHQUFHO01BQzFDLFdBQVcsRUFBRSx1QkFBdUI7TUFDcEMsV0FBVyxZQUFZLEVBQUU7TUFDekIsWUFBWTtNQUNaLGVBQWUsRUFBRSxHQUFHLEVBQUUsRUFBRSxPQUFPLGNBQWM7TUFDN0MsV0FBVztNQUNYO01BQ0EsY0FBYyxNQUFNLEdBQUcsVUFBVSxJQUFJLFFBQVEsRUFBRSxRQUFRLEVBQUU7TUFDekQsV0FBVyxNQUFNLEdBQUcsVUFBVSxJQUFJO01BQ2xDLFNBQVMsRUFBRSxtQkFBbUI7SUFDaEM7SUFDQTtJQUNBLEdBQUcsb0JBQW9CLElBQUksV0FBVyxhQUFhLE1BQU0sc0JBQXNCLFVBQVUsMEJBQTBCO0lBQ25ILEdBQUcsWUFBWSxHQUFHLHdCQUF3QixJQUFJLFdBQVc7TUFDdkQsSUFBSTtRQUNGLE1BQU0sWUFBWSxFQUFFO1FBQ3BCLE1BQU0seUJBQXlCLEdBQUcsR0FBRyxjQUFjLDhCQUE4QixTQUFTLGdCQUFnQjtNQUM1RyxFQUFFLE1BQU0sUUFBUTtRQUNkLHVCQUF1QixrQkFBa0IsWUFBWSxPQUFPLEdBQUcsbUJBQW1CO1FBQ2xGLGFBQWEsTUFBTSx1QkFBdUIsUUFBUSxnQkFBZ0IsT0FBTyxxQkFBcUI7TUFDaEc7SUFDRjtJQUNBLE9BQU87RUFDVDs7RUFPQSxrQkFBa0IsU0FBUyxVQUFVLFlBQVksRUFBRSxZQUFZLEtBQUs7SUFDbEUsTUFBTSxFQUFFLEVBQUU7SUFDVjtJQUNBLG9CQUFvQixFQUFFO0lBQ3RCLEdBQUcscUJBQXFCLHFCQUFxQixFQUFFO0lBQy9DLEdBQUcsVUFBVSxJQUFJLFdBQVc7SUFDNUIsbUJBQW1CLEdBQUc7SUFDdEIsb0JBQW9CLEdBQUc7SUFDdkIsa0JBQWtCLEVBQUU7SUFDcEIsbUJBQW1CLEVBQUU7SUFDckIsZ0JBQWdCLEVBQUUsdUJBQXVCLEdBQUc7SUFDNUMsSUFBSSxPQUFPLE9BQU8sT0FBTyxHQUFHLGtDQUFrQyxHQUFHLEtBQUssa0JBQWtCLEVBQUUsbUJBQW1CLEdBQUcsR0FBRyxFQUFFO0VBQ3ZIOztFQVdBLGNBQWMsVUFBVSxLQUFLO0lBQzNCLE1BQU0sRUFBRSxPQUFPLEVBQUUsRUFBRTtJQUNuQixNQUFNLEtBQUssRUFBRTtJQUNiLG9CQUFvQixFQUFFO0lBQ3RCLEdBQUcsU0FBUztNQUNWLE1BQU0sS0FBSyxFQUFFLG9CQUFvQixJQUFJLFVBQVUsRUFBRSxrQkFBa0IsRUFBRTtNQUNyRSxNQUFNLFFBQVEsRUFBRSxtQkFBbUIsMkJBQTJCO01BQzlELE9BQU8sRUFBRSxNQUFNLFNBQVMsT0FBTyxTQUFTLElBQUksdUJBQXVCLFFBQVEsY0FBYyxZQUFZO0lBQ3ZHO0lBQ0EsR0FBRyxxQkFBcUIsSUFBSSxXQUFXLE9BQU8sRUFBRSxNQUFNLE9BQU87SUFDN0QsR0FBRyxNQUFNLElBQUksV0FBVyxPQUFPLEVBQUUsTUFBTSxTQUFTLE9BQU8sWUFBWSxJQUFJLEtBQUs7SUFDNUUsT0FBTyxFQUFFLE1BQU0sU0FBUyxPQUFPLFlBQVksSUFBSSxpQ0FBaUMsUUFBUSxjQUFjLFlBQVk7RUFDcEg7O0VBVUEsSUFBSSxLQUFLLElBQUksS0FBSyxPQUFPLFFBQVEsS0FBSyxJQUFJLE9BQU8sUUFBUSxRQUFRLElBQUksTUFBTSxNQUFNO0VBQ2pGLGlCQUFpQixTQUFTLE9BQU87SUFDL0Isa0JBQWtCLEVBQUUsZUFBZTtJQUNuQyxPQUFPO0VBQ1Q7O0VBU0EsSUFBSSxLQUFLLElBQUksSUFBSSxNQUFNLE1BQU0sSUFBSSxRQUFRLFVBQVUsTUFBTSxRQUFRLEtBQUssSUFBSSxPQUFPLFFBQVEsUUFBUSxJQUFJLE1BQU0sTUFBTTtFQUNqSCxxQkFBcUIsU0FBUyxPQUFPO0lBQ25DLG9CQUFvQixFQUFFLCtCQUErQixFQUFFLEdBQUcsRUFBRSxtQkFBbUI7SUFDL0UsT0FBTztFQUNUOztFQU9BLElBQUksUUFBUSxFQUFFLEtBQUssS0FBSyxHQUFHLElBQUksT0FBTyxPQUFPLFNBQVMsT0FBTyxXQUFXLElBQUksUUFBUTtFQUNwRixVQUFVLE9BQU87SUFDZixNQUFNLE9BQU8sRUFBRTtJQUNmLE9BQU87TUFDTDtNQUNBLElBQUk7TUFDSixNQUFNO01BQ04sT0FBTztNQUNQLHdCQUF3QixJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxVQUFVLG9CQUFvQjtNQUM3RSxxQkFBcUIsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsWUFBWSxpQkFBaUI7TUFDekUsYUFBYSxvQkFBb0IsSUFBSTtNQUNyQyxhQUFhLG9CQUFvQixJQUFJO01BQ3JDLGdCQUFnQjtNQUNoQixhQUFhO01BQ2Isa0JBQWtCO01BQ2xCLGVBQWUsc0JBQXNCLEdBQUc7TUFDeEMsc0JBQXNCLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLGFBQWEsbUNBQW1DO01BQzdGLFFBQVE7SUFDVjtFQUNGOztFQVFBLGlCQUFpQixRQUFRLEtBQUs7SUFDNUIsR0FBRyxhQUFhLElBQUksTUFBTSxHQUFHLFlBQVksSUFBSSxXQUFXO0lBQ3hELFlBQVksRUFBRTtJQUNkLGFBQWEsTUFBTSxpQkFBaUIsTUFBTTtFQUM1Qzs7RUFPQSxZQUFZLGdCQUFnQixLQUFLO0lBQy9CLE1BQU0sS0FBSyxFQUFFO0lBQ2IsR0FBRyxNQUFNLElBQUksV0FBVztJQUN4QixJQUFJO01BQ0YsT0FBTyxTQUFTLFFBQVEsU0FBUyxVQUFVLFVBQVU7SUFDdkQsRUFBRSxNQUFNO01BQ047SUFDRjtFQUNGOztFQXRQQSxvQkFBb0IsUUFBUSxNQUFNLEtBQUssRUFBRSxJQUFJO0lBQzNDLFdBQVcsRUFBRSxzQkFBc0IsWUFBWSxJQUFJO0lBQ25ELFlBQVksRUFBRTtJQUNkLFdBQVcsRUFBRTtJQUNiLFFBQVEsRUFBRSxZQUFZLEdBQUc7SUFDekIsVUFBVSxFQUFFO0lBQ1osWUFBWSxFQUFFLFdBQVcsR0FBRztJQUM1QixXQUFXLEVBQUUsVUFBVSxHQUFHO0lBQzFCLGFBQWEsRUFBRSxFQUFFLE9BQU8sdUJBQXVCLE9BQU8sc0JBQXNCO0lBQzVFLGtCQUFrQixFQUFFO0lBQ3BCLFdBQVcsRUFBRSxJQUFJLGtCQUFrQixHQUFHLG1CQUFtQixFQUFFO0VBQzdEOztFQU9BLElBQUksU0FBUyxLQUFLLElBQUksS0FBSyxJQUFJLFNBQVMsSUFBSSxNQUFNLE1BQU0sU0FBUztFQUNqRSxJQUFJLFFBQVEsY0FBYztJQUN4QixPQUFPO0VBQ1Q7O0VBTUEsSUFBSSxJQUFJLE9BQU8sUUFBUSxPQUFPO0VBQzlCLElBQUksU0FBUyxNQUFNO0lBQ2pCLE9BQU87RUFDVDs7RUFPQSxJQUFJLElBQUksYUFBYSxHQUFHLEdBQUcsSUFBSSxRQUFRLFdBQVcsR0FBRyxLQUFLLEtBQUssS0FBSyxNQUFNO0VBQzFFLElBQUksaUJBQWlCLE9BQU87SUFDMUIsT0FBTztFQUNUOztFQVFBLElBQUksT0FBTyxJQUFJLE1BQU0sRUFBRSxNQUFNLEdBQUcsR0FBRyxNQUFNLE9BQU8sY0FBYyxlQUFlLEtBQUssR0FBRyxJQUFJLFNBQVM7RUFDbEcsU0FBUyxLQUFLO0lBQ1o7RUFDRjs7RUFNQSxhQUFhLEtBQUs7SUFDaEIsT0FBTyxvQkFBb0IsSUFBSSxVQUFVLEVBQUUsRUFBRSxNQUFNLFdBQVcsT0FBTyxVQUFVLEVBQUUsRUFBRSxFQUFFLE1BQU0sT0FBTztFQUNwRzs7RUFNQSxlQUFlLE9BQU8sS0FBSztJQUN6QixHQUFHLGdCQUFnQixHQUFHLGdCQUFnQixNQUFNLElBQUksOEJBQThCLE1BQU0sa0JBQWtCLE9BQU8sTUFBTSxFQUFFLFFBQVE7SUFDN0gsR0FBRyxnQkFBZ0I7SUFDbkIsY0FBYyxFQUFFO0lBQ2hCLGFBQWEsTUFBTSxlQUFlO0lBQ2xDLEtBQUs7RUFDUDs7RUFZQTtHQUNDLEVBQUUsTUFBTSxJQUFJLE9BQU8sTUFBTSxXQUFXLEVBQUUsUUFBUSxLQUFLLE9BQU8sSUFBSSxTQUFTLEdBQUcsU0FBUyxFQUFFO0dBQ3JGLEVBQUUsSUFBSSxRQUFRLEdBQUcsSUFBSSxlQUFlLFdBQVcsVUFBVSxZQUFZLEdBQUcsUUFBUSxNQUFNLEdBQUc7R0FDekYsRUFBRSxXQUFXLE9BQU8sY0FBYyxlQUFlLEtBQUssSUFBSSxLQUFLLElBQUk7R0FDbkU7RUFDRCxnQkFBZ0IsVUFBVSxlQUFlO0lBQ3ZDLEdBQUcsZ0JBQWdCLEdBQUcsZUFBZSxHQUFHLGdCQUFnQjtNQUN0RCxlQUFlLE1BQU0sV0FBVyxNQUFNO01BQ3RDLE9BQU87SUFDVDtJQUNBLE9BQU8seUJBQXlCO01BQzlCLEtBQUs7UUFDSCxPQUFPO01BQ1QsS0FBSztRQUNILE9BQU87TUFDVCxLQUFLO1FBQ0g7UUFDQSxHQUFHLGFBQWEsSUFBSSxXQUFXLEdBQUcsWUFBWSxJQUFJLFdBQVc7UUFDN0QsT0FBTztNQUNULEtBQUs7UUFDSCxjQUFjLEVBQUUsRUFBRSxNQUFNO1FBQ3hCO1FBQ0EsT0FBTztJQUNYO0VBQ0Y7O0VBUUEsSUFBSSxRQUFRLEVBQUUsSUFBSSxRQUFRLEtBQUssS0FBSyxLQUFLLE9BQU8sT0FBTyxJQUFJLEtBQUssSUFBSSxXQUFXLElBQUksR0FBRyxLQUFLLE9BQU8sSUFBSTtFQUN0RyxXQUFXLEtBQUs7SUFDZCxPQUFPLElBQUksT0FBTyxnQkFBZ0IsVUFBVSxRQUFRLEdBQUc7RUFDekQ7O0VBaUJBO0dBQ0MsRUFBRSxNQUFNLElBQUksS0FBSyxJQUFJLE1BQU0sR0FBRyxHQUFHLFlBQVksSUFBSSxHQUFHLEdBQUcsUUFBUSxTQUFTLE9BQU8sR0FBRyxHQUFHO0dBQ3JGLEVBQUUsUUFBUSxHQUFHLEdBQUcsSUFBSSxVQUFVLE1BQU0sU0FBUyxZQUFZLEtBQUssT0FBTztHQUNyRTtFQUNELE1BQU0sZ0JBQWdCLE9BQU8sRUFBRSw2QkFBNkIsaUJBQWlCO0lBQzNFLEdBQUcsa0JBQWtCO01BQ25CLGVBQWUsRUFBRTtNQUNqQixpQkFBaUIsSUFBSTtNQUNyQjtNQUNBLEdBQUcsaUJBQWlCO0lBQ3RCO0lBQ0EsR0FBRyxnQkFBZ0IsR0FBRywwQkFBMEIsSUFBSSxNQUFNLE9BQU87SUFDakUsTUFBTSxNQUFNLEVBQUUsSUFBSTtJQUNsQixNQUFNLFNBQVMsRUFBRSxNQUFNLGlDQUFpQyxHQUFHLE9BQU8sNkJBQTZCLHNCQUFzQixHQUFHO0lBQ3hIO0lBQ0EsR0FBRyxZQUFZO0lBQ2YsT0FBTztFQUNUOztFQU1BLFdBQVcsS0FBSztJQUNkLGVBQWUsRUFBRTtJQUNqQjtJQUNBLGlCQUFpQixJQUFJO0lBQ3JCO0lBQ0EsYUFBYSxNQUFNLGdCQUFnQixRQUFRLGlCQUFpQjtJQUM1RDtFQUNGOztFQVVBLE1BQU0sWUFBWSxPQUFPLGNBQWM7SUFDckMsSUFBSTtNQUNGLE1BQU07SUFDUixFQUFFLE1BQU0sUUFBUTtNQUNkLGlCQUFpQixFQUFFO01BQ25CLGtCQUFrQixFQUFFLE1BQU0sU0FBUztNQUNuQyx1QkFBdUIsa0JBQWtCO0lBQzNDO0lBQ0E7RUFDRjs7RUFRQSxNQUFNLGNBQWMsT0FBTyxjQUFjO0lBQ3ZDLElBQUksS0FBSyxFQUFFO0lBQ1g7SUFDQSxNQUFNLGtCQUFrQjtNQUN0QixHQUFHLGVBQWUsSUFBSSxXQUFXO1FBQy9CLEtBQUssRUFBRSxFQUFFLE1BQU0sV0FBVyxPQUFPLG9CQUFvQjtRQUNyRCxjQUFjLEVBQUU7UUFDaEI7TUFDRjtNQUNBLE1BQU0sTUFBTSxFQUFFO01BQ2QsR0FBRyxPQUFPLElBQUksV0FBVztRQUN2QixpQkFBaUIsRUFBRTtRQUNuQjtNQUNGO01BQ0EsR0FBRyxXQUFXLElBQUksV0FBVyxLQUFLLEVBQUUsTUFBTTtNQUMxQyxLQUFLLEdBQUcsb0JBQW9CLEVBQUUsR0FBRyxLQUFLLEVBQUUsRUFBRSxNQUFNLFdBQVcsT0FBTyxvQkFBb0I7TUFDdEYsS0FBSyxLQUFLLEVBQUUsTUFBTTtJQUNwQjtFQUNGOztFQVFBLGFBQWEsS0FBSztJQUNoQixxQkFBcUIsRUFBRSxrQkFBa0IsRUFBRTtJQUMzQyxvQkFBb0IsRUFBRTtJQUN0QiwwQkFBMEIsRUFBRTtJQUM1QjtJQUNBLEdBQUcsMEJBQTBCLEVBQUUsR0FBRztNQUNoQyxhQUFhLEVBQUUsSUFBSTtNQUNuQixLQUFLLDRDQUE0QyxvQ0FBb0MsR0FBRztRQUN0RixHQUFHLFVBQVU7TUFDZjtJQUNGO0VBQ0Y7O0VBT0EsZ0JBQWdCLFdBQVcsRUFBRSxVQUFVO0lBQ3JDLE1BQU0sRUFBRSxlQUFlLGNBQWMsRUFBRSxFQUFFO0lBQ3pDLEdBQUcsZUFBZSxFQUFFLEVBQUUsR0FBRyxvQkFBb0IsR0FBRyxlQUFlLE9BQU87SUFDdEUsR0FBRyxlQUFlLEVBQUUsRUFBRSxHQUFHLGtCQUFrQixFQUFFLHFCQUFxQixHQUFHLGVBQWUsT0FBTztJQUMzRixPQUFPO0VBQ1Q7O0VBV0EsTUFBTSxhQUFhLGNBQWMsRUFBRSxNQUFNLFVBQVUsS0FBSyxjQUFjO0lBQ3BFLE1BQU0sTUFBTSxFQUFFLGFBQWEsRUFBRSxJQUFJO0lBQ2pDLEdBQUcsV0FBVyxJQUFJLFNBQVM7TUFDekI7TUFDQSxPQUFPLE9BQU8sMkJBQTJCLGVBQWUsRUFBRSxpQkFBaUIsRUFBRTtJQUMvRTtJQUNBO0lBQ0EsSUFBSTtNQUNGLE1BQU0sTUFBTSxFQUFFLE1BQU07TUFDcEIsR0FBRyx3QkFBd0IsT0FBTyxFQUFFLE1BQU0sV0FBVyxNQUFNO01BQzNELEdBQUcsT0FBTyxJQUFJLFdBQVc7TUFDekIsT0FBTztJQUNULEVBQUUsTUFBTSxRQUFRO01BQ2QsR0FBRyx1QkFBdUIsT0FBTztNQUNqQyxPQUFPLDBDQUEwQyxFQUFFLElBQUksT0FBTyxPQUFPLE1BQU0sUUFBUSwwQkFBMEIsV0FBVyxNQUFNO0lBQ2hJO0VBQ0Y7O0FBY0E7OztBQVlBLElBQUksZUFBZSxNQUFNLElBQUksS0FBSyxNQUFNLFVBQVUsSUFBSSxRQUFRLE1BQU0sS0FBSyxLQUFLLElBQUksR0FBRyxLQUFLO0FBQzFGLE1BQU0sZUFBZSxFQUFFLElBQUk7OztBQU0zQixJQUFJLGVBQWUsR0FBRyxLQUFLLGVBQWUsS0FBSyxXQUFXLFdBQVcsVUFBVSxhQUFhLEdBQUcsUUFBUSxHQUFHLFNBQVMsT0FBTyxNQUFNLEVBQUUsVUFBVTtBQUM1SSxPQUFPLEtBQUssZUFBZSxFQUFFLFVBQVUsRUFBRSxVQUFVLEVBQUUsU0FBUyxFQUFFLFlBQVksRUFBRTsifQ==
