@@ -10,7 +10,7 @@ import { doctorExitCode, formatReport, runDoctor } from "./doctor.ts";
 import { collectStatus, formatAgentStatus, formatRepair, repairInstallation } from "./operating.ts";
 import { describeError } from "./log.ts";
 import { bootAgent, BootError, installSignalHandlers, shutdownAgent, type SignalTarget } from "./main.ts";
-import { formatSkillListing, inspectSkills } from "./skill-files.ts";
+import { formatSkillListing, inspectSkills } from "./skill-tools.ts";
 import { escapeForTerminal, type JsonValue } from "./schema.ts";
 
 // literate/cli.md:64
