@@ -9,7 +9,7 @@ import { BootError } from "./data-folder.ts";
 import type { Agent } from "./boot.ts";
 import { agentStatus, approve, converse, pendingApprovals, setCascade } from "./main.ts";
 import { parseLoopConfig } from "./delegate-runner.ts";
-import { DelegateError } from "./delegates.ts";
+import { DelegateError } from "./delegate-shapes.ts";
 import { MemoryError } from "./memory.ts";
 import type { JsonValue } from "./schema.ts";
 import { createRateLimiter, daemonLimits, guardConnections, tokenMatches } from "./daemon-door.ts";
