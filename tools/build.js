@@ -25,9 +25,6 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 /** The folder holding this file: `tools/`. */
 const tools = dirname(fileURLToPath(import.meta.url));
 
-/** The CLIs `tools/run.js` can start, by name. */
-export const clis = ["tangle", "verify", "docs"];
-
 /** The module loaded only when the fast scanner defers to remark. */
 const remarkModule = join(tools, "lib", "remark.ts");
 
@@ -72,28 +69,29 @@ function lazyRemark(names) {
 }
 
 /**
- * Builds every CLI into `outDir` (created whole or not at all: the files are written to a
+ * Builds the CLIs `tools/NAME.ts` for each of `names` into `outDir` (created whole or not at all: the files are written to a
  * temporary folder renamed into place; when another process finished the same build first, its
  * folder is kept). Throws when esbuild reports an error (printed on stderr).
  * @param {string} outDir
+ * @param {readonly string[]} names
  */
-export async function buildTools(outDir) {
+export async function buildTools(outDir, names) {
   const temporary = `${outDir}.tmp-${process.pid}`;
   rmSync(temporary, { recursive: true, force: true });
   try {
     const probe = await build({ entryPoints: [remarkModule], bundle: false, format: "esm", write: false, metafile: true, outdir: temporary, logLevel: "error" });
-    const names = Object.values(probe.metafile.outputs).flatMap((output) => output.exports);
+    const exported = Object.values(probe.metafile.outputs).flatMap((output) => output.exports);
     await build({ ...common, entryPoints: [remarkModule], format: "cjs", outfile: join(temporary, remarkFile), plugins: [ownImportMetaUrl] });
     await build({
       ...common,
-      entryPoints: Object.fromEntries(clis.map((name) => [name, join(tools, `${name}.ts`)])),
+      entryPoints: Object.fromEntries(names.map((name) => [name, join(tools, `${name}.ts`)])),
       format: "esm",
       splitting: true,
       packages: "external",
       outdir: temporary,
       // Chunks beside the entries, so the stand-in finds `remark.cjs` at `./` from any of them.
       chunkNames: "chunk-[hash]",
-      plugins: [ownImportMetaUrl, lazyRemark(names)],
+      plugins: [ownImportMetaUrl, lazyRemark(exported)],
     });
     renameSync(temporary, outDir);
   } catch (caught) {

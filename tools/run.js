@@ -43,7 +43,7 @@ async function currentBuild() {
   const dir = join(builds, key);
   if (existsSync(join(dir, "tangle.js"))) return dir;
   const { buildTools } = await import("./build.js");
-  await buildTools(dir);
+  await buildTools(dir, names);
   const old = Date.now() - 10 * 60_000;
   for (const name of readdirSync(builds)) {
     const other = join(builds, name);
@@ -52,14 +52,36 @@ async function currentBuild() {
   return dir;
 }
 
+/** True when `caught` says esbuild (a dev dependency) is not installed. */
+function noEsbuild(caught) {
+  const error = /** @type {NodeJS.ErrnoException} */ (caught);
+  return error?.code === "ERR_MODULE_NOT_FOUND" && String(error.message).includes("'esbuild'");
+}
+
 const tool = process.argv[2] ?? "";
 if (tool === "--build") {
-  await currentBuild();
+  try {
+    await currentBuild();
+  } catch (caught) {
+    // An install without dev dependencies (the agent alone) has no toolchain to build.
+    if (!noEsbuild(caught)) throw caught;
+    process.stderr.write("run: esbuild is not installed, so the toolchain was not built (it needs the dev dependencies)\n");
+  }
 } else if (!names.includes(tool)) {
   process.stderr.write(`run: unknown tool \`${tool}\`\n  hint: node tools/run.js ${names.join("|")} [options], or --build\n`);
   process.exitCode = 1;
 } else {
-  const dir = await currentBuild();
+  let dir;
+  try {
+    dir = await currentBuild();
+  } catch (caught) {
+    if (Array.isArray(/** @type {{ errors?: unknown }} */ (caught).errors)) {
+      process.stderr.write(`run: the toolchain's sources in tools/ do not compile (esbuild's errors are above)\n`);
+    } else if (noEsbuild(caught)) {
+      process.stderr.write("run: esbuild is not installed, and the toolchain needs it to build\n  hint: run `npm ci` (with the dev dependencies)\n");
+    } else throw caught;
+    process.exit(1);
+  }
   // The tool reads its options from process.argv as if it had been started itself.
   process.argv.splice(2, 1);
   process.setSourceMapsEnabled(true);
