@@ -6,7 +6,7 @@
  *
  * - the floor: a plain line scanner that copies fenced code into fresh files;
  * - a full tangle (`runTangle`, `generated/` and `.cache/` removed first) against the floor,
- *   on the project's disk (the target) and on a tmpfs copy (information: no disk cost);
+ *   on the project's disk and on a tmpfs copy (information: no disk cost);
  * - a no-change re-tangle against the full tangle;
  * - a one-document edit (information only);
  * - tangling in memory with remark against the fast scanner (orientation);
@@ -236,7 +236,7 @@ function benchTangle(corpus: Corpus, reps: number): void {
  * The same floor and full tangle on a copy of the corpus in memory (`/dev/shm`, tmpfs), where
  * creating a file costs almost nothing: the ratio then says what tangle's own work (reading,
  * scanning, source maps, hashing, the journal and the stat cache) costs against the floor's, with
- * the disk's weather taken out. Information only: the target is measured on the project's disk.
+ * the disk's weather taken out. Information only.
  */
 function benchTangleInMemoryFiles(corpus: Corpus, reps: number): void {
   const shm = "/dev/shm";
@@ -291,7 +291,7 @@ function checkMinimalTangle(root: string, minimalOut: string): void {
 function minimalNote(minimal: readonly number[], floor: readonly number[]): string {
   return (
     `information: the same bytes as the full tangle (checked, byte for byte) with the least work known, one streaming pass with no checks, temporary files, journal or stat cache; ` +
-    `while this row is at or above 2× the floor, the ≤ 2× target is out of reach for a real tangle (median of per-repetition ratios ${median(minimal.map((m, i) => m / (floor[i] ?? m))).toFixed(3)})`
+    `what no real tangle beats in-process (median of per-repetition ratios ${median(minimal.map((m, i) => m / (floor[i] ?? m))).toFixed(3)})`
   );
 }
 
