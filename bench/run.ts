@@ -56,6 +56,17 @@ interface Row {
   readonly peerMs?: number;
   readonly target?: Target;
   readonly note?: string;
+  /**
+   * Per-pair ratios, when the row and its peer ran in alternating pairs: then the row's ratio is
+   * their median, which a machine whose load drifts during the run disturbs less than a ratio of medians.
+   */
+  readonly pairRatios?: readonly number[];
+}
+
+/** A row's ratio to its peer: the median of its per-pair ratios when it has them, else median over the peer's median. */
+function ratioOf(row: Row): number | undefined {
+  if (row.pairRatios !== undefined) return median(row.pairRatios);
+  return row.peerMs === undefined ? undefined : median(row.samples) / row.peerMs;
 }
 
 const rows: Row[] = [];
@@ -64,7 +75,8 @@ const notes: string[] = [];
 function addRow(row: Row): Row {
   rows.push(row);
   const ms = median(row.samples);
-  const ratio = row.peerMs === undefined ? "" : `  (${(ms / row.peerMs).toFixed(3)} × ${row.peer ?? ""})`;
+  const r = ratioOf(row);
+  const ratio = r === undefined ? "" : `  (${r.toFixed(3)} × ${row.peer ?? ""}${row.pairRatios === undefined ? "" : ", median of per-pair ratios"})`;
   print(`  ${row.name}: ${ms.toFixed(1)} ms median of ${row.samples.length}${ratio}`);
   return row;
 }
@@ -442,8 +454,8 @@ function paired(reps: number, a: () => number, b: () => number): { a: number[]; 
   return out;
 }
 
-/** The median of per-pair ratios, for the notes. */
-const pairRatio = (xs: readonly number[], ys: readonly number[]): string => median(xs.map((x, i) => x / (ys[i] ?? x))).toFixed(3);
+/** Per-pair ratios of `xs` to `ys`. */
+const pairRatios = (xs: readonly number[], ys: readonly number[]): number[] => xs.map((x, i) => x / (ys[i] ?? x));
 
 /**
  * The CLIs as a user runs them: whole processes, from spawn to exit, Node start included.
@@ -490,7 +502,8 @@ function benchProcesses(corpus: Corpus, reps: number): void {
     peer: "floor process",
     peerMs: median(floorRow.samples),
     target: { op: "<=", value: 1.5 },
-    note: `generated/ and .cache/ removed before each run; median of per-pair ratios ${pairRatio(full.b, full.a)} (${certs})`,
+    pairRatios: pairRatios(full.b, full.a),
+    note: `generated/ and .cache/ removed before each run; ratio of medians ${(median(full.b) / median(full.a)).toFixed(3)} (${certs})`,
   });
   const again = paired(reps, nodeStart(), noChange(process.execPath, [launcher, "tangle"]));
   const nodeRow = addRow({ name: "node -e 0, child process", samples: again.a, note: `Node start alone (${certs})` });
@@ -500,17 +513,18 @@ function benchProcesses(corpus: Corpus, reps: number): void {
     peer: "node -e 0",
     peerMs: median(nodeRow.samples),
     target: { op: "<=", value: 2.0 },
-    note: `a copy of literate/ in bench/.corpus/project, tangled once before; median of per-pair ratios ${pairRatio(again.b, again.a)} (${certs})`,
+    pairRatios: pairRatios(again.b, again.a),
+    note: `a copy of literate/ in bench/.corpus/project, tangled once before; ratio of medians ${(median(again.b) / median(again.a)).toFixed(3)} (${certs})`,
   });
 
   if (extraCerts !== undefined) {
     const bare = withoutExtraCerts();
     const fullBare = paired(reps, floorProcess(bare), tangleFull(process.execPath, [launcher, "tangle"], bare));
     const floorBare = addRow({ name: `floor process, no NODE_EXTRA_CA_CERTS (${size})`, samples: fullBare.a });
-    addRow({ name: `tangle process, full, no NODE_EXTRA_CA_CERTS (${size})`, samples: fullBare.b, peer: "floor process, no certs", peerMs: median(floorBare.samples), note: `information: the same pair with the certificates taken out of both sides; median of per-pair ratios ${pairRatio(fullBare.b, fullBare.a)}` });
+    addRow({ name: `tangle process, full, no NODE_EXTRA_CA_CERTS (${size})`, samples: fullBare.b, peer: "floor process, no certs", peerMs: median(floorBare.samples), pairRatios: pairRatios(fullBare.b, fullBare.a), note: "information: the same pair with the certificates taken out of both sides" });
     const againBare = paired(reps, nodeStart(bare), noChange(process.execPath, [launcher, "tangle"], bare));
     const nodeBare = addRow({ name: "node -e 0, no NODE_EXTRA_CA_CERTS", samples: againBare.a });
-    addRow({ name: `tangle process, no change, no NODE_EXTRA_CA_CERTS (this project)`, samples: againBare.b, peer: "node -e 0, no certs", peerMs: median(nodeBare.samples), note: `information: median of per-pair ratios ${pairRatio(againBare.b, againBare.a)}` });
+    addRow({ name: `tangle process, no change, no NODE_EXTRA_CA_CERTS (this project)`, samples: againBare.b, peer: "node -e 0, no certs", peerMs: median(nodeBare.samples), pairRatios: pairRatios(againBare.b, againBare.a), note: "information: the same pair with the certificates taken out of both sides" });
   }
 
   // The way the CLIs ran before they were compiled: tsx transforming tools/ on every run.
@@ -544,7 +558,7 @@ function removeCorpusOutput(): void {
 process.on("exit", removeCorpusOutput);
 
 print("### CLIs as a user runs them (whole processes, wall time, Node start included)");
-benchProcesses(prepareCorpus(30), options.only === "process" ? 11 : 9);
+benchProcesses(prepareCorpus(30), 15);
 if (options.only === "process") {
   print();
   print("## results");
@@ -589,7 +603,7 @@ function table(): void {
   const header = ["benchmark", "median ms", "n", "min..max ms", "compared with", "ratio", "target", "result"];
   const body = rows.map((row) => {
     const ms = median(row.samples);
-    const ratio = row.peerMs === undefined ? undefined : ms / row.peerMs;
+    const ratio = ratioOf(row);
     const status = row.target === undefined || ratio === undefined ? "info" : met(row.target, ratio) ? "OK" : "MISSED";
     return [
       row.name,
@@ -597,7 +611,7 @@ function table(): void {
       String(row.samples.length),
       `${Math.min(...row.samples).toFixed(0)}..${Math.max(...row.samples).toFixed(0)}`,
       row.peer === undefined ? "" : `${row.peer} (${(row.peerMs ?? 0).toFixed(1)})`,
-      ratio === undefined ? "" : ratio.toFixed(3),
+      ratio === undefined ? "" : `${ratio.toFixed(3)}${row.pairRatios === undefined ? "" : " p"}`,
       row.target === undefined ? "" : `${row.target.op} ${row.target.value.toFixed(1)}`,
       status,
     ];
@@ -613,6 +627,7 @@ function table(): void {
   for (const row of rows) if (row.note !== undefined) print(`  note: ${row.name}: ${row.note}`);
   for (const note of notes) print(`  note: ${note}`);
   print("  note: child-process timings (native tsc, typescript@6 tsc, typeCheck(), CLIs) include process start.");
+  print("  note: a ratio marked p is the median of per-pair ratios (the row and its peer alternated, ABBA); the others are a median over the peer's median.");
   print(`  note: NODE_EXTRA_CA_CERTS is ${extraCerts === undefined ? "not set" : "SET: each Node start (typescript@6 tsc, tsx CLIs, node -e 0) loads extra CA certificates (≈0.1 s here); the native binary is not a Node process"}.`);
   print();
   if (missed.length > 0) {
