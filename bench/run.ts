@@ -11,7 +11,7 @@
  * - a one-document edit (information only);
  * - tangling in memory with remark against the fast scanner (orientation);
  * - verify's type-check (`typeCheck`) against the bare compilers run as child processes;
- * - the CLIs as a user runs them, as whole processes (Node start included): `node tools/run.js
+ * - the CLIs as a user runs them, as whole processes (Node start included): `node tools/run.cjs
  *   tangle` on a 30-document corpus against a bare Node line scanner (`bench/floor.js`), and on a
  *   copy of this project's documents with nothing changed against `node -e 0`.
  *
@@ -418,7 +418,7 @@ function benchTypeCheck(corpus: Corpus, reps: number, tsc6Reps: number): void {
 // CLIs
 
 /** The launcher `npm run tangle` runs. */
-const launcher = join(projectRoot, "tools", "run.js");
+const launcher = join(projectRoot, "tools", "run.cjs");
 /** The floor as a process: a bare Node line scanner (plain JavaScript, no transform). */
 const floorScript = join(projectRoot, "bench", "floor.js");
 
@@ -497,7 +497,7 @@ function benchProcesses(corpus: Corpus, reps: number): void {
   const full = paired(reps, floorProcess(), tangleFull(process.execPath, [launcher, "tangle"]));
   const floorRow = addRow({ name: `floor process: node bench/floor.js (${size})`, samples: full.a, note: `a bare Node line scanner writing each document's ts lines, Node start included (${certs})` });
   addRow({
-    name: `tangle process, full: node tools/run.js tangle (${size})`,
+    name: `tangle process, full: node tools/run.cjs tangle (${size})`,
     samples: full.b,
     peer: "floor process",
     peerMs: median(floorRow.samples),
@@ -508,7 +508,7 @@ function benchProcesses(corpus: Corpus, reps: number): void {
   const again = paired(reps, nodeStart(), noChange(process.execPath, [launcher, "tangle"]));
   const nodeRow = addRow({ name: "node -e 0, child process", samples: again.a, note: `Node start alone (${certs})` });
   addRow({
-    name: `tangle process, no change: node tools/run.js tangle (this project, ${documents} docs)`,
+    name: `tangle process, no change: node tools/run.cjs tangle (this project, ${documents} docs)`,
     samples: again.b,
     peer: "node -e 0",
     peerMs: median(nodeRow.samples),

@@ -1,21 +1,25 @@
 // @ts-check
 /**
  * Compiles the toolchain's CLIs (`tools/tangle.ts`, `verify.ts`, `docs.ts`) to JavaScript, so a
- * run starts without transforming TypeScript. `tools/run.js` calls it when its build is missing
- * or older than the sources; `npm ci` calls it through `prepare`. Plain JavaScript: it must run
- * before anything is compiled.
+ * run starts without transforming TypeScript. `tools/run.cjs` calls it when its build is missing;
+ * `npm ci` calls it through `prepare`. Plain JavaScript: it must run before anything is compiled.
  *
- * The output is one folder (see `tools/run.js` for where): each CLI an ES module, their shared
- * code and their dynamic imports as chunks beside them (`splitting`), packages left to
- * `node_modules`, and a source map per file that points at `tools/**\/*.ts`. Two rewrites:
+ * The output is one folder (see `tools/run.cjs` for where), each file with a source map that
+ * points at `tools/**\/*.ts`:
  *
- * - `import.meta.url` in a source file becomes that source file's own URL, so code that finds
- *   files beside itself (the docs' assets) or resolves packages from itself works as under tsx.
- * - `tools/lib/remark.ts`, the remark stack, is compiled apart into `remark.cjs` (CommonJS, the
- *   packages inlined), and the CLIs import a stand-in that `require`s it on the first call.
- *   Scanning is synchronous all the way up to `runTangle`, so a dynamic `import()` cannot stand
- *   there; a CommonJS `require` can, on every Node this project supports (remark is ESM-only).
- *   A tangle whose documents the fast scanner reads never loads it.
+ * - `tangle.cjs` and `verify.cjs` (as `tools/run.cjs` names them): one CommonJS file each, packages left to `node_modules`.
+ *   CommonJS because Node loads one such file several milliseconds faster than the same code as
+ *   ES modules, a good part of a no-change tangle; their packages are all loadable by `require`.
+ * - `docs.js` and its chunks: ES modules (`splitting`, so `--serve` alone loads the server), since
+ *   the docs stack has packages that are ES modules only.
+ * - `remark.cjs`: `tools/lib/remark.ts`, the remark stack, packages inlined, as CommonJS. Each
+ *   CLI imports a stand-in instead that `require`s it on the first call: scanning is synchronous
+ *   all the way up to `runTangle`, so a dynamic `import()` cannot stand there; a `require` can,
+ *   on every Node this project supports (remark is ES modules only). A tangle whose documents
+ *   the fast scanner reads never loads it.
+ *
+ * `import.meta.url` in a source file becomes that source file's own URL, so code that finds files
+ * beside itself (the docs' assets) or resolves packages from itself works as it does under tsx.
  */
 import { build } from "esbuild";
 import { readFileSync, renameSync, rmSync } from "node:fs";
@@ -29,7 +33,7 @@ const tools = dirname(fileURLToPath(import.meta.url));
 const remarkModule = join(tools, "lib", "remark.ts");
 
 /** File name of the compiled remark stack, beside the CLIs. */
-const remarkFile = "remark.cjs";
+const remarkFile = "./remark.cjs";
 
 const common = /** @type {const} */ ({ bundle: true, platform: "node", target: "node20", sourcemap: true, sourcesContent: false, logLevel: "error" });
 
@@ -45,23 +49,23 @@ const ownImportMetaUrl = {
 };
 
 /**
- * Replaces `tools/lib/remark.ts` in the CLIs with a stand-in exporting the same functions, each
- * loading `remark.cjs` on its first call.
+ * Replaces `tools/lib/remark.ts` with a stand-in exporting the same functions, each loading
+ * `remark.cjs` on its first call.
  * @param {readonly string[]} names the functions `remark.ts` exports
+ * @param {"cjs" | "esm"} format the format of the build the stand-in goes into
  * @returns {import("esbuild").Plugin}
  */
-function lazyRemark(names) {
+function lazyRemark(names, format) {
+  const load =
+    format === "cjs"
+      ? [`const load = () => (loaded ??= require(${JSON.stringify(remarkFile)}));`]
+      : [`import { createRequire } from "node:module";`, `const load = () => (loaded ??= createRequire(import.meta.url)(${JSON.stringify(remarkFile)}));`];
   return {
     name: "lazy-remark",
     setup(b) {
       b.onResolve({ filter: /\/remark\.ts$/ }, (args) => (join(args.resolveDir, args.path) === remarkModule ? { path: remarkModule, namespace: "lazy-remark" } : undefined));
       b.onLoad({ filter: /.*/, namespace: "lazy-remark" }, () => ({
-        contents: [
-          `import { createRequire } from "node:module";`,
-          `let loaded;`,
-          `const load = () => (loaded ??= createRequire(import.meta.url)(${JSON.stringify(`./${remarkFile}`)}));`,
-          ...names.map((name) => `export function ${name}(...args) { return load().${name}(...args); }`),
-        ].join("\n"),
+        contents: [`let loaded;`, ...load, ...names.map((name) => `export function ${name}(...args) { return load().${name}(...args); }`)].join("\n"),
         loader: "js",
       }));
     },
@@ -69,30 +73,35 @@ function lazyRemark(names) {
 }
 
 /**
- * Builds the CLIs `tools/NAME.ts` for each of `names` into `outDir` (created whole or not at all: the files are written to a
- * temporary folder renamed into place; when another process finished the same build first, its
- * folder is kept). Throws when esbuild reports an error (printed on stderr).
+ * Builds each CLI `tools/NAME.ts` into `outDir` as the file `clis` names for it (`NAME.cjs`:
+ * CommonJS, `NAME.js`: ES modules), the folder created whole or not at all: the files are written
+ * to a temporary folder renamed into place (when another process finished the same build first,
+ * its folder is kept). Throws when esbuild reports an error (printed on stderr).
  * @param {string} outDir
- * @param {readonly string[]} names
+ * @param {Readonly<Record<string, string>>} clis
  */
-export async function buildTools(outDir, names) {
+export async function buildTools(outDir, clis) {
   const temporary = `${outDir}.tmp-${process.pid}`;
   rmSync(temporary, { recursive: true, force: true });
   try {
     const probe = await build({ entryPoints: [remarkModule], bundle: false, format: "esm", write: false, metafile: true, outdir: temporary, logLevel: "error" });
     const exported = Object.values(probe.metafile.outputs).flatMap((output) => output.exports);
-    await build({ ...common, entryPoints: [remarkModule], format: "cjs", outfile: join(temporary, remarkFile), plugins: [ownImportMetaUrl] });
-    await build({
-      ...common,
-      entryPoints: Object.fromEntries(names.map((name) => [name, join(tools, `${name}.ts`)])),
-      format: "esm",
-      splitting: true,
-      packages: "external",
-      outdir: temporary,
+    const builds = [build({ ...common, entryPoints: [remarkModule], format: "cjs", outfile: join(temporary, remarkFile), plugins: [ownImportMetaUrl] })];
+    const modules = [];
+    for (const [name, file] of Object.entries(clis)) {
+      if (!file.endsWith(".cjs")) {
+        modules.push(name);
+        continue;
+      }
+      const plugins = [ownImportMetaUrl, lazyRemark(exported, "cjs")];
+      builds.push(build({ ...common, entryPoints: [join(tools, `${name}.ts`)], format: "cjs", packages: "external", external: [remarkFile], outfile: join(temporary, file), plugins }));
+    }
+    if (modules.length > 0) {
+      const entryPoints = Object.fromEntries(modules.map((name) => [name, join(tools, `${name}.ts`)]));
       // Chunks beside the entries, so the stand-in finds `remark.cjs` at `./` from any of them.
-      chunkNames: "chunk-[hash]",
-      plugins: [ownImportMetaUrl, lazyRemark(exported)],
-    });
+      builds.push(build({ ...common, entryPoints, format: "esm", splitting: true, packages: "external", outdir: temporary, chunkNames: "chunk-[hash]", plugins: [ownImportMetaUrl, lazyRemark(exported, "esm")] }));
+    }
+    await Promise.all(builds);
     renameSync(temporary, outDir);
   } catch (caught) {
     rmSync(temporary, { recursive: true, force: true });

@@ -49,7 +49,8 @@ function printText(report: VerifyReport): void {
   process.stdout.write(report.ok ? `PASS: ${checked} blocks in ${report.documents.length} documents\n` : `FAIL: ${errors} problems\n`);
 }
 
-await runCli("verify", async () => {
+// Not awaited: the compiled CLI is CommonJS, which has no top-level await (runCli exits the process itself).
+void runCli("verify", async () => {
   const { values } = parseArgs({
     options: {
       stamp: { type: "boolean", default: false },

@@ -1,7 +1,7 @@
 /**
  * `tools/tangle.ts` and `runTangle` on real project folders in the temp directory: what is
  * written, what is refused, what is left untouched, and the exit codes. The CLI is run as a
- * child process, as `npm run tangle` runs it (`node tools/run.js tangle`, the compiled CLI), where
+ * child process, as `npm run tangle` runs it (`node tools/run.cjs tangle`, the compiled CLI), where
  * its output or exit code is the point; `runTangle` is called directly where only the effect on
  * the disk is.
  */
@@ -19,7 +19,7 @@ import { fence, listFiles, md, read, removeTempDirs, snapshot, tempDir, thrown, 
 
 const tsx = join(process.cwd(), "node_modules", ".bin", "tsx");
 /** The launcher `npm run tangle` runs. */
-const launcher = join(process.cwd(), "tools", "run.js");
+const launcher = join(process.cwd(), "tools", "run.cjs");
 
 interface Outcome {
   readonly status: number | null;
@@ -43,7 +43,7 @@ function runCommand(command: string, args: readonly string[], env: NodeJS.Proces
 /** Runs a TypeScript file with tsx in a child process. */
 const runTs = (file: string, args: readonly string[]): Promise<Outcome> => runCommand(tsx, [file, ...args]);
 
-/** `node tools/run.js tangle --root ROOT ...args`: what `npm run tangle -- --root ROOT ...args` runs. */
+/** `node tools/run.cjs tangle --root ROOT ...args`: what `npm run tangle -- --root ROOT ...args` runs. */
 const cli = (root: string, ...args: string[]): Promise<Outcome> => runCommand(process.execPath, [launcher, "tangle", "--root", root, ...args]);
 
 afterAll(removeTempDirs);
@@ -585,7 +585,7 @@ function editFile(path: string, from: string, to: string): void {
   writeFileSync(path, text.replace(from, to));
 }
 
-describe.concurrent("the launcher, tools/run.js", { timeout: cliTimeout }, () => {
+describe.concurrent("the launcher, tools/run.cjs", { timeout: cliTimeout }, () => {
   it("loads no package and not remark when the fast scanner reads every document", async ({ expect }) => {
     const root = newProject();
     // Built first: a run that builds loads esbuild.
@@ -594,7 +594,7 @@ describe.concurrent("the launcher, tools/run.js", { timeout: cliTimeout }, () =>
     expect(run.status).toBe(0);
     expect(read(root, "generated/a.ts")).toContain("export const a = 1;");
     const loaded = loadedFiles(run.stderr);
-    expect(loaded.some((path) => path.endsWith("/tangle.js"))).toBe(true);
+    expect(loaded.some((path) => path.endsWith("/tangle.cjs"))).toBe(true);
     expect(loaded.filter((path) => path.includes("/node_modules/") || path.endsWith("/remark.cjs"))).toEqual([]);
   });
 
@@ -611,10 +611,10 @@ describe.concurrent("the launcher, tools/run.js", { timeout: cliTimeout }, () =>
   it("runs the toolchain's sources as they are now: an edit to tools/ is built before the next run", async ({ expect }) => {
     const repo = toolchainCopy();
     const root = tangled();
-    const before = await runCommand(process.execPath, [join(repo, "tools", "run.js"), "tangle", "--check", "--root", root]);
+    const before = await runCommand(process.execPath, [join(repo, "tools", "run.cjs"), "tangle", "--check", "--root", root]);
     expect(before).toEqual({ status: 0, stdout: "tangle: up to date (2 files)\n", stderr: "" });
     editFile(join(repo, "tools", "tangle.ts"), "tangle: up to date (", "tangle: nothing to do (");
-    const after = await runCommand(process.execPath, [join(repo, "tools", "run.js"), "tangle", "--check", "--root", root]);
+    const after = await runCommand(process.execPath, [join(repo, "tools", "run.cjs"), "tangle", "--check", "--root", root]);
     expect(after).toEqual({ status: 0, stdout: "tangle: nothing to do (2 files)\n", stderr: "" });
   });
 
@@ -623,7 +623,7 @@ describe.concurrent("the launcher, tools/run.js", { timeout: cliTimeout }, () =>
     const cliFile = join(repo, "tools", "tangle.ts");
     editFile(cliFile, "  const report = runTangle(", '  if (values.quiet) throw new Error("planted");\n  const report = runTangle(');
     const line = readFileSync(cliFile, "utf8").split("\n").findIndex((l) => l.includes('"planted"')) + 1;
-    const run = await runCommand(process.execPath, [join(repo, "tools", "run.js"), "tangle", "--quiet", "--root", newProject()]);
+    const run = await runCommand(process.execPath, [join(repo, "tools", "run.cjs"), "tangle", "--quiet", "--root", newProject()]);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/^tangle: internal error \(this is a bug, please report it\):\nError: planted\n/);
     expect(run.stderr).toContain(`${cliFile}:${line}:`);
@@ -631,6 +631,6 @@ describe.concurrent("the launcher, tools/run.js", { timeout: cliTimeout }, () =>
 
   it("refuses an unknown tool, naming the ones it knows", async ({ expect }) => {
     const run = await runCommand(process.execPath, [launcher, "tangel"]);
-    expect(run).toEqual({ status: 1, stdout: "", stderr: "run: unknown tool `tangel`\n  hint: node tools/run.js tangle|verify|docs [options], or --build\n" });
+    expect(run).toEqual({ status: 1, stdout: "", stderr: "run: unknown tool `tangel`\n  hint: node tools/run.cjs tangle|verify|docs [options], or --build\n" });
   });
 });

@@ -12,7 +12,7 @@ import { runTangle } from "../../tools/lib/tangle-run.ts";
 export const repository = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 /** The launcher `npm run tangle` and `npm run verify` run. */
-export const launcher = join(repository, "tools", "run.js");
+export const launcher = join(repository, "tools", "run.cjs");
 const vitest = join(repository, "node_modules", ".bin", "vitest");
 
 /** What a child process printed, and how it exited. */
@@ -81,7 +81,7 @@ export class Project {
     return readFileSync(join(this.root, path), "utf8");
   }
 
-  /** `node tools/run.js tangle --root ROOT`, as a child process. */
+  /** `node tools/run.cjs tangle --root ROOT`, as a child process. */
   tangle(...args: string[]): Promise<Run> {
     return run(process.execPath, [launcher, "tangle", "--root", this.root, ...args], this.root);
   }
@@ -94,7 +94,7 @@ export class Project {
     runTangle({ root: this.root });
   }
 
-  /** `node tools/run.js verify --root ROOT ...args`, as a child process. */
+  /** `node tools/run.cjs verify --root ROOT ...args`, as a child process. */
   verify(...args: string[]): Promise<Run> {
     return run(process.execPath, [launcher, "verify", "--root", this.root, ...args], this.root);
   }

@@ -1,32 +1,38 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * The toolchain's launcher, what `npm run tangle|verify|docs` run: `node tools/run.js TOOL [ARGS]`
- * starts the compiled `tools/TOOL.ts` with ARGS. `node tools/run.js --build` only builds
- * (`npm ci` runs it as `prepare`).
+ * The toolchain's launcher, what `npm run tangle|verify|docs` run: `node tools/run.cjs TOOL [ARGS]`
+ * starts the compiled `tools/TOOL.ts` with ARGS. `node tools/run.cjs --build` only builds
+ * (`npm ci` runs it as `prepare`). CommonJS, like the tangle and verify it starts: Node loads it
+ * faster than an ES module.
  *
- * The compiled code lives in `.cache/tools/KEY/`, where KEY is a digest of the path, size and
- * modification time of every file under `tools/` and of npm's record of `node_modules`. So an
- * edit to `tools/**\/*.ts` (or an install) changes KEY, and the next run builds before it starts:
- * the build can be missing, never stale. Computing KEY costs one listing and a `stat` per file.
- * Builds older than ten minutes under other keys are removed after a build.
+ * The compiled code lives in `.cache/tools/KEY/` (see `tools/build.js`), where KEY is a digest of
+ * the path, size and modification time of every file under `tools/` and of npm's record of
+ * `node_modules`. So an edit to `tools/**\/*.ts` (or an install) changes KEY, and the next run
+ * builds before it starts: the build can be missing, never stale. Computing KEY costs one listing
+ * per folder and a `stat` per file. Builds older than ten minutes under other keys are removed
+ * after a build.
  *
  * A stack trace names `tools/**\/*.ts` lines: each compiled file has a source map, read only
  * when a stack is formatted (see `mapStackTraces`).
  */
-import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { SourceMap } from "node:module";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+"use strict";
+const { createHash } = require("node:crypto");
+const { existsSync, readdirSync, readFileSync, rmSync, statSync } = require("node:fs");
+const { SourceMap } = require("node:module");
+const { dirname, join, resolve } = require("node:path");
+const { pathToFileURL } = require("node:url");
 
-const tools = dirname(fileURLToPath(import.meta.url));
+const tools = __dirname;
 const root = dirname(tools);
 const builds = join(root, ".cache", "tools");
-const names = ["tangle", "verify", "docs"];
+
+/** Each CLI's compiled file: `.cjs` CommonJS, `.js` an ES module (see `tools/build.js`). */
+const clis = { tangle: "tangle.cjs", verify: "verify.cjs", docs: "docs.js" };
 
 /** The digest of the sources a build is made from (see above). */
 function sourceKey() {
+  /** @type {string[]} */
   const parts = [];
   // A walk by hand: Node's recursive listing costs a cold process several times more.
   const walk = (/** @type {string} */ folder, /** @type {string} */ prefix) => {
@@ -49,9 +55,10 @@ function sourceKey() {
 async function currentBuild() {
   const key = sourceKey();
   const dir = join(builds, key);
-  if (existsSync(join(dir, "tangle.js"))) return dir;
+  if (existsSync(join(dir, clis.tangle))) return dir;
+  /** @type {typeof import("./build.js")} */
   const { buildTools } = await import("./build.js");
-  await buildTools(dir, names);
+  await buildTools(dir, clis);
   const old = Date.now() - 10 * 60_000;
   for (const name of readdirSync(builds)) {
     const other = join(builds, name);
@@ -68,7 +75,8 @@ async function currentBuild() {
  * @param {string} dir
  */
 function mapStackTraces(dir) {
-  const prefix = pathToFileURL(dir).href + "/";
+  const folder = `${dir}/`;
+  const folderUrl = pathToFileURL(folder).href;
   /** @type {Map<string, SourceMap | undefined>} */
   const maps = new Map();
   const mapOf = (/** @type {string} */ file) => {
@@ -84,15 +92,17 @@ function mapStackTraces(dir) {
   /** One frame as V8 prints it, its location mapped when a map knows it. */
   const frame = (/** @type {NodeJS.CallSite} */ site) => {
     const text = `${site}`;
-    const url = site.getFileName();
+    const name = site.getFileName();
     const line = site.getLineNumber();
     const column = site.getColumnNumber();
-    if (url === undefined || url === null || !url.startsWith(prefix) || line === null || column === null) return text;
-    const file = fileURLToPath(url);
+    if (name === undefined || name === null || line === null || column === null) return text;
+    // CommonJS frames name a path; ES module frames a file URL.
+    const file = name.startsWith(folder) ? name : name.startsWith(folderUrl) ? join(folder, decodeURIComponent(name.slice(folderUrl.length))) : undefined;
+    if (file === undefined) return text;
     const entry = mapOf(file)?.findEntry(line - 1, column - 1);
     if (entry === undefined || !("originalSource" in entry)) return text;
     const source = resolve(dirname(file), entry.originalSource);
-    return text.replace(`${url}:${line}:${column}`, `${source}:${entry.originalLine + 1}:${entry.originalColumn + 1}`);
+    return text.replace(`${name}:${line}:${column}`, `${source}:${entry.originalLine + 1}:${entry.originalColumn + 1}`);
   };
   Error.prepareStackTrace = (error, sites) => {
     let head;
@@ -106,30 +116,35 @@ function mapStackTraces(dir) {
 }
 
 /** True when `caught` says esbuild (a dev dependency) is not installed. */
-function noEsbuild(caught) {
-  const error = /** @type {NodeJS.ErrnoException} */ (caught);
+function noEsbuild(/** @type {unknown} */ caught) {
+  const error = /** @type {NodeJS.ErrnoException | undefined} */ (caught);
   return error?.code === "ERR_MODULE_NOT_FOUND" && String(error.message).includes("'esbuild'");
 }
 
-const tool = process.argv[2] ?? "";
-if (tool === "--build") {
-  try {
-    await currentBuild();
-  } catch (caught) {
-    // An install without dev dependencies (the agent alone) has no toolchain to build.
-    if (!noEsbuild(caught)) throw caught;
-    process.stderr.write("run: esbuild is not installed, so the toolchain was not built (it needs the dev dependencies)\n");
+async function main() {
+  const tool = process.argv[2] ?? "";
+  if (tool === "--build") {
+    try {
+      await currentBuild();
+    } catch (caught) {
+      // An install without dev dependencies (the agent alone) has no toolchain to build.
+      if (!noEsbuild(caught)) throw caught;
+      process.stderr.write("run: esbuild is not installed, so the toolchain was not built (it needs the dev dependencies)\n");
+    }
+    return;
   }
-} else if (!names.includes(tool)) {
-  process.stderr.write(`run: unknown tool \`${tool}\`\n  hint: node tools/run.js ${names.join("|")} [options], or --build\n`);
-  process.exitCode = 1;
-} else {
+  const file = Object.hasOwn(clis, tool) ? clis[/** @type {keyof typeof clis} */ (tool)] : undefined;
+  if (file === undefined) {
+    process.stderr.write(`run: unknown tool \`${tool}\`\n  hint: node tools/run.cjs ${Object.keys(clis).join("|")} [options], or --build\n`);
+    process.exitCode = 1;
+    return;
+  }
   let dir;
   try {
     dir = await currentBuild();
   } catch (caught) {
     if (Array.isArray(/** @type {{ errors?: unknown }} */ (caught).errors)) {
-      process.stderr.write(`run: the toolchain's sources in tools/ do not compile (esbuild's errors are above)\n`);
+      process.stderr.write("run: the toolchain's sources in tools/ do not compile (esbuild's errors are above)\n");
     } else if (noEsbuild(caught)) {
       process.stderr.write("run: esbuild is not installed, and the toolchain needs it to build\n  hint: run `npm ci` (with the dev dependencies)\n");
     } else throw caught;
@@ -138,5 +153,8 @@ if (tool === "--build") {
   // The tool reads its options from process.argv as if it had been started itself.
   process.argv.splice(2, 1);
   mapStackTraces(dir);
-  await import(pathToFileURL(join(dir, `${tool}.js`)).href);
+  if (file.endsWith(".cjs")) require(join(dir, file));
+  else await import(pathToFileURL(join(dir, file)).href);
 }
+
+void main();
