@@ -74,16 +74,12 @@ function lazyRemark(names, format) {
 
 /**
  * Builds each CLI `tools/NAME.ts` into `outDir` as the file `clis` names for it (`NAME.cjs`:
- * CommonJS, `NAME.js`: ES modules), the folder created whole or not at all: the files are written
- * to a temporary folder renamed into place (when another process finished the same build first,
- * its folder is kept). Throws when esbuild reports an error (printed on stderr).
+ * CommonJS, `NAME.js`: ES modules). Throws when esbuild reports an error (printed on stderr).
  * @param {string} outDir
  * @param {Readonly<Record<string, string>>} clis
  */
 export async function buildTools(outDir, clis) {
-  const temporary = `${outDir}.tmp-${process.pid}`;
-  rmSync(temporary, { recursive: true, force: true });
-  try {
+  await buildInto(outDir, async (temporary) => {
     const probe = await build({ entryPoints: [remarkModule], bundle: false, format: "esm", write: false, metafile: true, outdir: temporary, logLevel: "error" });
     const exported = Object.values(probe.metafile.outputs).flatMap((output) => output.exports);
     const builds = [build({ ...common, entryPoints: [remarkModule], format: "cjs", outfile: join(temporary, remarkFile), plugins: [ownImportMetaUrl] })];
@@ -102,6 +98,33 @@ export async function buildTools(outDir, clis) {
       builds.push(build({ ...common, entryPoints, format: "esm", splitting: true, packages: "external", outdir: temporary, chunkNames: "chunk-[hash]", plugins: [ownImportMetaUrl, lazyRemark(exported, "esm")] }));
     }
     await Promise.all(builds);
+  });
+}
+
+/**
+ * Bundles the agent's command, `generated/cli.ts`, into `outDir/cli.js` (an ES module, packages
+ * left to `node_modules`), for `bin/passepartout.js`. Its source map goes through the maps the
+ * generated files carry, to the `literate/*.md` lines.
+ * @param {string} outDir
+ * @param {string} entry the path of `generated/cli.ts`
+ */
+export async function buildAgent(outDir, entry) {
+  await buildInto(outDir, async (temporary) => {
+    await build({ ...common, entryPoints: [entry], format: "esm", packages: "external", outfile: join(temporary, "cli.js") });
+  });
+}
+
+/**
+ * Runs `make` on a temporary folder and renames it to `outDir`, so `outDir` is made whole or not
+ * at all; when another process finished the same build first, its folder is kept.
+ * @param {string} outDir
+ * @param {(temporary: string) => Promise<void>} make
+ */
+async function buildInto(outDir, make) {
+  const temporary = `${outDir}.tmp-${process.pid}`;
+  rmSync(temporary, { recursive: true, force: true });
+  try {
+    await make(temporary);
     renameSync(temporary, outDir);
   } catch (caught) {
     rmSync(temporary, { recursive: true, force: true });
