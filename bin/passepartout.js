@@ -5,8 +5,8 @@
 // It runs generated/ bundled by esbuild into .cache/agent/KEY/, where KEY is a digest of the path, size and
 // modification time of every generated file (and of the bundler and npm's record of node_modules): a re-tangle
 // makes a new KEY, and the first start after it bundles first. So a start pays no TypeScript transform, and stack
-// traces still name literate/*.md lines (tools/stack-map.cjs). Where esbuild is not installed (an install without
-// dev dependencies), it runs the TypeScript through tsx.
+// traces still name literate/*.md lines (tools/stack-map.cjs). Where no bundle can be made (esbuild not installed,
+// a read-only install), it runs the TypeScript through tsx.
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -31,18 +31,20 @@ function bundleKey() {
   return createHash("sha256").update(parts.join("\n")).digest("hex").slice(0, 16);
 }
 
-/** The bundle's folder, bundling first when it is missing; undefined when esbuild is not installed. */
+/**
+ * The bundle's folder, bundling first when it is missing; undefined when it cannot be made (no
+ * esbuild, a read-only install, code esbuild refuses), and tsx is to run the TypeScript instead,
+ * reporting any error in it as it would have anyway.
+ */
 async function agentBundle() {
   const dir = join(root, ".cache", "agent", bundleKey());
   if (existsSync(join(dir, "cli.js"))) return dir;
-  let buildAgent;
   try {
-    ({ buildAgent } = await import("../tools/build.js"));
-  } catch (caught) {
-    if (caught?.code === "ERR_MODULE_NOT_FOUND" && String(caught.message).includes("'esbuild'")) return undefined;
-    throw caught;
+    const { buildAgent } = await import("../tools/build.js");
+    await buildAgent(dir, join(generated, "cli.ts"), { logLevel: "silent" });
+  } catch {
+    return undefined;
   }
-  await buildAgent(dir, join(generated, "cli.ts"));
   // Bundles of other generated trees are removed once they are ten minutes old.
   const old = Date.now() - 10 * 60_000;
   for (const name of readdirSync(dirname(dir))) {

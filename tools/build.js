@@ -107,10 +107,11 @@ export async function buildTools(outDir, clis) {
  * generated files carry, to the `literate/*.md` lines.
  * @param {string} outDir
  * @param {string} entry the path of `generated/cli.ts`
+ * @param {{ readonly logLevel?: "silent" | "error" }} [options]
  */
-export async function buildAgent(outDir, entry) {
+export async function buildAgent(outDir, entry, options = {}) {
   await buildInto(outDir, async (temporary) => {
-    await build({ ...common, entryPoints: [entry], format: "esm", packages: "external", outfile: join(temporary, "cli.js") });
+    await build({ ...common, ...options, entryPoints: [entry], format: "esm", packages: "external", outfile: join(temporary, "cli.js") });
   });
 }
 
