@@ -18,8 +18,10 @@
  */
 "use strict";
 const { createHash } = require("node:crypto");
-const { existsSync, readdirSync, rmSync, statSync } = require("node:fs");
+const { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } = require("node:fs");
+const { Module, createRequire } = require("node:module");
 const { dirname, join } = require("node:path");
+const { Script } = require("node:vm");
 const { pathToFileURL } = require("node:url");
 const { mapStackTraces } = require("./stack-map.cjs");
 
@@ -67,6 +69,38 @@ async function currentBuild() {
   return dir;
 }
 
+/**
+ * Runs the CommonJS file `file` as `require` would, through a V8 code cache beside it
+ * (`FILE.cache`): a fresh process then skips parsing and compiling the functions an earlier run
+ * compiled, 3–4 ms of a full tangle. The first run without a usable cache writes one as it
+ * exits (a temporary file renamed into place; nothing when the folder is read-only). V8 refuses
+ * a cache made from other code or by another Node, and the run that finds it refused writes anew.
+ * @param {string} file
+ */
+function runCached(file) {
+  const cacheFile = `${file}.cache`;
+  let cachedData;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    cachedData = undefined;
+  }
+  const script = new Script(Module.wrap(readFileSync(file, "utf8")), { filename: file, cachedData });
+  if (cachedData === undefined || script.cachedDataRejected === true) {
+    process.on("exit", () => {
+      const temporary = `${cacheFile}.tmp-${process.pid}`;
+      try {
+        writeFileSync(temporary, script.createCachedData());
+        renameSync(temporary, cacheFile);
+      } catch {
+        rmSync(temporary, { force: true });
+      }
+    });
+  }
+  const module = { exports: {}, id: file, filename: file, loaded: false };
+  script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+}
+
 /** True when `caught` says esbuild (a dev dependency) is not installed. */
 function noEsbuild(/** @type {unknown} */ caught) {
   const error = /** @type {NodeJS.ErrnoException | undefined} */ (caught);
@@ -105,7 +139,7 @@ async function main() {
   // The tool reads its options from process.argv as if it had been started itself.
   process.argv.splice(2, 1);
   mapStackTraces(dir);
-  if (file.endsWith(".cjs")) require(join(dir, file));
+  if (file.endsWith(".cjs")) runCached(join(dir, file));
   else await import(pathToFileURL(join(dir, file)).href);
 }
 
