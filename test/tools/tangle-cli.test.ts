@@ -594,7 +594,7 @@ describe.concurrent("the launcher, tools/run.cjs", { timeout: cliTimeout }, () =
     expect(run.status).toBe(0);
     expect(read(root, "generated/a.ts")).toContain("export const a = 1;");
     const loaded = loadedFiles(run.stderr);
-    expect(loaded.some((path) => path.endsWith("/tangle.cjs"))).toBe(true);
+    expect(loaded.some((path) => path.endsWith("/tools/run.cjs"))).toBe(true);
     expect(loaded.filter((path) => path.includes("/node_modules/") || path.endsWith("/remark.cjs"))).toEqual([]);
   });
 
