@@ -27,12 +27,12 @@ function run(command: string, args: readonly string[]): Promise<Outcome> {
   });
 }
 
-/** A copy of what the launcher needs: bin/, generated/, tools/build.js and tools/stack-map.cjs, node_modules linked. */
-function repositoryCopy(): string {
+/** A copy of what the launcher needs: bin/, generated/, the `tools` files named, node_modules linked. */
+function repositoryCopy(tools: readonly string[] = ["build.js", "stack-map.cjs"]): string {
   const repo = tempDir("agent-launcher-");
   for (const part of ["bin", "generated", "package.json"]) cpSync(join(process.cwd(), part), join(repo, part), { recursive: true });
   mkdirSync(join(repo, "tools"));
-  for (const file of ["build.js", "stack-map.cjs"]) cpSync(join(process.cwd(), "tools", file), join(repo, "tools", file));
+  for (const file of tools) cpSync(join(process.cwd(), "tools", file), join(repo, "tools", file));
   symlinkSync(join(process.cwd(), "node_modules"), join(repo, "node_modules"), "dir");
   return repo;
 }
@@ -54,5 +54,14 @@ describe("the agent's launcher, bin/passepartout.js", { timeout: 120_000 }, () =
     const bundles = readdirSync(join(repo, ".cache", "agent"));
     expect(bundles).toHaveLength(2);
     expect(bundles.every((key) => existsSync(join(repo, ".cache", "agent", key, "cli.js")))).toBe(true);
+  });
+
+  it("runs the TypeScript through tsx when no bundle can be made", async ({ expect }) => {
+    // No bundler here: an install without the dev dependencies, as far as the launcher can tell.
+    const repo = repositoryCopy(["stack-map.cjs"]);
+    const run1 = await run(process.execPath, [join(repo, "bin", "passepartout.js"), "--help"]);
+    expect(run1).toMatchObject({ status: 0, stderr: "" });
+    expect(run1.stdout).toContain("usage: passepartout <command>");
+    expect(existsSync(join(repo, ".cache", "agent"))).toBe(false);
   });
 });
