@@ -231,10 +231,10 @@ export interface ChildRun {
   readonly output: string;
 }
 
-/** Runs a child process to completion, timing it from spawn to exit (process start included). */
-export function runChild(command: string, args: readonly string[], cwd: string): ChildRun {
+/** Runs a child process to completion, timing it from spawn to exit (process start included); `env` defaults to ours. */
+export function runChild(command: string, args: readonly string[], cwd: string, env?: NodeJS.ProcessEnv): ChildRun {
   const started = performance.now();
-  const run = spawnSync(command, args, { cwd, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+  const run = spawnSync(command, args, { cwd, encoding: "utf8", maxBuffer: 256 * 1024 * 1024, ...(env === undefined ? {} : { env }) });
   const ms = performance.now() - started;
   if (run.error !== undefined) throw run.error;
   return { ms, status: run.status, output: `${run.stdout}${run.stderr}` };

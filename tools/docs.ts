@@ -8,7 +8,6 @@ import { parseArgs } from "node:util";
 import { runCli } from "./lib/cli.ts";
 import { formatDiagnostic } from "./lib/diagnostics.ts";
 import { buildDocs, type DocsOptions } from "./lib/docs/build.ts";
-import { serveDocs } from "./lib/docs/serve.ts";
 
 const usage = `usage: docs [--out DIR] [--root DIR] [--verify-json FILE] [--api-entry PATH]... [--no-api] [--no-cache] [--serve] [--port N]
 
@@ -56,6 +55,8 @@ await runCli("docs", async () => {
       process.stderr.write(`docs: --port must be a port number, not \`${values.port}\`\n`);
       return 1;
     }
+    // The server and its file watcher are loaded only to serve.
+    const { serveDocs } = await import("./lib/docs/serve.ts");
     await serveDocs({ ...options, port });
     return await new Promise<number>(() => {});
   }

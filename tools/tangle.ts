@@ -14,7 +14,8 @@ const usage = `usage: tangle [--check] [--force] [--root DIR] [--quiet]
   --root    the project root (default: the current folder)
   --quiet   print only problems`;
 
-await runCli("tangle", async () => {
+// Not awaited: the compiled CLI is CommonJS, which has no top-level await (runCli exits the process itself).
+void runCli("tangle", async () => {
   const { values } = parseArgs({
     options: {
       check: { type: "boolean", default: false },

@@ -53,7 +53,8 @@ function printText(report: VerifyReport): void {
   process.stdout.write(report.ok ? `PASS: ${checked} blocks in ${report.documents.length} documents${warned}\n` : `FAIL: ${errors} problems${warned}\n`);
 }
 
-await runCli("verify", async () => {
+// Not awaited: the compiled CLI is CommonJS, which has no top-level await (runCli exits the process itself).
+void runCli("verify", async () => {
   const { values } = parseArgs({
     options: {
       stamp: { type: "boolean", default: false },

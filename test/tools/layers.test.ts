@@ -11,7 +11,7 @@ import { byChapterOrder, parseLiterateDocument } from "../../tools/lib/document.
 /** Lower layers first. */
 const layers: readonly (readonly string[])[] = [
   ["diagnostics", "paths", "sourcemap"],
-  ["markdown", "plan"],
+  ["markdown", "remark", "plan"],
   ["document", "io", "cli"],
   ["tangle"],
   ["tangle-run", "definitions", "typecheck", "evidence", "stamps", "runs", "order", "repetition"],
@@ -19,7 +19,7 @@ const layers: readonly (readonly string[])[] = [
 ];
 
 /** Modules that compute over in-memory inputs only. */
-const pure = ["diagnostics", "paths", "sourcemap", "markdown", "plan", "document", "tangle", "definitions", "stamps", "runs", "order", "repetition"];
+const pure = ["diagnostics", "paths", "sourcemap", "markdown", "remark", "plan", "document", "tangle", "definitions", "stamps", "runs", "order", "repetition"];
 
 const layerOf = (name: string): number => layers.findIndex((layer) => layer.includes(name));
 const modules = readdirSync("tools/lib").filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3));

@@ -28,7 +28,7 @@ function boomProject(): string {
   const doc = ["---", "tangle: generated/boom.ts", "---", "# Boom", "", "A function that fails.", "", "```ts", "export function boom(): never {", '  throw new Error("boom");', "}", "```", ""].join("\n");
   writeFileSync(join(root, "literate", "boom.md"), doc);
   writeFileSync(join(root, "main.ts"), 'import { boom } from "./generated/boom.ts";\nboom();\n');
-  execFileSync(tsx, [join(process.cwd(), "tools", "tangle.ts"), "--root", root, "--quiet"]);
+  execFileSync(process.execPath, [join(process.cwd(), "tools", "run.cjs"), "tangle", "--root", root, "--quiet"]);
   return root;
 }
 

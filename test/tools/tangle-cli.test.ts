@@ -1,11 +1,12 @@
 /**
  * `tools/tangle.ts` and `runTangle` on real project folders in the temp directory: what is
  * written, what is refused, what is left untouched, and the exit codes. The CLI is run as a
- * child process where its output or exit code is the point; `runTangle` is called directly where
- * only the effect on the disk is.
+ * child process, as `npm run tangle` runs it (`node tools/run.cjs tangle`, the compiled CLI), where
+ * its output or exit code is the point; `runTangle` is called directly where only the effect on
+ * the disk is.
  */
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, readFileSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LiterateError } from "../../tools/lib/diagnostics.ts";
@@ -17,7 +18,8 @@ import { tangle } from "../../tools/lib/tangle.ts";
 import { fence, frontMatter, listFiles, md, read, removeTempDirs, snapshot, tempDir, thrown, writeFiles } from "./support.ts";
 
 const tsx = join(process.cwd(), "node_modules", ".bin", "tsx");
-const cliPath = join(process.cwd(), "tools", "tangle.ts");
+/** The launcher `npm run tangle` runs. */
+const launcher = join(process.cwd(), "tools", "run.cjs");
 
 interface Outcome {
   readonly status: number | null;
@@ -25,10 +27,10 @@ interface Outcome {
   readonly stderr: string;
 }
 
-/** Runs a TypeScript file with tsx in a child process. */
-function runTs(file: string, args: readonly string[]): Promise<Outcome> {
+/** Runs a command in a child process, with `env` added to ours. */
+function runCommand(command: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Outcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, [file, ...args], { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { cwd: process.cwd(), env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
@@ -38,8 +40,11 @@ function runTs(file: string, args: readonly string[]): Promise<Outcome> {
   });
 }
 
-/** `tsx tools/tangle.ts --root ROOT ...args`. */
-const cli = (root: string, ...args: string[]): Promise<Outcome> => runTs(cliPath, ["--root", root, ...args]);
+/** Runs a TypeScript file with tsx in a child process. */
+const runTs = (file: string, args: readonly string[]): Promise<Outcome> => runCommand(tsx, [file, ...args]);
+
+/** `node tools/run.cjs tangle --root ROOT ...args`: what `npm run tangle -- --root ROOT ...args` runs. */
+const cli = (root: string, ...args: string[]): Promise<Outcome> => runCommand(process.execPath, [launcher, "tangle", "--root", root, ...args]);
 
 afterAll(removeTempDirs);
 
@@ -648,5 +653,81 @@ describe.concurrent("tangle and the file system", { timeout: cliTimeout }, () =>
     expect(existsSync(join(root, "generated/sub"))).toBe(false);
     expect(existsSync(join(root, "scripts"))).toBe(true);
     expect(listFiles(root).filter((p) => !p.startsWith(".cache/"))).toEqual([manifestPath, "generated/a.ts", "literate/a.md"]);
+  });
+});
+
+/** The files a run loaded besides Node's own modules, read from the `NODE_DEBUG=module,esm` lines on its stderr. */
+function loadedFiles(stderr: string): string[] {
+  const files = new Set<string>();
+  for (const m of stderr.matchAll(/^ESM \d+: Storing file:\/\/(\S+)/gm)) files.add(decodeURIComponent(m[1] ?? ""));
+  for (const m of stderr.matchAll(/^MODULE \d+: load "([^"]+)"/gm)) files.add(m[1] ?? "");
+  return [...files].sort();
+}
+
+/**
+ * A copy of this repository's toolchain in the temp folder (`tools/`, and `node_modules` linked
+ * to ours), so a test can edit the sources the launcher builds from without touching ours.
+ */
+function toolchainCopy(): string {
+  const repo = scratch("tangle-toolchain-");
+  cpSync(join(process.cwd(), "tools"), join(repo, "tools"), { recursive: true });
+  symlinkSync(join(process.cwd(), "node_modules"), join(repo, "node_modules"), "dir");
+  return repo;
+}
+
+/** Replaces the one occurrence of `from` in the file at `path`. */
+function editFile(path: string, from: string, to: string): void {
+  const text = readFileSync(path, "utf8");
+  expect(text.split(from)).toHaveLength(2);
+  writeFileSync(path, text.replace(from, to));
+}
+
+describe.concurrent("the launcher, tools/run.cjs", { timeout: cliTimeout }, () => {
+  it("loads no package and not remark when the fast scanner reads every document", async ({ expect }) => {
+    const root = newProject();
+    // Built first: a run that builds loads esbuild.
+    expect((await runCommand(process.execPath, [launcher, "--build"])).status).toBe(0);
+    const run = await runCommand(process.execPath, [launcher, "tangle", "--root", root], { NODE_DEBUG: "module,esm" });
+    expect(run.status).toBe(0);
+    expect(read(root, "generated/a.ts")).toContain("export const a = 1;");
+    const loaded = loadedFiles(run.stderr);
+    expect(loaded.some((path) => path.endsWith("/tools/run.cjs"))).toBe(true);
+    expect(loaded.filter((path) => path.includes("/node_modules/") || path.endsWith("/remark.cjs"))).toEqual([]);
+  });
+
+  it("loads remark for a document the fast scanner defers to, and writes what remark reads", async ({ expect }) => {
+    // A block quote is one of the things only remark decides.
+    const text = md("---", "tangle: generated/a.ts", "---", "", "# A", "", "> A quote.", "", `${fence}ts`, "export const a = 1;", fence);
+    const root = newProject(text);
+    const run = await runCommand(process.execPath, [launcher, "tangle", "--root", root], { NODE_DEBUG: "module,esm" });
+    expect(run.status).toBe(0);
+    expect(loadedFiles(run.stderr).filter((path) => path.endsWith("/remark.cjs"))).toHaveLength(1);
+    expect(read(root, "generated/a.ts")).toBe(tangle([{ path: "literate/a.md", text }], { scan: "remark" }).files.get("generated/a.ts"));
+  });
+
+  it("runs the toolchain's sources as they are now: an edit to tools/ is built before the next run", async ({ expect }) => {
+    const repo = toolchainCopy();
+    const root = tangled();
+    const before = await runCommand(process.execPath, [join(repo, "tools", "run.cjs"), "tangle", "--check", "--root", root]);
+    expect(before).toEqual({ status: 0, stdout: "tangle: up to date (2 files)\n", stderr: "" });
+    editFile(join(repo, "tools", "tangle.ts"), "tangle: up to date (", "tangle: nothing to do (");
+    const after = await runCommand(process.execPath, [join(repo, "tools", "run.cjs"), "tangle", "--check", "--root", root]);
+    expect(after).toEqual({ status: 0, stdout: "tangle: nothing to do (2 files)\n", stderr: "" });
+  });
+
+  it("reports a bug in the toolchain with a stack trace at its TypeScript lines", async ({ expect }) => {
+    const repo = toolchainCopy();
+    const cliFile = join(repo, "tools", "tangle.ts");
+    editFile(cliFile, "  const report = runTangle(", '  if (values.quiet) throw new Error("planted");\n  const report = runTangle(');
+    const line = readFileSync(cliFile, "utf8").split("\n").findIndex((l) => l.includes('"planted"')) + 1;
+    const run = await runCommand(process.execPath, [join(repo, "tools", "run.cjs"), "tangle", "--quiet", "--root", newProject()]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/^tangle: internal error \(this is a bug, please report it\):\nError: planted\n/);
+    expect(run.stderr).toContain(`${cliFile}:${line}:`);
+  });
+
+  it("refuses an unknown tool, naming the ones it knows", async ({ expect }) => {
+    const run = await runCommand(process.execPath, [launcher, "tangel"]);
+    expect(run).toEqual({ status: 1, stdout: "", stderr: "run: unknown tool `tangel`\n  hint: node tools/run.cjs tangle|verify|docs [options], or --build\n" });
   });
 });

@@ -11,7 +11,8 @@ import { runTangle } from "../../tools/lib/tangle-run.ts";
 /** This repository's root. */
 export const repository = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
-const tsx = join(repository, "node_modules", ".bin", "tsx");
+/** The launcher `npm run tangle` and `npm run verify` run. */
+export const launcher = join(repository, "tools", "run.cjs");
 const vitest = join(repository, "node_modules", ".bin", "vitest");
 
 /** What a child process printed, and how it exited. */
@@ -80,9 +81,9 @@ export class Project {
     return readFileSync(join(this.root, path), "utf8");
   }
 
-  /** `tsx tools/tangle.ts --root ROOT`, as a child process. */
+  /** `node tools/run.cjs tangle --root ROOT`, as a child process. */
   tangle(...args: string[]): Promise<Run> {
-    return run(tsx, [join(repository, "tools", "tangle.ts"), "--root", this.root, ...args], this.root);
+    return run(process.execPath, [launcher, "tangle", "--root", this.root, ...args], this.root);
   }
 
   /**
@@ -93,9 +94,9 @@ export class Project {
     runTangle({ root: this.root });
   }
 
-  /** `tsx tools/verify.ts --root ROOT ...args`, as a child process. */
+  /** `node tools/run.cjs verify --root ROOT ...args`, as a child process. */
   verify(...args: string[]): Promise<Run> {
-    return run(tsx, [join(repository, "tools", "verify.ts"), "--root", this.root, ...args], this.root);
+    return run(process.execPath, [launcher, "verify", "--root", this.root, ...args], this.root);
   }
 
   /** `vitest run --coverage` in the project: the test run `npm test` does, leaving the evidence. */

@@ -13,10 +13,7 @@ import { formatDiagnostic } from "../../tools/lib/diagnostics.ts";
 import { blockHashes } from "../../tools/lib/stamps.ts";
 import { tangle } from "../../tools/lib/tangle.ts";
 import { verifyProject, type VerifyReport } from "../../tools/lib/verify.ts";
-import { Project, edit, lineOf, repository, run } from "./verify-project.ts";
-
-const tsx = join(repository, "node_modules", ".bin", "tsx");
-const verifyCli = join(repository, "tools", "verify.ts");
+import { Project, edit, launcher, lineOf, repository, run } from "./verify-project.ts";
 
 const slow = 120_000;
 
@@ -482,7 +479,7 @@ describe("verify stops before checking anything", { concurrent: true }, () => {
     async ({ expect }) => {
       const project = fresh(good);
       const missing = join(project.root, "nowhere");
-      const verified = await run(tsx, [verifyCli, "--root", missing], project.root);
+      const verified = await run(process.execPath, [launcher, "verify", "--root", missing], project.root);
       expect(verified).toEqual({ code: 1, stdout: "", stderr: `${missing} bad-root: \`${missing}\` is not a folder\n  hint: run verify in the project root, or name it with \`--root DIR\`\n` });
     },
     slow,
@@ -518,7 +515,7 @@ describe("verify --stamp and its evidence", { concurrent: true }, () => {
       const link = `${project.root}-link`;
       symlinkSync(project.root, link, "dir");
       try {
-        const verified = await run(tsx, [verifyCli, "--stamp", "--root", link], link);
+        const verified = await run(process.execPath, [launcher, "verify", "--stamp", "--root", link], link);
         expect(verified.stdout).toBe(`${summary(7, 1, 6, 0)}stamps: 6 written, 0 removed\nPASS: 7 blocks in 1 documents\n`);
         expect(verified.code).toBe(0);
       } finally {

@@ -5,7 +5,8 @@
  * `file=PATH`, `#name`, `test`, `no-tangle`, `tested=HASH`. Anything else is an error with the
  * column it stands at, so a typo (`no-tangel`) cannot silently change what is written.
  */
-import { parseDocument as parseYaml, isMap, isScalar, LineCounter } from "yaml";
+import { createRequire } from "node:module";
+import type * as Yaml from "yaml";
 import { error, warning, type Diagnostic } from "./diagnostics.ts";
 import { scanBlocks, scanWithRemark, withoutBom, type RawBlock, type RawFrontMatter, type ScanResult } from "./markdown.ts";
 
@@ -422,8 +423,16 @@ function simpleFrontMatter(raw: RawFrontMatter): FrontMatterEntry[] | undefined 
   return entries.length === 0 ? undefined : entries;
 }
 
+let yamlModule: typeof Yaml | undefined;
+
+/** The YAML parser, loaded on first use: most front matter is simple, and loading it costs more than a no-change tangle. */
+function yaml(): typeof Yaml {
+  return (yamlModule ??= createRequire(import.meta.url)("yaml") as typeof Yaml);
+}
+
 /** The front matter as the YAML parser reads it; `undefined` (after reporting any problem) when it holds no mapping. */
 function yamlFrontMatter(doc: string, raw: RawFrontMatter, out: Diagnostic[]): FrontMatterEntry[] | undefined {
+  const { LineCounter, isMap, isScalar, parseDocument: parseYaml } = yaml();
   const counter = new LineCounter();
   const parsed = parseYaml(raw.value, { lineCounter: counter, prettyErrors: false });
   const lineOf = (offset: number): number => raw.line + counter.linePos(offset).line - 1;

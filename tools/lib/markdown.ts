@@ -1,7 +1,7 @@
 /**
  * Finding fenced code blocks in Markdown, two ways that must agree.
  *
- * `scanWithRemark` is the reference: unified + remark-parse (+ front matter, + GFM) decide what
+ * `scanWithRemark` (in `remark.ts`, re-exported here) is the reference: unified + remark-parse (+ front matter, + GFM) decide what
  * counts as a block, wherever it sits (lists, block quotes). It also reports, for each block,
  * whether prose (a heading or a non-empty paragraph) stands between it and the previous block.
  *
@@ -10,12 +10,9 @@
  * decide exactly, it returns `undefined` and the caller falls back to remark. A differential
  * test over generated documents holds the two equal wherever `scanFast` answers.
  */
-import type { Root, RootContent, Code } from "mdast";
-import { toString } from "mdast-util-to-string";
-import remarkFrontmatter from "remark-frontmatter";
-import remarkGfm from "remark-gfm";
-import remarkParse from "remark-parse";
-import { unified } from "unified";
+import { scanWithRemark } from "./remark.ts";
+
+export { parseMarkdown, scanWithRemark } from "./remark.ts";
 
 /** A fenced code block as found in the Markdown text. */
 export interface RawBlock {
@@ -49,93 +46,17 @@ export interface ScanResult {
   readonly blocks: readonly RawBlock[];
 }
 
-const remarkProcessor = unified().use(remarkParse).use(remarkFrontmatter, ["yaml"]).use(remarkGfm);
-
-/** Parses Markdown into mdast with the project's dialect (CommonMark + GFM + YAML front matter). */
-export function parseMarkdown(text: string): Root {
-  return remarkProcessor.parse(text);
-}
-
 const fenceCloser = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
 
 /** True when `line` is a closing fence for a block opened with `fence` (same character, at least as long). */
-function closesFence(line: string, fence: string): boolean {
+export function closesFence(line: string, fence: string): boolean {
   const m = fenceCloser.exec(line);
   return m !== null && m[1] !== undefined && m[1][0] === fence[0] && m[1].length >= fence.length;
-}
-
-/**
- * The reference scanner: every fenced `code` node remark finds, in document order, with whether
- * prose preceded it. Closedness is read back from the source line the node ends on. Indented
- * code blocks are skipped: they have no fence and no info string, so nothing to tangle.
- */
-export function scanWithRemark(source: string, tree?: Root): ScanResult {
-  // A byte-order mark is no character of the document: remark's offsets skip it, so scan without it.
-  const text = withoutBom(source);
-  tree ??= parseMarkdown(text);
-  const lines = text.split(/\r\n|\r|\n/);
-  const blocks: RawBlock[] = [];
-  let frontMatter: RawFrontMatter | undefined;
-  let sawProse = false;
-  let prose: string[] = [];
-  const visit = (node: RootContent): void => {
-    if (node.type === "yaml") {
-      frontMatter = { value: node.value, line: (node.position?.start.line ?? 1) + 1 };
-      return;
-    }
-    if (node.type === "heading" || node.type === "paragraph") {
-      const said = toString(node).trim();
-      if (node.type === "heading" || said !== "") sawProse = true;
-      if (said !== "") prose.push(said);
-      return;
-    }
-    if (node.type === "code") {
-      // mdast calls indented code `code` too; it has no info string, so it is not a block here.
-      if (!isFenced(node, text)) return;
-      blocks.push({ ...rawBlockFromNode(node, lines, sawProse), prose: prose.join("\n") });
-      sawProse = false;
-      prose = [];
-      return;
-    }
-    if ("children" in node) for (const child of node.children) visit(child);
-  };
-  for (const child of tree.children) visit(child);
-  return { frontMatter, blocks };
 }
 
 /** The text without a leading UTF-8 byte-order mark (U+FEFF), which editors show nowhere and count in no column. */
 export function withoutBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-
-/** True for a fenced code node; false for an indented code block (which starts with its indentation). */
-function isFenced(node: Code, text: string): boolean {
-  const offset = node.position?.start.offset;
-  return offset === undefined || text.startsWith("```", offset) || text.startsWith("~~~", offset);
-}
-
-function rawBlockFromNode(node: Code, lines: readonly string[], proseBefore: boolean): RawBlock {
-  const start = node.position?.start ?? { line: 1, column: 1 };
-  const endLine = node.position?.end.line ?? start.line;
-  const opener = lines[start.line - 1] ?? "";
-  const fence = /(`{3,}|~{3,})/.exec(opener.slice(start.column - 1))?.[1] ?? "```";
-  const lastLine = lines[endLine - 1] ?? "";
-  const closed = endLine > start.line && closesFence(stripContainerPrefix(lastLine, start.column), fence);
-  return {
-    lang: node.lang ?? "",
-    meta: (node.meta ?? "").trim(),
-    value: node.value,
-    line: start.line,
-    column: start.column,
-    closed,
-    proseBefore,
-  };
-}
-
-/** Drops what stands before the block's column on its closing line (list indentation, `> `). */
-function stripContainerPrefix(line: string, column: number): string {
-  const prefix = line.slice(0, column - 1);
-  return /^[ \t>]*$/.test(prefix) ? line.slice(column - 1) : line;
 }
 
 const frontMatterFence = /^---[ \t]*$/;
