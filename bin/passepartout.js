@@ -27,7 +27,8 @@ function bundleKey() {
     const stat = statSync(file, { throwIfNoEntry: false });
     parts.push(`${file}\0${stat?.size ?? 0}\0${stat?.mtimeMs ?? 0}`);
   }
-  parts.push(process.version);
+  // The bundle holds each module's own URL (tools/build.js), so a checkout moved elsewhere bundles anew.
+  parts.push(root, process.version);
   return createHash("sha256").update(parts.join("\n")).digest("hex").slice(0, 16);
 }
 

@@ -111,7 +111,8 @@ export async function buildTools(outDir, clis) {
  */
 export async function buildAgent(outDir, entry, options = {}) {
   await buildInto(outDir, async (temporary) => {
-    await build({ ...common, ...options, entryPoints: [entry], format: "esm", packages: "external", outfile: join(temporary, "cli.js") });
+    // Each module keeps its own `import.meta.url` (the skills the package ships are found beside generated/).
+    await build({ ...common, ...options, entryPoints: [entry], format: "esm", packages: "external", outfile: join(temporary, "cli.js"), plugins: [ownImportMetaUrl] });
   });
 }
 
