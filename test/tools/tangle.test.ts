@@ -292,7 +292,7 @@ describe("named blocks", () => {
       expect(result.documents.map((d) => d.path)).toEqual(["literate/a.md", "literate/b.md"]);
       const parts = fileOf(result, "generated/b.ts").split("\n").filter((line) => /"[ab]\d"/.test(line));
       expect(parts).toEqual(['  "a1",', '  "a2",', '  "b1",']);
-      expect(fileOf(result, "generated/b.ts")).toContain(`// ${header("literate/b.md")}`);
+      expect(fileOf(result, "generated/b.ts")).toContain(`// ${header("literate/b.md, literate/a.md")}`);
     }
   });
 
@@ -461,6 +461,19 @@ describe("provenance", () => {
     const decoded = decodeMappings(map.mappings);
     expect(decoded[generated.indexOf("export const a = 1;")]?.[0]).toEqual({ generatedColumn: 0, source: 0, line: 3, column: 0 });
     expect(decoded[generated.indexOf("export const b = 2;")]?.[0]).toEqual({ generatedColumn: 0, source: 1, line: 4, column: 0 });
+  });
+
+  it("maps the lines a named block of another document splices in to that document, and names it in the header", () => {
+    const result = tangle([
+      { path: "literate/a.md", text: md("---", "tangle: src/a.ts", "---", "# A", "", `${fence}ts`, "export function f(): number {", "  <<body>>", "}", fence) },
+      { path: "literate/b.md", text: md("# B", "", "The body.", "", `${fence}ts #body`, "return 1;", fence) },
+    ]);
+    const map = mapOf(result, "src/a.ts");
+    expect(map.sources).toEqual(["../literate/a.md", "../literate/b.md"]);
+    const generated = fileOf(result, "src/a.ts").split("\n");
+    expect(generated[0]).toContain("from literate/a.md, literate/b.md.");
+    const decoded = decodeMappings(map.mappings);
+    expect(decoded[generated.indexOf("  return 1;")]?.[0]).toEqual({ generatedColumn: 2, source: 1, line: 5, column: 0 });
   });
 });
 
