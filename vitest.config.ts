@@ -1,6 +1,8 @@
 import { existsSync } from "node:fs";
+import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 // Records which test called which function of generated/, for the docs' "tested by" lists; absent
 // from the scratch projects the toolchain's tests copy this file into.
@@ -15,6 +17,29 @@ const collectsCoverage = process.argv.some((arg) => arg === "--coverage" || arg.
 // rule 4) speaks in literate/*.md lines. The helpers are covered because rule 4 asks of a
 // constant that code which ran reads it. The json reporter copies the run's coverage into the
 // results file: that copy is what ties `coverage-final.json` to the results it sits beside.
+// Where the tests' temporary folders go (`os.tmpdir()` reads TMPDIR): the memory-backed
+// `/dev/shm` where there is one, as the tests write thousands of small files and sync many of
+// them, unless TMPDIR already names a folder.
+const scratch = process.env["TMPDIR"] ?? (existsSync("/dev/shm") ? "/dev/shm" : undefined);
+
+// The test files that take longest, longest first (measured with `npm run bench:test`, which
+// prints each run's slowest files). They start first, so on two cores no long file is left to run
+// alone at the end. The other files follow in vitest's own order (longest first once it has
+// timings in its cache).
+const slowest = ["test/tools/verify.test.ts", "test/end-to-end.test.ts", "test/tools/tangle-cli.test.ts", "test/tools/typecheck.test.ts", "test/tools/layers.test.ts", "test/process-signals.test.ts", "test/tools/docs-serve.test.ts", "test/data-folder.test.ts", "test/tools/docs-build.test.ts", "test/tools/verify-reading.test.ts"];
+
+/** Starts the files in `slowest` first, in that order. */
+class SlowestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification): number => {
+      const index = slowest.indexOf(relative(spec.project.config.root, spec.moduleId).split("\\").join("/"));
+      return index < 0 ? slowest.length : index;
+    };
+    const rest = await super.sort(files);
+    return [...rest].sort((a, b) => rank(a) - rank(b));
+  }
+}
+
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
@@ -24,6 +49,16 @@ export default defineConfig({
     reporters: collectsCoverage ? ["default", "json"] : ["default"],
     outputFile: { json: "coverage/vitest-results.json" },
     testTimeout: 30_000,
+    // vitest's default on two cores is one worker; many tests wait on child processes and
+    // servers, so two keep both cores busy.
+    maxWorkers: 2,
+    // A worker keeps the modules it loaded from one test file to the next instead of loading
+    // them again for each. The tests share no mocks and no global state: time, randomness and
+    // the disk are injected or per test; the few files that change the process's environment
+    // put it back.
+    isolate: false,
+    sequence: { sequencer: SlowestFirst },
+    env: scratch === undefined ? {} : { TMPDIR: scratch },
     coverage: {
       provider: "v8",
       include: ["generated/**/*.ts", "test/helpers/**/*.ts"],

@@ -5,11 +5,13 @@
  * A thin CLI over `tools/lib/verify.ts`.
  */
 import { spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { runCli, userProblems } from "./lib/cli.ts";
 import { formatDiagnostic, sortDiagnostics, type Diagnostic } from "./lib/diagnostics.ts";
+import { writeAtomically } from "./lib/io.ts";
 import { verifyProject, type VerifyReport } from "./lib/verify.ts";
 
 /** What `--json` prints when verify stopped before checking any block (`stopped: true`). */
@@ -21,11 +23,13 @@ interface StoppedReport {
   readonly problems: readonly Diagnostic[];
 }
 
-const usage = `usage: verify [--stamp] [--json] [--root DIR] [--compiler native|javascript]
+const usage = `usage: verify [--stamp] [--json] [--report FILE] [--root DIR] [--compiler native|javascript]
 
   --stamp     run the tests with coverage, then write \`tested=\` stamps from the evidence
   --json      print the report as JSON on stdout (errors still decide the exit code); when
               verify stops early, the report has \`stopped: true\` and the problems that stopped it
+  --report    also write the JSON report to FILE (what \`docs --verify-json\` reads); a verify
+              that stops early removes FILE instead
   --root      the project root (default: the current folder)
   --compiler  type-check with the native compiler (default) or the JavaScript API`;
 
@@ -59,6 +63,7 @@ void runCli("verify", async () => {
     options: {
       stamp: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
+      report: { type: "string" },
       root: { type: "string", default: process.cwd() },
       compiler: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
@@ -74,6 +79,8 @@ void runCli("verify", async () => {
     process.stderr.write(`verify: --compiler must be \`native\` or \`javascript\`, not \`${compiler}\`\n`);
     return 1;
   }
+  // A report left by an earlier run must not stand for this one.
+  if (values.report !== undefined) rmSync(values.report, { force: true });
   let report: VerifyReport;
   try {
     report = verifyProject({ root: values.root, stamp: values.stamp, runTests, ...(compiler === undefined ? {} : { compiler }) });
@@ -86,6 +93,7 @@ void runCli("verify", async () => {
     for (const p of stopped.problems) process.stderr.write(`${formatDiagnostic(p)}\n`);
     return 1;
   }
+  if (values.report !== undefined) writeAtomically(values.report, `${JSON.stringify(report, null, 2)}\n`);
   if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else printText(report);
   return report.ok ? 0 : 1;
