@@ -1,7 +1,9 @@
-// verify, end to end: real project folders in the temp folder, the real CLIs as child processes,
-// a real vitest run with coverage in each project. Every case the issue's "done when" names is
-// here: a good document passes after `tangle` and `verify --stamp`, and a broken, untested,
-// stale-stamped, multi-definition or prose-less block fails at its Markdown location.
+// verify, end to end: real project folders in the temp folder, the commands the CLIs run (in this
+// process, see `commandInProcess`; the real CLI as a child process where the process itself is
+// the point: a bad root, a root through a link), a real vitest run with coverage in each project.
+// Every case the issue's "done when" names is here: a good document passes after `tangle` and
+// `verify --stamp`, and a broken, untested, stale-stamped, multi-definition or prose-less block
+// fails at its Markdown location.
 //
 // A vitest run inside a project costs seconds, so the suites below run side by side
 // (`concurrent`), and the life of the good document is one sequential story over one folder:
