@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
@@ -12,11 +13,6 @@ const attribution = fileURLToPath(new URL("test/docs/attribution.setup.ts", impo
 // runs that collect coverage: a partial run of a few test files must not overwrite them.
 const collectsCoverage = process.argv.some((arg) => arg === "--coverage" || arg.startsWith("--coverage."));
 
-// Coverage is collected on generated/ and on the tangled test helpers (vitest never covers the
-// test files themselves), and remapped through tangle's source maps, so the report (and verify's
-// rule 4) speaks in literate/*.md lines. The helpers are covered because rule 4 asks of a
-// constant that code which ran reads it. The json reporter copies the run's coverage into the
-// results file: that copy is what ties `coverage-final.json` to the results it sits beside.
 // Where the tests' temporary folders go (`os.tmpdir()` reads TMPDIR): the memory-backed
 // `/dev/shm` where there is one, as the tests write thousands of small files and sync many of
 // them, unless TMPDIR already names a folder.
@@ -40,6 +36,11 @@ class SlowestFirst extends BaseSequencer {
   }
 }
 
+// Coverage is collected on generated/ and on the tangled test helpers (vitest never covers the
+// test files themselves), and remapped through tangle's source maps, so the report (and verify's
+// rule 4) speaks in literate/*.md lines. The helpers are covered because rule 4 asks of a
+// constant that code which ran reads it. The json reporter copies the run's coverage into the
+// results file: that copy is what ties `coverage-final.json` to the results it sits beside.
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
@@ -49,13 +50,14 @@ export default defineConfig({
     reporters: collectsCoverage ? ["default", "json"] : ["default"],
     outputFile: { json: "coverage/vitest-results.json" },
     testTimeout: 30_000,
-    // vitest's default on two cores is one worker; many tests wait on child processes and
-    // servers, so two keep both cores busy.
-    maxWorkers: 2,
+    // vitest's default is one worker fewer than the cores, so one on two cores; many tests wait
+    // on child processes and servers, so at least two keep two cores busy.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // A worker keeps the modules it loaded from one test file to the next instead of loading
     // them again for each. The tests share no mocks and no global state: time, randomness and
     // the disk are injected or per test; the few files that change the process's environment
-    // put it back.
+    // put it back. The docs' "tested by" lists, best-effort, then miss a few calls of functions
+    // that earlier files made hot (bench/NOTES.md); verify's evidence is precise coverage.
     isolate: false,
     sequence: { sequencer: SlowestFirst },
     env: scratch === undefined ? {} : { TMPDIR: scratch },
