@@ -1,6 +1,9 @@
 import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 // Records which test called which function of generated/, for the docs' "tested by" lists; absent
 // from the scratch projects the toolchain's tests copy this file into.
@@ -9,6 +12,29 @@ const attribution = fileURLToPath(new URL("test/docs/attribution.setup.ts", impo
 // The JSON results are verify's evidence together with the coverage, so they are written only by
 // runs that collect coverage: a partial run of a few test files must not overwrite them.
 const collectsCoverage = process.argv.some((arg) => arg === "--coverage" || arg.startsWith("--coverage."));
+
+// Where the tests' temporary folders go (`os.tmpdir()` reads TMPDIR): the memory-backed
+// `/dev/shm` where there is one, as the tests write thousands of small files and sync many of
+// them, unless TMPDIR already names a folder.
+const scratch = process.env["TMPDIR"] ?? (existsSync("/dev/shm") ? "/dev/shm" : undefined);
+
+// The test files that take longest, longest first (measured with `npm run bench:test`, which
+// prints each run's slowest files). They start first, so on two cores no long file is left to run
+// alone at the end. The other files follow in vitest's own order (longest first once it has
+// timings in its cache).
+const slowest = ["test/tools/verify.test.ts", "test/end-to-end.test.ts", "test/tools/typecheck.test.ts", "test/tools/markdown.differential.test.ts", "test/process-signals.test.ts", "test/tools/docs-serve.test.ts", "test/data-folder.test.ts", "test/skill-tools.test.ts", "test/tools/tangle.test.ts", "test/workspace.test.ts", "test/tools/layers.test.ts", "test/tools/tangle-cli.test.ts"];
+
+/** Starts the files in `slowest` first, in that order. */
+class SlowestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification): number => {
+      const index = slowest.indexOf(relative(spec.project.config.root, spec.moduleId).split("\\").join("/"));
+      return index < 0 ? slowest.length : index;
+    };
+    const rest = await super.sort(files);
+    return [...rest].sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 // Coverage is collected on generated/ and on the tangled test helpers (vitest never covers the
 // test files themselves), and remapped through tangle's source maps, so the report (and verify's
@@ -24,6 +50,17 @@ export default defineConfig({
     reporters: collectsCoverage ? ["default", "json"] : ["default"],
     outputFile: { json: "coverage/vitest-results.json" },
     testTimeout: 30_000,
+    // vitest's default is one worker fewer than the cores, so one on two cores; many tests wait
+    // on child processes and servers, so at least two keep two cores busy.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // A worker keeps the modules it loaded from one test file to the next instead of loading
+    // them again for each. The tests share no mocks and no global state: time, randomness and
+    // the disk are injected or per test; the few files that change the process's environment
+    // put it back. The docs' "tested by" lists, best-effort, then miss a few calls of functions
+    // that earlier files made hot (bench/NOTES.md); verify's evidence is precise coverage.
+    isolate: false,
+    sequence: { sequencer: SlowestFirst },
+    env: scratch === undefined ? {} : { TMPDIR: scratch },
     coverage: {
       provider: "v8",
       include: ["generated/**/*.ts", "test/helpers/**/*.ts"],

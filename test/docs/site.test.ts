@@ -2,7 +2,7 @@
 // a temporary folder, served on 127.0.0.1, and crawled with Debian's chromium (never a
 // downloaded browser). Nothing here is skipped: without chromium the suite fails and says how
 // to install it.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +12,19 @@ import { buildDocs, type DocsResult } from "../../tools/lib/docs/build.ts";
 import { serveStatic } from "../../tools/lib/docs/serve.ts";
 
 const chromiumPath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
+
+/**
+ * The report `npm test`'s verify step writes (`verify --report`), when it is as new as the test
+ * results and every chapter: the site then shows it instead of verifying the project a second
+ * time. Otherwise (`npm run test:docs` after an edit or another test run) the build verifies.
+ */
+function freshVerifyReport(root: string): string | undefined {
+  const report = join(root, "coverage", "verify-report.json");
+  const mtime = (path: string): number => statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Number.POSITIVE_INFINITY;
+  const inputs = [join(root, "coverage", "vitest-results.json"), ...readdirSync(join(root, "literate")).map((f) => join(root, "literate", f))];
+  const written = statSync(report, { throwIfNoEntry: false })?.mtimeMs;
+  return written !== undefined && inputs.every((input) => mtime(input) <= written) ? report : undefined;
+}
 const artifacts = join(process.cwd(), "site-artifacts");
 const scratch = mkdtempSync(join(tmpdir(), "docs-site-"));
 let result: DocsResult;
@@ -23,14 +36,20 @@ beforeAll(async () => {
   if (!existsSync(chromiumPath)) {
     throw new Error(`no chromium at \`${chromiumPath}\`: install it with \`apt-get update && apt-get install -y --no-install-recommends chromium\` (.ci/run does this as root), or set CHROMIUM_PATH`);
   }
-  result = await buildDocs({ root: process.cwd(), out: join(scratch, "site") });
-  ({ server, url: base } = await serveStatic(result.out, 0));
-  context = await chromium.launchPersistentContext(join(scratch, "profile"), {
+  // The browser starts while the site builds.
+  const launching = chromium.launchPersistentContext(join(scratch, "profile"), {
     executablePath: chromiumPath,
     headless: true,
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
     viewport: { width: 1280, height: 900 },
   });
+  try {
+    const verifyJson = freshVerifyReport(process.cwd());
+    result = await buildDocs({ root: process.cwd(), out: join(scratch, "site"), ...(verifyJson === undefined ? {} : { verifyJson }) });
+  } finally {
+    context = await launching;
+  }
+  ({ server, url: base } = await serveStatic(result.out, 0));
 });
 
 afterAll(async () => {
@@ -75,10 +94,14 @@ const inventory = `({
   diagramErrors: [...document.querySelectorAll(".diagram-error")].map((e) => e.textContent),
 })`;
 
+/** How many tabs crawl the site at once: pages wait on the network and on chromium's processes, so a few keep two cores busy. */
+const crawlTabs = 4;
+
 /** A chapter page that holds a mermaid diagram and a cross-reference, the conventions chapter. */
 const chapter = "chapters/conventions.html";
 
-describe("the docs site", () => {
+// The tests run side by side, each in its own tabs of the one browser.
+describe("the docs site", { concurrent: true }, () => {
   it("builds a page per chapter, with the index and the API reference", () => {
     const pages = result.model.chapters.map((c) => c.path);
     expect(pages).toContain(chapter);
@@ -88,14 +111,12 @@ describe("the docs site", () => {
   it("loads every page without a console error, a failed request, or a broken internal link or anchor", async () => {
     const seen = new Map<string, Set<string>>();
     const wanted: { from: string; path: string; hash: string }[] = [];
+    const queued = new Set(["index.html"]);
     const queue = ["index.html"];
     const errors: string[] = [];
     const origin = new URL(base).origin;
     let diagramCount = 0;
-    const tab = await context.newPage();
-    while (queue.length > 0) {
-      const path = queue.shift() ?? "";
-      if (seen.has(path)) continue;
+    const visit = async (path: string, tab: Page): Promise<void> => {
       const { page, errors: pageErrors } = await open(path, tab);
       const found = (await page.evaluate(inventory)) as { ids: string[]; links: string[]; foreign: string[]; diagrams: number; drawn: number; diagramErrors: string[] };
       errors.push(...pageErrors, ...found.foreign.map((u) => `${path}: loads \`${u}\` from outside the site`));
@@ -108,10 +129,35 @@ describe("the docs site", () => {
         if (url.origin !== origin) continue;
         const target = url.pathname.replace(/^\//, "") || "index.html";
         if (url.hash.length > 1) wanted.push({ from: path, path: target, hash: decodeURIComponent(url.hash.slice(1)) });
-        if (!seen.has(target) && !queue.includes(target)) queue.push(target);
+        if (!queued.has(target)) {
+          queued.add(target);
+          queue.push(target);
+        }
       }
-    }
-    await tab.close();
+    };
+    // A few tabs of the one browser crawl side by side, each taking the next page off the queue;
+    // a tab whose queue is empty waits while another may still find pages.
+    const tabs = await Promise.all(Array.from({ length: crawlTabs }, () => context.newPage()));
+    let busy = 0;
+    await Promise.all(
+      tabs.map(async (tab) => {
+        for (;;) {
+          const path = queue.shift();
+          if (path === undefined) {
+            if (busy === 0) break;
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            continue;
+          }
+          busy++;
+          try {
+            await visit(path, tab);
+          } finally {
+            busy--;
+          }
+        }
+      }),
+    );
+    await Promise.all(tabs.map((tab) => tab.close()));
     for (const w of wanted) {
       if (!seen.get(w.path)?.has(w.hash)) errors.push(`${w.from}: broken anchor ${w.path}#${w.hash}`);
     }

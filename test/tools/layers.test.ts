@@ -16,6 +16,7 @@ const layers: readonly (readonly string[])[] = [
   ["tangle"],
   ["tangle-run", "definitions", "typecheck", "evidence", "stamps", "runs", "order", "repetition"],
   ["verify"],
+  ["tangle-command", "verify-command"],
 ];
 
 /** Modules that compute over in-memory inputs only. */

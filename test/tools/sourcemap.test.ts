@@ -2,7 +2,7 @@
 // its Markdown line: in vitest's stack traces, under tsx, and through an esbuild bundle under
 // `node --enable-source-maps`.
 import { Buffer } from "node:buffer";
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,6 +10,7 @@ import { buildSync } from "esbuild";
 import { afterAll, describe, expect, it } from "vitest";
 import { RingBuffer } from "../../generated/ring-buffer.ts";
 import { MappingsBuilder, encodeVlq, inlineSourceMapPrefix, readInlineSourceMap, type LineOrigin } from "../../tools/lib/sourcemap.ts";
+import { runTangle } from "../../tools/lib/tangle-run.ts";
 import { decodeMappings, type Segment } from "./support.ts";
 
 const tsx = join(process.cwd(), "node_modules", ".bin", "tsx");
@@ -19,7 +20,7 @@ afterAll(() => {
   for (const root of projects) rmSync(root, { recursive: true, force: true });
 });
 
-/** A temp project whose `main.ts` calls `boom()` of literate/boom.md, which throws at line 10, column 9, tangled. */
+/** A temp project whose `main.ts` calls `boom()` of literate/boom.md, which throws at line 10, column 9, tangled (in this process: the maps are the subject, not the CLI). */
 function boomProject(): string {
   const root = mkdtempSync(join(tmpdir(), "tangle-map-"));
   projects.push(root);
@@ -28,7 +29,7 @@ function boomProject(): string {
   const doc = ["---", "tangle: generated/boom.ts", "---", "# Boom", "", "A function that fails.", "", "```ts", "export function boom(): never {", '  throw new Error("boom");', "}", "```", ""].join("\n");
   writeFileSync(join(root, "literate", "boom.md"), doc);
   writeFileSync(join(root, "main.ts"), 'import { boom } from "./generated/boom.ts";\nboom();\n');
-  execFileSync(process.execPath, [join(process.cwd(), "tools", "run.cjs"), "tangle", "--root", root, "--quiet"]);
+  runTangle({ root });
   return root;
 }
 

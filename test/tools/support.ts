@@ -1,10 +1,16 @@
 /**
- * Helpers shared by the toolchain's tests: building Markdown inline, decoding source maps, and
- * real project folders in the system's temp directory (no mocks of the disk).
+ * Helpers shared by the toolchain's tests: building Markdown inline, decoding source maps, real
+ * project folders in the system's temp directory (no mocks of the disk), and the toolchain's
+ * commands, run as child processes or in this process. How a test starts a command lives here.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runTool, type Sink, type Streams } from "../../tools/lib/cli.ts";
+import { tangleCommand } from "../../tools/lib/tangle-command.ts";
+import { verifyCommand } from "../../tools/lib/verify-command.ts";
 
 /** Three backticks, so documents can be written in template literals without escapes. */
 export const fence = "```";
@@ -128,4 +134,96 @@ export function thrown(fn: () => unknown): unknown {
     return caught;
   }
   return undefined;
+}
+
+/** This repository's root. */
+export const repository = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/** The launcher `npm run tangle` and `npm run verify` run. */
+export const launcher = join(repository, "tools", "run.cjs");
+
+/** What a command printed, and how it exited. */
+export interface Outcome {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The toolchain's commands that the tests run. */
+export type Command = "tangle" | "verify";
+
+const commands: Readonly<Record<Command, (args: readonly string[], streams: Streams) => Promise<number>>> = { tangle: tangleCommand, verify: verifyCommand };
+
+/**
+ * The environment for a child: ours, minus what the vitest running these tests set for its
+ * workers, so a vitest the child starts behaves as it does from a terminal.
+ */
+export function childEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key.startsWith("VITEST") || key === "NODE_V8_COVERAGE" || key === "TEST") continue;
+    env[key] = value;
+  }
+  env["NO_COLOR"] = "1";
+  return env;
+}
+
+/** Runs a program to its end in `cwd`, collecting its output. */
+export function runProcess(command: string, args: readonly string[], cwd: string = repository): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env: childEnvironment(), stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** `npm run tangle -- ARGS` or `npm run verify -- ARGS` (`node tools/run.cjs COMMAND ARGS`): the real CLI, as a child process. */
+export function commandProcess(command: Command, args: readonly string[], cwd: string = repository): Promise<Outcome> {
+  return runProcess(process.execPath, [launcher, command, ...args], cwd);
+}
+
+/** A sink over a file, which a child process the command starts can write to as well. */
+function fileSink(path: string): Sink & { readonly close: () => string } {
+  const fd = openSync(path, "a");
+  return {
+    fd,
+    write: (text: string) => writeSync(fd, text),
+    close: () => {
+      closeSync(fd);
+      return readFileSync(path, "utf8");
+    },
+  };
+}
+
+/**
+ * The same command in this process: the body the CLI runs (`tools/lib/*-command.ts` under
+ * `runTool`), its output (and that of any child it starts, such as verify's test run) written to
+ * files and read back. It saves a child's start and the loading of the toolchain and TypeScript
+ * for each run; a few tests per command still run the real CLI with `commandProcess`. The body
+ * runs synchronously to its end, so the environment a terminal gives it is set around the call
+ * alone.
+ */
+export async function commandInProcess(command: Command, args: readonly string[]): Promise<Outcome> {
+  const dir = mkdtempSync(join(tmpdir(), "command-"));
+  const stdout = fileSink(join(dir, "stdout"));
+  const stderr = fileSink(join(dir, "stderr"));
+  const saved = { ...process.env };
+  const env = childEnvironment();
+  let running: Promise<number>;
+  try {
+    for (const key of Object.keys(process.env)) if (!(key in env)) delete process.env[key];
+    Object.assign(process.env, env);
+    running = runTool(command, (streams) => commands[command](args, streams), { stdout, stderr });
+  } finally {
+    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+    Object.assign(process.env, saved);
+  }
+  const status = await running;
+  const outcome = { status, stdout: stdout.close(), stderr: stderr.close() };
+  rmSync(dir, { recursive: true, force: true });
+  return outcome;
 }

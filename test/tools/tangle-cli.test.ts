@@ -1,9 +1,10 @@
 /**
  * `tools/tangle.ts` and `runTangle` on real project folders in the temp directory: what is
- * written, what is refused, what is left untouched, and the exit codes. The CLI is run as a
- * child process, as `npm run tangle` runs it (`node tools/run.cjs tangle`, the compiled CLI), where
- * its output or exit code is the point; `runTangle` is called directly where only the effect on
- * the disk is.
+ * written, what is refused, what is left untouched, and the exit codes. Where its output or exit
+ * code is the point, the command runs in this process through the body the CLI runs (`cli`), and
+ * as a child process, as `npm run tangle` runs it (`node tools/run.cjs tangle`, the compiled CLI),
+ * where the process itself is (`cliProcess`, and the launcher's tests at the end); `runTangle` is
+ * called directly where only the effect on the disk is.
  */
 import { spawn } from "node:child_process";
 import { appendFileSync, cpSync, existsSync, readFileSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
@@ -15,7 +16,7 @@ import { formatManifest, sha256 } from "../../tools/lib/plan.ts";
 import { readInlineSourceMap } from "../../tools/lib/sourcemap.ts";
 import { pendingPath, runTangle } from "../../tools/lib/tangle-run.ts";
 import { tangle } from "../../tools/lib/tangle.ts";
-import { fence, frontMatter, listFiles, md, read, removeTempDirs, snapshot, tempDir, thrown, writeFiles } from "./support.ts";
+import { commandInProcess, fence, frontMatter, listFiles, md, read, removeTempDirs, snapshot, tempDir, thrown, writeFiles } from "./support.ts";
 
 const tsx = join(process.cwd(), "node_modules", ".bin", "tsx");
 /** The launcher `npm run tangle` runs. */
@@ -43,8 +44,11 @@ function runCommand(command: string, args: readonly string[], env: NodeJS.Proces
 /** Runs a TypeScript file with tsx in a child process. */
 const runTs = (file: string, args: readonly string[]): Promise<Outcome> => runCommand(tsx, [file, ...args]);
 
-/** `node tools/run.cjs tangle --root ROOT ...args`: what `npm run tangle -- --root ROOT ...args` runs. */
-const cli = (root: string, ...args: string[]): Promise<Outcome> => runCommand(process.execPath, [launcher, "tangle", "--root", root, ...args]);
+/** `tangle --root ROOT ...args`, in this process (see `commandInProcess`). */
+const cli = (root: string, ...args: string[]): Promise<Outcome> => commandInProcess("tangle", ["--root", root, ...args]);
+
+/** `node tools/run.cjs tangle --root ROOT ...args`: what `npm run tangle -- --root ROOT ...args` runs, as a child process. */
+const cliProcess = (root: string, ...args: string[]): Promise<Outcome> => runCommand(process.execPath, [launcher, "tangle", "--root", root, ...args]);
 
 afterAll(removeTempDirs);
 
@@ -102,7 +106,7 @@ const noTemporaries = (root: string): string[] => listFiles(root).filter((path) 
 describe.concurrent("tangle writes", { timeout: cliTimeout }, () => {
   it("every target, its source map inline, and the manifest, and lists them", async ({ expect }) => {
     const root = newProject();
-    const run = await cli(root);
+    const run = await cliProcess(root);
     expect(run).toEqual({
       status: 0,
       stderr: "",
@@ -197,7 +201,7 @@ describe.concurrent("tangle --check", { timeout: cliTimeout }, () => {
   it("writes nothing, exits 1 and lists what is out of date", async ({ expect }) => {
     const root = newProject();
     const before = snapshot(root);
-    const run = await cli(root, "--check");
+    const run = await cliProcess(root, "--check");
     expect(run).toEqual({
       status: 1,
       stdout: "",
@@ -460,7 +464,7 @@ describe.concurrent("the command line", { timeout: cliTimeout }, () => {
   });
 
   it("exits 1 on an unknown option, with a hint", async ({ expect }) => {
-    const run = await cli(scratch(), "--chek");
+    const run = await cliProcess(scratch(), "--chek");
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/^tangle: Unknown option '--chek'.*\n {2}hint: run `tangle --help` for the options\n$/);
   });
@@ -710,14 +714,14 @@ describe.concurrent("the launcher, tools/run.cjs", { timeout: cliTimeout }, () =
     const root = tangled();
     const before = await runCommand(process.execPath, [join(repo, "tools", "run.cjs"), "tangle", "--check", "--root", root]);
     expect(before).toEqual({ status: 0, stdout: "tangle: up to date (2 files)\n", stderr: "" });
-    editFile(join(repo, "tools", "tangle.ts"), "tangle: up to date (", "tangle: nothing to do (");
+    editFile(join(repo, "tools", "lib", "tangle-command.ts"), "tangle: up to date (", "tangle: nothing to do (");
     const after = await runCommand(process.execPath, [join(repo, "tools", "run.cjs"), "tangle", "--check", "--root", root]);
     expect(after).toEqual({ status: 0, stdout: "tangle: nothing to do (2 files)\n", stderr: "" });
   });
 
   it("reports a bug in the toolchain with a stack trace at its TypeScript lines", async ({ expect }) => {
     const repo = toolchainCopy();
-    const cliFile = join(repo, "tools", "tangle.ts");
+    const cliFile = join(repo, "tools", "lib", "tangle-command.ts");
     editFile(cliFile, "  const report = runTangle(", '  if (values.quiet) throw new Error("planted");\n  const report = runTangle(');
     const line = readFileSync(cliFile, "utf8").split("\n").findIndex((l) => l.includes('"planted"')) + 1;
     const run = await runCommand(process.execPath, [join(repo, "tools", "run.cjs"), "tangle", "--quiet", "--root", newProject()]);

@@ -1,56 +1,35 @@
 // A harness for the verify tests: a real project folder in the system's temp folder, with this
-// repository's tsconfig.json, vitest.config.ts and node_modules, and the CLIs run against it as
-// child processes, exactly as `npm run tangle` and `npm run verify` run them.
-import { spawn } from "node:child_process";
+// repository's tsconfig.json, vitest.config.ts and node_modules. verify and tangle run in this
+// process through the bodies their CLIs run (see `commandInProcess`), or as the real CLIs in
+// child processes; the project's tests run in a real vitest child with coverage, as `npm test`
+// runs them.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { runTangle } from "../../tools/lib/tangle-run.ts";
+import { commandInProcess, commandProcess, launcher, repository, runProcess, type Outcome } from "./support.ts";
 
-/** This repository's root. */
-export const repository = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export { launcher, repository };
 
-/** The launcher `npm run tangle` and `npm run verify` run. */
-export const launcher = join(repository, "tools", "run.cjs");
 const vitest = join(repository, "node_modules", ".bin", "vitest");
 
-/** What a child process printed, and how it exited. */
+/** What a command printed, and how it exited. */
 export interface Run {
   readonly code: number | null;
   readonly stdout: string;
   readonly stderr: string;
 }
 
-/**
- * The environment for a child: ours, minus what the vitest running these tests set for its
- * workers, so the vitest a child starts behaves as it does from a terminal.
- */
-function childEnvironment(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (key.startsWith("VITEST") || key === "NODE_V8_COVERAGE" || key === "TEST") continue;
-    env[key] = value;
-  }
-  env["NO_COLOR"] = "1";
-  return env;
+const asRun = ({ status, stdout, stderr }: Outcome): Run => ({ code: status, stdout, stderr });
+
+/** Runs a program to its end in `cwd`, collecting its output. */
+export async function run(command: string, args: readonly string[], cwd: string): Promise<Run> {
+  return asRun(await runProcess(command, args, cwd));
 }
 
-/** Runs a command to its end, collecting its output. */
-export function run(command: string, args: readonly string[], cwd: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: childEnvironment(), stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+/** `node tools/run.cjs verify ARGS` in `cwd`: the real CLI, as a child process. */
+export async function verifyProcess(args: readonly string[], cwd: string): Promise<Run> {
+  return asRun(await commandProcess("verify", args, cwd));
 }
 
 /**
@@ -81,9 +60,9 @@ export class Project {
     return readFileSync(join(this.root, path), "utf8");
   }
 
-  /** `node tools/run.cjs tangle --root ROOT`, as a child process. */
-  tangle(...args: string[]): Promise<Run> {
-    return run(process.execPath, [launcher, "tangle", "--root", this.root, ...args], this.root);
+  /** `tangle --root ROOT ...args`, in this process (see `commandInProcess`). */
+  async tangle(...args: string[]): Promise<Run> {
+    return asRun(await commandInProcess("tangle", ["--root", this.root, ...args]));
   }
 
   /**
@@ -94,9 +73,9 @@ export class Project {
     runTangle({ root: this.root });
   }
 
-  /** `node tools/run.cjs verify --root ROOT ...args`, as a child process. */
-  verify(...args: string[]): Promise<Run> {
-    return run(process.execPath, [launcher, "verify", "--root", this.root, ...args], this.root);
+  /** `verify --root ROOT ...args`, in this process (its test run, with `--stamp`, a real vitest child). */
+  async verify(...args: string[]): Promise<Run> {
+    return asRun(await commandInProcess("verify", ["--root", this.root, ...args]));
   }
 
   /** `vitest run --coverage` in the project: the test run `npm test` does, leaving the evidence. */

@@ -1,5 +1,5 @@
 // verify and the reading of the book, end to end: real two-chapter projects in the temp folder,
-// the real CLI as a child process, a real vitest run. A chapter importing a later chapter's
+// the command the CLI runs (in this process, see `commandInProcess`), a real vitest run. A chapter importing a later chapter's
 // module fails at the import line; a doc comment repeating its prose is a warning that leaves
 // the exit code alone, and one stating a contract the prose does not is not.
 import { afterAll, describe, it } from "vitest";

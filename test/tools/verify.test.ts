@@ -1,19 +1,21 @@
-// verify, end to end: real project folders in the temp folder, the real CLIs as child processes,
-// a real vitest run with coverage in each project. Every case the issue's "done when" names is
-// here: a good document passes after `tangle` and `verify --stamp`, and a broken, untested,
-// stale-stamped, multi-definition or prose-less block fails at its Markdown location.
+// verify, end to end: real project folders in the temp folder, the commands the CLIs run (in this
+// process, see `commandInProcess`; the real CLI as a child process where the process itself is
+// the point: a bad root, a root through a link), a real vitest run with coverage in each project.
+// Every case the issue's "done when" names is here: a good document passes after `tangle` and
+// `verify --stamp`, and a broken, untested, stale-stamped, multi-definition or prose-less block
+// fails at its Markdown location.
 //
 // A vitest run inside a project costs seconds, so the suites below run side by side
 // (`concurrent`), and the life of the good document is one sequential story over one folder:
 // each step starts from where the previous one left it, as a developer's working copy would.
-import { symlinkSync, unlinkSync } from "node:fs";
+import { existsSync, symlinkSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatDiagnostic } from "../../tools/lib/diagnostics.ts";
 import { blockHashes } from "../../tools/lib/stamps.ts";
 import { tangle } from "../../tools/lib/tangle.ts";
 import { verifyProject, type VerifyReport } from "../../tools/lib/verify.ts";
-import { Project, edit, launcher, lineOf, repository, run } from "./verify-project.ts";
+import { Project, edit, launcher, lineOf, repository, run, type Run } from "./verify-project.ts";
 
 const slow = 120_000;
 
@@ -133,8 +135,8 @@ const untestedForLackOfResults = (text: string): string =>
     })
     .join("");
 
-const summary = (definitions: number, typeOnly: number, tested: number, problems: number): string =>
-  `${doc}: ${definitions} definition blocks (${typeOnly} type-only), ${tested}/${definitions - typeOnly} tested, ${problems} problem(s)\n`;
+const summary = (definitions: number, typeOnly: number, tested: number, problems: number, path = doc): string =>
+  `${path}: ${definitions} definition blocks (${typeOnly} type-only), ${tested}/${definitions - typeOnly} tested, ${problems} problem(s)\n`;
 
 describe("verify over the life of a good document", { concurrent: true }, () => {
   let project: Project;
@@ -237,6 +239,21 @@ describe("verify over the life of a good document", { concurrent: true }, () => 
   );
 
   it.sequential(
+    "writes with --report the same JSON report to a file, and still prints its text",
+    async () => {
+      const verified = await project.verify("--report", join(project.root, "coverage", "verify-report.json"));
+      expect(verified).toEqual({ code: 0, stdout: `${summary(7, 1, 6, 0)}PASS: 7 blocks in 1 documents\n`, stderr: "" });
+      const written = JSON.parse(project.read("coverage/verify-report.json")) as VerifyReport;
+      expect(written.ok).toBe(true);
+      expect(written.problems).toEqual([]);
+      expect(written.tests).toEqual({ total: 3, passed: 3, failed: 0 });
+      expect(written.documents).toEqual([{ path: doc, blocks: 8, definitions: 7, typeOnly: 1, tested: 6, problems: 0, warnings: 0 }]);
+      expect(written.blocks).toHaveLength(8);
+    },
+    slow,
+  );
+
+  it.sequential(
     "refuses the old evidence once a block is edited and re-tangled",
     async () => {
       project.write(doc, edit(stamped, "  return a + b;", "  return b + a;"));
@@ -310,16 +327,18 @@ describe("verify over the life of a good document", { concurrent: true }, () => 
 });
 
 /**
- * One faulty variant of the good document, and the one problem verify must report for it. Each
- * gets its own folder: `verify --stamp` stamps the blocks that are fine, so what fails after it
- * is the fault and nothing else.
+ * One faulty variant of the good document, and the one problem verify must report for it. The
+ * variants are documents side by side in one project, each tangling to its own files and tested
+ * by its own test file: `verify --stamp` stamps the blocks that are fine, so what fails after it
+ * is the faults and nothing else, each in its own document.
  */
 interface Fault {
   readonly fault: string;
   readonly text: string;
-  /** The problem, as printed (location, rule, message and hint). */
-  readonly problem: (text: string) => string;
-  readonly summary: string;
+  /** The problem, as printed (location, rule, message and hint), in the document at `path`. */
+  readonly problem: (text: string, path: string) => string;
+  /** The document's summary line. */
+  readonly summary: (path: string) => string;
 }
 
 const brokenAdd = edit(good, "  return a + b;", "  const total: string = a + b;\n  return Number(total);");
@@ -335,55 +354,77 @@ const faults: readonly Fault[] = [
   {
     fault: "a broken block, at the Markdown line and column of its type error",
     text: brokenAdd,
-    problem: (text) => `${doc}:${lineOf(text, "const total")}:9 compiles: TS2322: Type 'number' is not assignable to type 'string'.\n  hint: fix the code in this block; the whole program is checked at once\n`,
-    summary: summary(7, 1, 6, 1),
+    problem: (text, path) => `${path}:${lineOf(text, "const total")}:9 compiles: TS2322: Type 'number' is not assignable to type 'string'.\n  hint: fix the code in this block; the whole program is checked at once\n`,
+    summary: (path) => summary(7, 1, 6, 1, path),
   },
   {
     fault: "a broken block inside a list item, at the column the error has in the Markdown",
     text: inList,
-    problem: (text) => `${doc}:${lineOf(text, "const total")}:12 compiles: TS2322: Type 'number' is not assignable to type 'string'.\n  hint: fix the code in this block; the whole program is checked at once\n`,
-    summary: summary(7, 1, 6, 1),
+    problem: (text, path) => `${path}:${lineOf(text, "const total")}:12 compiles: TS2322: Type 'number' is not assignable to type 'string'.\n  hint: fix the code in this block; the whole program is checked at once\n`,
+    summary: (path) => summary(7, 1, 6, 1, path),
   },
   {
     fault: "an untested block, a function no test calls",
     text: edit(good, "A **Pair**", `${sub}A **Pair**`),
-    problem: (text) => `${doc}:${fenceOf(text, "export function sub")}:1 tested: no passing test executed this block (\`sub\`)\n  hint: write a test that runs it, then \`npm run verify -- --stamp\`\n`,
-    summary: summary(8, 1, 6, 1),
+    problem: (text, path) => `${path}:${fenceOf(text, "export function sub")}:1 tested: no passing test executed this block (\`sub\`)\n  hint: write a test that runs it, then \`npm run verify -- --stamp\`\n`,
+    summary: (path) => summary(8, 1, 6, 1, path),
   },
   {
     fault: "a block with two definitions",
     text: edit(good, "A **Pair**", `${twoTypes}A **Pair**`),
-    problem: (text) => `${doc}:${fenceOf(text, "export type Small")}:1 one-definition: block declares 2 definitions (\`Small\`, \`Large\`)\n  hint: split it into one block per definition, each with its own prose\n`,
-    summary: summary(8, 2, 6, 1),
+    problem: (text, path) => `${path}:${fenceOf(text, "export type Small")}:1 one-definition: block declares 2 definitions (\`Small\`, \`Large\`)\n  hint: split it into one block per definition, each with its own prose\n`,
+    summary: (path) => summary(8, 2, 6, 1, path),
   },
   {
     fault: "a method block with no prose between it and the previous block",
     text: edit(good, "**value** reads the count.\n\n", ""),
-    problem: (text) => `${doc}:${fenceOf(text, "value(): number")}:1 prose: no prose before this block\n  hint: write a heading or a paragraph that says why this code exists, between it and the previous block\n`,
-    summary: summary(7, 1, 6, 1),
+    problem: (text, path) => `${path}:${fenceOf(text, "value(): number")}:1 prose: no prose before this block\n  hint: write a heading or a paragraph that says why this code exists, between it and the previous block\n`,
+    summary: (path) => summary(7, 1, 6, 1, path),
   },
 ];
 
-describe("verify fails on a document with one faulty block", { concurrent: true }, () => {
-  const projects: Project[] = [];
-  afterAll(() => {
-    for (const p of projects) p.remove();
-  });
+/**
+ * The i-th fault as a document of its own: it tangles to `generated/fault-i.ts`, is tested by
+ * `test/fault-i.test.ts`, and names its fragments apart, as fragment names are the project's.
+ */
+const faultDocument = (text: string, i: number): { path: string; text: string } => {
+  const targets = edit(text, "tangle: generated/x.ts\ntest: test/x.test.ts", `tangle: generated/fault-${i}.ts\ntest: test/fault-${i}.test.ts`);
+  const fragments = targets.replaceAll("counter-methods", `counter-methods-${i}`).replaceAll("clamp-body", `clamp-body-${i}`);
+  return { path: `literate/fault-${i}.md`, text: edit(fragments, "../generated/x.ts", `../generated/fault-${i}.ts`) };
+};
 
-  for (const { fault, text, problem, summary: expectedSummary } of faults) {
-    it(`fails on ${fault}`, { timeout: slow }, async ({ expect }) => {
-      const project = new Project({ [doc]: text });
-      projects.push(project);
-      project.tangleNow();
-      const stamping = await project.verify("--stamp");
-      expect(stamping.stdout).toBe(`${problem(text)}\n${expectedSummary}stamps: 6 written, 0 removed\nFAIL: 1 problems\n`);
+describe("verify fails on a document with one faulty block", { concurrent: true }, () => {
+  const documents = faults.map((f, i) => faultDocument(f.text, i + 1));
+  let project: Project;
+  let stamping: Run;
+  let verified: Run;
+  beforeAll(async () => {
+    project = new Project(Object.fromEntries(documents.map((d) => [d.path, d.text])));
+    project.tangleNow();
+    stamping = await project.verify("--stamp");
+    // With every other block stamped, plain verify (the gate `npm test` runs) fails on the faults alone.
+    verified = await project.verify();
+  }, slow);
+  afterAll(() => project.remove());
+
+  faults.forEach(({ fault, problem, summary: summaryOf }, i) => {
+    it(`fails on ${fault}`, ({ expect }) => {
+      const { path, text } = documents[i] ?? { path: "", text: "" };
+      for (const output of [stamping.stdout, verified.stdout]) {
+        expect(output).toContain(problem(text, path));
+        expect(output).toContain(summaryOf(path));
+      }
       expect(stamping.code).toBe(1);
-      // With every other block stamped, plain verify (the gate `npm test` runs) fails on this one problem alone.
-      const verified = await project.verify();
-      expect(verified.stdout).toBe(`${problem(text)}\n${expectedSummary}FAIL: 1 problems\n`);
       expect(verified.code).toBe(1);
     });
-  }
+  });
+
+  it("stamps every block that is fine, each fault being the one problem of its document", ({ expect }) => {
+    const problems = documents.map((d, i) => faults[i]?.problem(d.text, d.path) ?? "").join("");
+    const summaries = documents.map((d, i) => faults[i]?.summary(d.path) ?? "").join("");
+    expect(stamping.stdout).toBe(`${problems}\n${summaries}stamps: ${6 * faults.length} written, 0 removed\nFAIL: ${faults.length} problems\n`);
+    expect(verified.stdout).toBe(`${problems}\n${summaries}FAIL: ${faults.length} problems\n`);
+  });
 });
 
 describe("verify --stamp with a failing test", { concurrent: true }, () => {
@@ -455,6 +496,21 @@ describe("verify stops before checking anything", { concurrent: true }, () => {
         problems: [{ file: "generated/x.ts", line: 0, column: 0, severity: "error", rule: "out-of-date", message: "`generated/x.ts` is not what the documents tangle to", hint: "run `npm run tangle` first" }],
       });
       expect(verified.stderr).toBe("generated/x.ts out-of-date: `generated/x.ts` is not what the documents tangle to\n  hint: run `npm run tangle` first\n");
+    },
+    slow,
+  );
+
+  it(
+    "and removes the file --report names, so an earlier run's report cannot stand for this one",
+    async ({ expect }) => {
+      const project = fresh(good);
+      project.tangleNow();
+      project.write("coverage/verify-report.json", '{ "ok": true }\n');
+      project.write(doc, edit(good, "  return a + b;", "  return b + a;"));
+      const verified = await project.verify("--report", join(project.root, "coverage", "verify-report.json"));
+      expect(verified.code).toBe(1);
+      expect(verified.stderr).toContain("generated/x.ts out-of-date:");
+      expect(existsSync(join(project.root, "coverage", "verify-report.json"))).toBe(false);
     },
     slow,
   );

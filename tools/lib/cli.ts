@@ -27,27 +27,47 @@ export function userProblems(caught: unknown): readonly Diagnostic[] | undefined
 }
 
 /**
- * Runs a CLI body and maps its outcome to an exit code: a `LiterateError` prints its
- * diagnostics and exits 1, as does a file-system error of the environment's making (`EACCES`,
- * `ENAMETOOLONG`, ...); any other exception is reported as a bug and exits 2.
+ * Where a command writes: a stream with a file descriptor, so that a child process the command
+ * starts (verify's test run) writes to the same place. `process.stdout` and `process.stderr` are
+ * sinks; the toolchain's tests run a command in-process with sinks over files.
  */
-export async function runCli(tool: string, body: () => Promise<number>): Promise<never> {
-  let code: number;
+export interface Sink {
+  readonly fd: number;
+  write(text: string): unknown;
+}
+
+/** A command's two outputs. */
+export interface Streams {
+  readonly stdout: Sink;
+  readonly stderr: Sink;
+}
+
+/**
+ * Runs a command's body and maps its outcome to an exit code, without exiting: a
+ * `LiterateError` prints its diagnostics and gives 1, as does a file-system error of the
+ * environment's making (`EACCES`, `ENAMETOOLONG`, ...) and a bad command line; any other
+ * exception is reported as a bug and gives 2.
+ */
+export async function runTool(tool: string, body: (streams: Streams) => Promise<number>, streams: Streams): Promise<number> {
   try {
-    code = await body();
+    return await body(streams);
   } catch (caught) {
     const problems = userProblems(caught);
     if (problems !== undefined) {
-      for (const d of sortDiagnostics(problems)) process.stderr.write(`${formatDiagnostic(d)}\n`);
-      code = ExitCode.userError;
-    } else if (isUsageError(caught)) {
-      process.stderr.write(`${tool}: ${caught.message}\n  hint: run \`${tool} --help\` for the options\n`);
-      code = ExitCode.userError;
-    } else {
-      const detail = caught instanceof Error ? (caught.stack ?? caught.message) : String(caught);
-      process.stderr.write(`${tool}: internal error (this is a bug, please report it):\n${detail}\n`);
-      code = ExitCode.internalError;
+      for (const d of sortDiagnostics(problems)) streams.stderr.write(`${formatDiagnostic(d)}\n`);
+      return ExitCode.userError;
     }
+    if (isUsageError(caught)) {
+      streams.stderr.write(`${tool}: ${caught.message}\n  hint: run \`${tool} --help\` for the options\n`);
+      return ExitCode.userError;
+    }
+    const detail = caught instanceof Error ? (caught.stack ?? caught.message) : String(caught);
+    streams.stderr.write(`${tool}: internal error (this is a bug, please report it):\n${detail}\n`);
+    return ExitCode.internalError;
   }
-  process.exit(code);
+}
+
+/** Runs a CLI body on this process's streams (see `runTool`) and exits with its code. */
+export async function runCli(tool: string, body: (streams: Streams) => Promise<number>): Promise<never> {
+  process.exit(await runTool(tool, body, { stdout: process.stdout, stderr: process.stderr }));
 }

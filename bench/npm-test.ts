@@ -1,0 +1,105 @@
+/**
+ * `npm run bench:test`: how long `npm test` takes, against its target of 150 s on the shared
+ * 2-core machine (`npm ci` not counted; Debian's chromium already installed).
+ *
+ * By default runs `npm test` as one process, as a developer does, and prints its wall time
+ * against the target. With `--phases` it runs the test script's steps one by one instead (the
+ * `&&`-separated commands of `package.json`'s `test`, after `pretest`), each timed, stopping at
+ * the first that fails as `npm test` would (with `--keep-going` too, it runs them all, to time a
+ * branch whose stamps are stale); the total is their sum. Either way it then reads the
+ * JSON results the two vitest runs leave in `coverage/` and prints each run's slowest files, to
+ * say where the time went.
+ *
+ * The machine is shared: the load average is printed with the numbers, and a run on a busy
+ * machine says little. It reports; the exit code is `npm test`'s.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { delimiter, join } from "node:path";
+import { projectRoot } from "./toolchain.ts";
+
+/** The target for the whole of `npm test`, in seconds. */
+const targetSeconds = 150;
+
+/** What a vitest JSON report holds that this bench reads. */
+interface VitestReport {
+  readonly startTime: number;
+  readonly numPassedTests: number;
+  readonly numFailedTests: number;
+  readonly testResults: readonly { readonly name: string; readonly startTime: number; readonly endTime: number }[];
+}
+
+const print = (line = ""): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+const load = (): string => loadavg().map((n) => n.toFixed(2)).join(" ");
+
+/** Runs a shell command in the project root, its output passed through to stderr; resolves to its exit code. */
+function sh(command: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    // As npm runs a script: the project's node_modules/.bin first on the PATH.
+    const path = `${join(projectRoot, "node_modules", ".bin")}${delimiter}${process.env["PATH"] ?? ""}`;
+    const child = spawn(command, { cwd: projectRoot, shell: true, env: { ...process.env, PATH: path }, stdio: ["ignore", process.stderr, process.stderr] });
+    child.on("error", reject);
+    child.on("close", (code) => resolve(code ?? 1));
+  });
+}
+
+/** Runs `command` and returns its exit code and wall time in milliseconds. */
+async function timed(command: string): Promise<{ code: number; ms: number }> {
+  const started = performance.now();
+  const code = await sh(command);
+  return { code, ms: performance.now() - started };
+}
+
+/** The slowest files of a vitest JSON report, with when each started (seconds into the run). */
+function slowest(file: string, count: number): void {
+  const path = join(projectRoot, "coverage", file);
+  if (!existsSync(path)) {
+    print(`  ${file}: not written`);
+    return;
+  }
+  const report = JSON.parse(readFileSync(path, "utf8")) as VitestReport;
+  print(`  ${file}: ${report.numPassedTests} passed, ${report.numFailedTests} failed; slowest files (start → end, duration):`);
+  const files = [...report.testResults].sort((a, b) => b.endTime - b.startTime - (a.endTime - a.startTime));
+  for (const f of files.slice(0, count)) {
+    const name = f.name.startsWith(projectRoot) ? f.name.slice(projectRoot.length + 1) : f.name;
+    print(`    ${seconds(f.startTime - report.startTime).padStart(8)} → ${seconds(f.endTime - report.startTime).padStart(8)}  ${seconds(f.endTime - f.startTime).padStart(8)}  ${name}`);
+  }
+}
+
+const keepGoing = process.argv.includes("--keep-going");
+const phases = keepGoing || process.argv.includes("--phases");
+print(`npm test on ${projectRoot}; load average at start: ${load()}`);
+let code: number;
+let total: number;
+if (phases) {
+  const scripts = (JSON.parse(readFileSync(join(projectRoot, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+  const steps = [...(scripts["pretest"] === undefined ? [] : [scripts["pretest"]]), ...(scripts["test"] ?? "").split("&&").map((s) => s.trim())];
+  const rows: string[] = [];
+  total = 0;
+  code = 0;
+  for (const step of steps) {
+    const run = await timed(step);
+    total += run.ms;
+    rows.push(`  ${seconds(run.ms).padStart(8)}  ${run.code === 0 ? "ok  " : `exit ${run.code}`}  ${step}`);
+    if (run.code !== 0) {
+      code = run.code;
+      if (!keepGoing) break;
+    }
+  }
+  print();
+  print("phases:");
+  for (const row of rows) print(row);
+} else {
+  const run = await timed("npm test");
+  ({ code, ms: total } = run);
+  print();
+}
+print(`npm test: ${seconds(total)} (target ≤ ${targetSeconds} s: ${total <= targetSeconds * 1000 ? "OK" : "MISSED"}), exit code ${code}; load average at end: ${load()}`);
+slowest("vitest-results.json", 8);
+slowest("vitest-docs-results.json", 3);
+process.exitCode = code;
