@@ -9,7 +9,7 @@
  * files tangle rewrote are invalidated in Vite's module graph before a run, so a test imports
  * the code as it is now.
  */
-import { join, relative, resolve, sep } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { TestModule, Vitest } from "vitest/node";
 import { error, type Diagnostic } from "./diagnostics.ts";
 import { documentEvidence, isIstanbulFile, type IstanbulFile, type TestEvidence } from "./evidence.ts";
@@ -40,6 +40,8 @@ export class DevTestRunner {
     this.#vitest ??= (async () => {
       const { createVitest } = await import("vitest/node");
       const keep = { onCoverage: (coverage: unknown): void => void (this.#coverage = coverage) };
+      const signals = ["SIGINT", "SIGTERM"] as const;
+      const before = signals.map((signal) => new Set(process.listeners(signal)));
       const vitest = await createVitest("test", {
         root: this.#root,
         watch: false,
@@ -47,6 +49,11 @@ export class DevTestRunner {
         coverage: { enabled: true, provider: "v8", reporter: [], reportsDirectory: join(this.#root, ".cache", "dev", "coverage") },
       });
       await vitest.standalone();
+      // Vitest's logger exits the process on Ctrl-C (with a code of its own); `npm run dev` closes
+      // itself, Vitest included, and exits 0.
+      signals.forEach((signal, i) => {
+        for (const listener of process.listeners(signal)) if (!before[i]?.has(listener)) process.off(signal, listener);
+      });
       return vitest;
     })();
     return this.#vitest;
@@ -110,7 +117,7 @@ export class DevTestRunner {
     for (const test of module.children.allTests()) {
       const outcome = test.result();
       if (outcome.state !== "failed") continue;
-      const location = test.location === undefined ? at : { file, line: test.location.line, column: test.location.column };
+      const location = markdownPlace(this.#root, outcome.errors?.[0]) ?? (test.location === undefined ? at : { file, line: test.location.line, column: test.location.column });
       out.push(error(location, "tested", `failed: ${test.fullName}: ${errorMessage(outcome.errors?.[0])}`, "a block counts as tested only when every test of the run passed"));
     }
     if (out.length === 0 && module.state() === "failed") out.push(error(at, "tested", "the test file failed", "run it with `npx vitest run` to see why"));
@@ -120,6 +127,19 @@ export class DevTestRunner {
   #projectPath(file: string): string {
     return relative(this.#root, file).split(sep).join("/");
   }
+}
+
+/**
+ * Where in a document a test failed: the first `literate/*.md` place in the error's stack
+ * (Vitest maps stacks through tangle's source maps, so a failed assertion names its Markdown line).
+ */
+function markdownPlace(root: string, e: unknown): { file: string; line: number; column: number } | undefined {
+  const stack = typeof e === "object" && e !== null && "stack" in e && typeof e.stack === "string" ? e.stack : "";
+  const found = /([^\s()]*literate\/[^\s():]+\.md):(\d+):(\d+)/.exec(stack);
+  if (found === null) return undefined;
+  const path = found[1] ?? "";
+  const file = isAbsolute(path) ? relative(root, path).split(sep).join("/") : path;
+  return { file, line: Number(found[2]), column: Number(found[3]) };
 }
 
 /** The first line of an error's message. */
