@@ -25,7 +25,7 @@ import { listDocuments, readIfExists, writeAtomically } from "./io.ts";
 import { applyStampEdits, blockHashes, type StampEdit } from "./stamps.ts";
 import { tangle, type TangleResult } from "./tangle.ts";
 import { runTangle } from "./tangle-run.ts";
-import type { VerifyReport } from "./verify.ts";
+import { isRuntime, type VerifyReport } from "./verify.ts";
 
 /** What a cycle did, for the docs and for tests. */
 export interface CycleReport {
@@ -111,29 +111,35 @@ export class DevSession {
         { result, hashes, analyses, definitionProblems, sources, checked, evidence: run?.evidence, noEvidence: run === undefined ? [] : run.problems, ran: new Set(run?.ran ?? []) },
         changed,
       );
-    // The tests to run: a changed test block's own file, and the files that import a changed module.
-    const runtimeChanged = changed.filter((i) => analyses[i]?.kind !== "test" && analyses[i]?.kind !== "other" && analyses[i]?.typeOnly !== true);
-    const modules = new Set(runtimeChanged.flatMap((i) => result.placements[i]?.target ?? []).filter((t) => typeScriptTarget.test(t)));
-    const ownTests = new Set(changed.flatMap((i) => (analyses[i]?.kind === "test" ? (result.placements[i]?.target ?? []) : [])));
-    let verdicts: BlockVerdict[];
+    // The tests to run, in widening tiers, each only while a changed block is left unexecuted
+    // by a passing run: the chapters' own test files (and a changed test block's file), then
+    // every test file importing a changed module, then Vitest's `related` set (through other modules).
+    const runtimeChanged = changed.filter((i) => isRuntime(analyses[i]?.kind ?? "other", analyses[i]?.typeOnly ?? false));
+    const tests = new Set(changed.flatMap((i) => (analyses[i]?.kind === "test" ? (result.placements[i]?.target ?? []) : [])));
+    let verdicts = judged(undefined);
     let run: DevRun | undefined;
-    if (modules.size === 0 && ownTests.size === 0) verdicts = judged(undefined);
-    else {
-      const all = await this.#tests.testFiles();
-      const importers = directImporters(all.map((path) => ({ path, text: readIfExists(join(this.#root, path)) ?? "" })), modules);
-      const files = [...new Set([...ownTests, ...importers])].filter((f) => all.includes(f)).sort();
-      run = files.length === 0 ? undefined : await this.#runTests(files, written);
-      verdicts = judged(run);
-      // Not executed by the tests that import its module: widen to every test that reaches it.
-      const unexecuted = verdicts.filter((v) => v.kind === "code" && v.tested !== true);
-      if (run?.evidence !== undefined || files.length === 0) {
-        const widenFor = [...new Set(unexecuted.flatMap((v) => result.placements[changed[verdicts.indexOf(v)] ?? -1]?.target ?? []))];
-        const related = widenFor.length === 0 ? [] : (await this.#tests.relatedTestFiles(widenFor)).filter((f) => !files.includes(f));
-        if (related.length > 0) {
-          this.#log(`dev: not executed by ${files.length === 0 ? "any test file importing its module" : files.join(", ")}; running the ${related.length} other related test file(s)`);
-          run = await this.#runTests([...files, ...related], written);
-          verdicts = judged(run);
-        }
+    if (runtimeChanged.length > 0 || tests.size > 0) {
+      const all = new Set(await this.#tests.testFiles());
+      const docs = new Set(runtimeChanged.map((i) => result.blocks[i]?.doc));
+      const ownTests = result.blocks.flatMap((b, i) => (docs.has(b.doc) && b.attrs.test ? (result.placements[i]?.target ?? []) : []));
+      const modulesOf = (indices: readonly number[]): string[] => [...new Set(indices.flatMap((i) => result.placements[i]?.target ?? []).filter((t) => typeScriptTarget.test(t)))];
+      const tiers: ((unexecuted: readonly number[]) => Promise<string[]>)[] = [
+        async () => ownTests,
+        async (unexecuted) => directImporters([...all].map((path) => ({ path, text: readIfExists(join(this.#root, path)) ?? "" })), new Set(modulesOf(unexecuted))),
+        async (unexecuted) => await this.#tests.relatedTestFiles(modulesOf(unexecuted)),
+      ];
+      let unexecuted: number[] = runtimeChanged;
+      for (const tier of tiers) {
+        const more = (await tier(unexecuted)).filter((f) => all.has(f) && !tests.has(f));
+        if (more.length === 0 && run !== undefined) continue;
+        for (const f of more) tests.add(f);
+        if (tests.size === 0) continue;
+        if (run !== undefined) this.#log(`dev: ${unexecuted.length} block(s) not executed yet; adding ${more.join(", ")}`);
+        run = await this.#runTests([...tests].sort(), written);
+        verdicts = judged(run);
+        if (run.evidence === undefined) break;
+        unexecuted = changed.filter((_, k) => verdicts[k]?.kind === "code" && verdicts[k]?.tested !== true);
+        if (unexecuted.length === 0) break;
       }
     }
     verdicts = this.#stamp(verdicts, texts, result, changed);
