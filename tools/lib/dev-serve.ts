@@ -7,15 +7,18 @@
  * the errors and the page shows them in a banner over the last good page.
  *
  * The site is written to `.cache/dev/site`, apart from `site/`: its badges are dev's, not
- * verify's. Builds run one at a time beside the cycles, never blocking a verdict; saves during a
- * build cause one more.
+ * verify's. Each build is `npm run docs` in a child process (without the API reference), reading
+ * the dev report with `--verify-json`: a build holds the CPU for seconds at a time, and in this
+ * process it would hold up the next save's verdict. Builds run one at a time beside the cycles;
+ * saves during a build cause one more.
  */
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
-import { extname, join, normalize, sep } from "node:path";
+import { spawn, type ChildProcess } from "node:child_process";
+import { dirname, extname, join, normalize, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import { formatDiagnostic } from "./diagnostics.ts";
 import type { CycleReport } from "./dev-session.ts";
-import { buildDocs } from "./docs/build.ts";
 import { chapterPath } from "./docs/html.ts";
 import { writeAtomically } from "./io.ts";
 
@@ -63,6 +66,22 @@ export function withLiveScript(html: string): string {
   const tag = `<script src="${livePaths.script}"></script>`;
   const at = html.lastIndexOf("</body>");
   return at < 0 ? `${html}${tag}` : `${html.slice(0, at)}${tag}${html.slice(at)}`;
+}
+
+/** The launcher of the toolchain's CLIs, beside this folder. */
+const launcher = join(dirname(fileURLToPath(import.meta.url)), "..", "run.cjs");
+
+/** Runs `node tools/run.cjs docs` on the dev report into `site`; its exit code and output. */
+function buildInChild(root: string, site: string, reportPath: string, started: (child: ChildProcess) => void): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [launcher, "docs", "--root", root, "--out", site, "--verify-json", reportPath, "--no-api"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    started(child);
+    let output = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, output }));
+  });
 }
 
 /** A running dev docs server. */
@@ -127,6 +146,8 @@ export async function startDevDocs(options: { readonly root: string; readonly po
   });
 
   let building: Promise<void> | undefined;
+  let current: ChildProcess | undefined;
+  let closing = false;
   let queued: { report: NonNullable<CycleReport["report"]>; pages: Set<string> | undefined } | undefined;
   const build = async (): Promise<void> => {
     while (queued !== undefined) {
@@ -134,10 +155,13 @@ export async function startDevDocs(options: { readonly root: string; readonly po
       queued = undefined;
       try {
         writeAtomically(reportPath, JSON.stringify(report));
-        const result = await buildDocs({ root, out: site, verifyJson: reportPath, api: false });
-        const failed = result.problems.filter((p) => p.severity === "error");
-        if (failed.length > 0) log(`dev: docs built with ${failed.length} problem(s); the first: ${failed.map(formatDiagnostic)[0] ?? ""}`);
-        log(`dev: docs updated in ${Math.round(result.timings.total)} ms`);
+        const started = performance.now();
+        const { code, output } = await buildInChild(root, site, reportPath, (child) => (current = child));
+        current = undefined;
+        if (closing) return;
+        // Exit 1 is a site built with problems (the book's, which the verdicts already show); anything else is no site.
+        if (code !== 0 && code !== 1) throw new Error(output.trim().split("\n").slice(-5).join("\n"));
+        log(`dev: docs updated in ${Math.round(performance.now() - started)} ms`);
         send("update", { pages: pages === undefined ? [] : [...pages].sort() });
       } catch (caught) {
         log(`dev: the docs did not build: ${caught instanceof Error ? caught.message : String(caught)}`);
@@ -171,6 +195,9 @@ export async function startDevDocs(options: { readonly root: string; readonly po
       while (building !== undefined) await building;
     },
     close: async () => {
+      closing = true;
+      queued = undefined;
+      current?.kill();
       for (const response of listeners) response.end();
       listeners.clear();
       await building;
