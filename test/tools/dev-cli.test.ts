@@ -116,6 +116,11 @@ describe("npm run dev", () => {
   it("reports a broken fence at its location, keeps running and keeps the generated file, then recovers when it is fixed", async () => {
     const good = project.read("literate/a.md");
     const generated = project.read("generated/a.ts");
+    const url = (await dev.waitFor(/docs at (http:\S+)/))[1] ?? "";
+    await dev.waitFor(/dev: docs updated/, dev.output.lastIndexOf("dev: running"));
+    const events: string[] = [];
+    const stream = await new Promise<import("node:http").IncomingMessage>((resolve) => get(new URL("__dev/events", url), resolve));
+    stream.setEncoding("utf8").on("data", (chunk: string) => events.push(chunk));
     const from = dev.output.length;
     const broken = `${good}\nMore code.\n\n${fence}ts file=\nexport const half = 1;\n${fence}\n`;
     project.write("literate/a.md", broken);
@@ -123,6 +128,8 @@ describe("npm run dev", () => {
     await dev.waitFor(/the generated files are kept as they were/, from);
     expect(dev.child.exitCode).toBeNull();
     expect(project.read("generated/a.ts")).toBe(generated);
+    // Open pages show the error over the last good page.
+    await expect.poll(() => events.join(""), { timeout: 30_000 }).toMatch(/event: problem\ndata: .*bad-attribute: `file=` needs a path/);
 
     const again = dev.output.length;
     const fixed = edit(good, "return n + n;", "return 2 * n;");
@@ -130,6 +137,8 @@ describe("npm run dev", () => {
     await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✓ stamped ✓/, again);
     expect(project.read("generated/a.ts")).toContain("return 2 * n;");
     expect(project.read("literate/a.md").split("\n")[8]).toBe(`${fence}ts tested=${hashOf(project.read("literate/a.md"), 0)}`);
+    await expect.poll(() => events.join(""), { timeout: 60_000 }).toContain('event: update\ndata: {"pages":["chapters/a.html"]}');
+    stream.destroy();
   }, 240_000);
 
   it("says what a failing test broke, writes no stamp, and exits 0 on Ctrl-C", async () => {
@@ -141,5 +150,38 @@ describe("npm run dev", () => {
     expect(project.read("literate/a.md").split("\n")[8]).toBe(before.split("\n")[8]);
     dev.child.kill("SIGINT");
     expect(await dev.exited).toBe(0);
+  }, 240_000);
+});
+
+describe("npm run dev, when the author saves again while the tests run", () => {
+  // The test sleeps, so the second save surely lands while it runs.
+  const slow = edit(chapter, "  expect(double(2)).toBe(4);", "  await new Promise((resolve) => setTimeout(resolve, 3000));\n  expect(double(2)).toBe(4);").replace('it("doubles", () => {', 'it("doubles", async () => {');
+  let project: Project;
+  let dev: Dev;
+
+  beforeAll(async () => {
+    project = new Project({ "literate/a.md": slow });
+    dev = new Dev(project.root, ["--no-docs"]);
+    await dev.waitFor(/dev: watching/);
+  }, 180_000);
+
+  afterAll(async () => {
+    if (dev.child.exitCode === null) dev.child.kill("SIGKILL");
+    await dev.exited;
+    project.remove();
+  });
+
+  it("keeps the new save, writes no stamp from the old text, and stamps the block when it judges it again", async () => {
+    const from = dev.output.length;
+    const edited = edit(slow, "return n * 2;", "return n + n;");
+    project.write("literate/a.md", edited);
+    await dev.waitFor(/dev: running test\/a\.test\.ts/, from);
+    const resaved = edit(edited, "Doubling is what this chapter is about.", "Doubling is all this chapter is about.");
+    project.write("literate/a.md", resaved);
+    await dev.waitFor(/literate\/a\.md: changed while its tests ran, so its stamps were not written; judging it again/, from);
+    await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✓ stamped ✓/, from);
+    const text = project.read("literate/a.md");
+    expect(text).toContain("Doubling is all this chapter is about.");
+    expect(text.split("\n")[8]).toBe(`${fence}ts tested=${hashOf(text, 0)}`);
   }, 240_000);
 });

@@ -142,10 +142,15 @@ function markdownPlace(root: string, e: unknown): { file: string; line: number; 
   return { file, line: Number(found[2]), column: Number(found[3]) };
 }
 
-/** The first line of an error's message. */
+/** An error's message on one line: its first three non-empty lines (a transform error says where on the second). */
 function errorMessage(e: unknown): string {
   const message = typeof e === "object" && e !== null && "message" in e && typeof e.message === "string" ? e.message : String(e);
-  return message.split("\n")[0] ?? "";
+  return message
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .slice(0, 3)
+    .join(" ");
 }
 
 /** The coverage map as plain istanbul JSON (what `coverage-final.json` holds), or `undefined`. */
