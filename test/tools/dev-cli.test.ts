@@ -141,13 +141,21 @@ describe("npm run dev", () => {
     stream.destroy();
   }, 240_000);
 
-  it("says what a failing test broke, writes no stamp, and exits 0 on Ctrl-C", async () => {
+  it("says what a failing test broke and writes no stamp, judges the block again when the chapter is next saved, and exits 0 on Ctrl-C", async () => {
     const before = project.read("literate/a.md");
     const from = dev.output.length;
     project.write("literate/a.md", edit(before, "return 2 * n;", "return n * 3;"));
     const verdict = await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✗ stamped ✗\n\s+literate\/a\.md:23:\d+ tested: failed: doubles/, from);
     expect(verdict[0]).toContain("failed: doubles");
     expect(project.read("literate/a.md").split("\n")[8]).toBe(before.split("\n")[8]);
+
+    // Fixing the test, not the block, judges the block again: it is in the saved chapter without a current stamp.
+    const retry = dev.output.length;
+    project.write("literate/a.md", edit(project.read("literate/a.md"), "toBe(4)", "toBe(6)"));
+    await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✓ stamped ✓\nliterate\/a\.md:18 compiles ✓ tests pass ✓/, retry);
+    const text = project.read("literate/a.md");
+    expect(text.split("\n")[8]).toBe(`${fence}ts tested=${hashOf(text, 0)}`);
+
     dev.child.kill("SIGINT");
     expect(await dev.exited).toBe(0);
   }, 240_000);

@@ -5,7 +5,8 @@
  * Order of work in a cycle: read the documents; tangle them to disk with the ordinary
  * incremental tangle (which writes nothing when any document has an error, so the last good
  * output stays); tangle them again in memory with the remark scanner (what verify reads, with
- * prose before blocks); compare block hashes with the previous cycle; type-check; pick the test
+ * prose before blocks); compare block hashes with the previous cycle (the blocks of a saved
+ * document that carry no current stamp are judged too); type-check; pick the test
  * files (those that import a changed module directly, and a changed test block's own file; when
  * they leave a block unexecuted, the rest of Vitest's `related` set); run them with coverage;
  * judge; stamp. A stamp is written only if the document is still the text the cycle started
@@ -59,6 +60,8 @@ export class DevSession {
   readonly #checker: IncrementalTypeChecker;
   readonly #tests: DevTestRunner;
   #previous: string[] | undefined;
+  /** The documents' texts as the previous cycle left them (its stamps included). */
+  #texts = new Map<string, string>();
   readonly #parsed = new Map<string, { readonly text: string; readonly document: LiterateDocument }>();
   readonly #trees = new Map<string, { readonly content: string; readonly source: ts.SourceFile }>();
 
@@ -97,24 +100,39 @@ export class DevSession {
     const first = this.#previous === undefined;
     const changed = changedBlocks(this.#previous ?? [], result, hashes);
     this.#previous = writtenBlockKeys(result, hashes);
-    if (!first && changed.length === 0) return { verdicts: [], documents: [], result, hashes, milliseconds: performance.now() - started };
+    const saved = new Set([...texts].flatMap(([path, text]) => (this.#texts.get(path) === text ? [] : [path])));
+    this.#texts = new Map(texts);
+    if (!first && changed.length === 0 && saved.size === 0) return { verdicts: [], documents: [], result, hashes, milliseconds: performance.now() - started };
 
     const checked = await this.#checker.check();
     const sources = this.#parseTargets(result);
     const { analyses, diagnostics: definitionProblems } = analyzeDefinitions(result, sources);
     if (first) {
+      const unstamped = result.blocks.filter((b, i) => result.placements[i] !== undefined && isRuntime(analyses[i]?.kind ?? "other", analyses[i]?.typeOnly ?? false) && b.attrs.tested !== hashes[i]);
+      if (unstamped.length > 0) {
+        const where = unstamped.slice(0, 3).map((b) => `${b.doc}:${b.line}`);
+        this.#log(`dev: ${unstamped.length} block(s) carry no current stamp (${where.join(", ")}${unstamped.length > 3 ? ", …" : ""}); each is judged when its chapter is next saved`);
+      }
       const report = devReport({ result, hashes, analyses, definitionProblems, checked }, []);
       return { verdicts: [], documents: [], result, hashes, report, milliseconds: performance.now() - started };
     }
+    // A saved chapter's blocks that carry no current stamp (a failed run's, or edited while dev
+    // was not running) are judged with the changed ones; only changed blocks widen the tests.
+    const changedSet = new Set(changed);
+    const carried = result.blocks.flatMap((b, i) =>
+      !changedSet.has(i) && saved.has(b.doc) && result.placements[i] !== undefined && isRuntime(analyses[i]?.kind ?? "other", analyses[i]?.typeOnly ?? false) && b.attrs.tested !== hashes[i] ? [i] : [],
+    );
+    const blocks = [...changed, ...carried].sort((a, b) => a - b);
+    if (blocks.length === 0) return { verdicts: [], documents: [], result, hashes, milliseconds: performance.now() - started };
     const judged = (run: DevRun | undefined): BlockVerdict[] =>
       judgeBlocks(
         { result, hashes, analyses, definitionProblems, sources, checked, evidence: run?.evidence, noEvidence: run === undefined ? [] : run.problems, ran: new Set(run?.ran ?? []) },
-        changed,
+        blocks,
       );
     // The tests to run, in widening tiers, each only while a changed block is left unexecuted
     // by a passing run: the chapters' own test files (and a changed test block's file), then
     // every test file importing a changed module, then Vitest's `related` set (through other modules).
-    const runtimeChanged = changed.filter((i) => isRuntime(analyses[i]?.kind ?? "other", analyses[i]?.typeOnly ?? false));
+    const runtimeChanged = blocks.filter((i) => isRuntime(analyses[i]?.kind ?? "other", analyses[i]?.typeOnly ?? false));
     const tests = new Set(changed.flatMap((i) => (analyses[i]?.kind === "test" ? (result.placements[i]?.target ?? []) : [])));
     let verdicts = judged(undefined);
     let run: DevRun | undefined;
@@ -128,7 +146,7 @@ export class DevSession {
         async (unexecuted) => directImporters([...all].map((path) => ({ path, text: readIfExists(join(this.#root, path)) ?? "" })), new Set(modulesOf(unexecuted))),
         async (unexecuted) => await this.#tests.relatedTestFiles(modulesOf(unexecuted)),
       ];
-      let unexecuted: number[] = runtimeChanged;
+      let unexecuted: number[] = runtimeChanged.filter((i) => changedSet.has(i));
       for (const tier of tiers) {
         const more = (await tier(unexecuted)).filter((f) => all.has(f) && !tests.has(f));
         if (more.length === 0 && run !== undefined) continue;
@@ -138,13 +156,13 @@ export class DevSession {
         run = await this.#runTests([...tests].sort(), written);
         verdicts = judged(run);
         if (run.evidence === undefined) break;
-        unexecuted = changed.filter((_, k) => verdicts[k]?.kind === "code" && verdicts[k]?.tested !== true);
+        unexecuted = blocks.filter((i, k) => changedSet.has(i) && verdicts[k]?.kind === "code" && verdicts[k]?.tested !== true);
         if (unexecuted.length === 0) break;
       }
     }
-    verdicts = this.#stamp(verdicts, texts, result, changed);
+    verdicts = this.#stamp(verdicts, texts, result, blocks);
     for (const v of verdicts) this.#log(formatVerdict(v));
-    const documents = [...new Set(changed.map((i) => result.blocks[i]?.doc ?? ""))].filter((d) => d !== "").sort();
+    const documents = [...new Set(blocks.map((i) => result.blocks[i]?.doc ?? ""))].filter((d) => d !== "").sort();
     const milliseconds = performance.now() - started;
     this.#log(`dev: ${verdicts.length} block(s) judged in ${Math.round(milliseconds)} ms (type-check ${Math.round(checked.milliseconds)} ms${run === undefined ? "" : `, tests ${Math.round(run.milliseconds)} ms: ${run.ran.length} file(s)`})`);
     const report = devReport({ result, hashes, analyses, definitionProblems, checked }, verdicts);
@@ -177,7 +195,10 @@ export class DevSession {
         this.#forget(changed.filter((i) => result.blocks[i]?.doc === doc), result);
         continue;
       }
-      writeAtomically(join(this.#root, doc), applyStampEdits(text, list));
+      const stamped = applyStampEdits(text, list);
+      writeAtomically(join(this.#root, doc), stamped);
+      // Dev's own write is no save: the cycle it starts must not judge the document again.
+      this.#texts.set(doc, stamped);
       stampedDocs.add(doc);
     }
     return verdicts.map((v) => (wantsStamp(v) && stampedDocs.has(v.doc) ? { ...v, stamped: true } : v));
