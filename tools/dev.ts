@@ -3,13 +3,14 @@
  * tangles, type-checks, runs the tests of the changed blocks with coverage, prints a verdict per
  * changed block at its Markdown line, stamps what the run proved, and (unless `--no-docs`)
  * serves the docs site, updating the changed chapter's page in open browsers.
- * A thin CLI over `tools/lib/dev-session.ts` and `tools/lib/dev-serve.ts`.
+ * A thin CLI over `tools/lib/dev-session.ts` and `tools/lib/docs/dev-serve.ts`.
  */
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { watch } from "chokidar";
 import { runCli } from "./lib/cli.ts";
 import { DevSession } from "./lib/dev-session.ts";
+import type { DevDocs } from "./lib/docs/dev-serve.ts";
 
 const usage = `usage: dev [--root DIR] [--port N] [--no-docs] [--compiler native|javascript]
 
@@ -46,7 +47,14 @@ await runCli("dev", async () => {
   const root = resolve(values.root);
   const log = (line: string): void => void process.stdout.write(`${line}\n`);
   const session = new DevSession({ root, log, ...(compiler === undefined ? {} : { compiler }) });
-  const docs = values["no-docs"] ? undefined : await (await import("./lib/dev-serve.ts")).startDevDocs({ root, port, log });
+  let docs: DevDocs | undefined;
+  try {
+    docs = values["no-docs"] ? undefined : await (await import("./lib/docs/dev-serve.ts")).startDevDocs({ root, port, log });
+  } catch (caught) {
+    if ((caught as NodeJS.ErrnoException).code !== "EADDRINUSE") throw caught;
+    process.stderr.write(`dev: port ${port} is in use (by \`npm run docs:serve\`, or another \`npm run dev\`?)\n  hint: pick another with \`--port N\` (0 takes a free one), or leave the docs out with \`--no-docs\`\n`);
+    return 1;
+  }
 
   let running = false;
   let again = false;

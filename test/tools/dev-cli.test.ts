@@ -193,3 +193,23 @@ describe("npm run dev, when the author saves again while the tests run", () => {
     expect(text.split("\n")[8]).toBe(`${fence}ts tested=${hashOf(text, 0)}`);
   }, 240_000);
 });
+
+describe("npm run dev, when the docs' port is taken", () => {
+  it("says so, with a hint, and exits 1", async () => {
+    const project = new Project({ "literate/a.md": chapter });
+    const { createServer } = await import("node:net");
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const address = server.address();
+    const port = typeof address === "object" && address !== null ? address.port : 0;
+    try {
+      const dev = new Dev(project.root, ["--port", String(port)]);
+      expect(await dev.exited).toBe(1);
+      expect(dev.output).toContain(`dev: port ${port} is in use`);
+      expect(dev.output).toContain("hint: pick another with `--port N`");
+    } finally {
+      server.close();
+      project.remove();
+    }
+  }, 120_000);
+});

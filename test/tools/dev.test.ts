@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { analyzeDefinitions } from "../../tools/lib/definitions.ts";
 import { changedBlocks, devReport, directImporters, formatVerdict, judgeBlocks, wantsStamp, writtenBlockKeys, type VerdictInputs } from "../../tools/lib/dev.ts";
-import { livePaths, withLiveScript } from "../../tools/lib/dev-serve.ts";
+import { livePaths, withLiveScript } from "../../tools/lib/docs/dev-serve.ts";
 import { IncrementalTypeChecker } from "../../tools/lib/dev-typecheck.ts";
 import type { DocumentEvidence, TestEvidence } from "../../tools/lib/evidence.ts";
 import { parseTargets } from "../../tools/lib/runs.ts";

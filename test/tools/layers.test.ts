@@ -16,10 +16,12 @@ const layers: readonly (readonly string[])[] = [
   ["tangle"],
   ["tangle-run", "definitions", "typecheck", "evidence", "stamps", "runs", "order", "repetition"],
   ["verify"],
+  ["dev", "dev-typecheck", "dev-tests"],
+  ["dev-session"],
 ];
 
 /** Modules that compute over in-memory inputs only. */
-const pure = ["diagnostics", "paths", "sourcemap", "markdown", "remark", "plan", "document", "tangle", "definitions", "stamps", "runs", "order", "repetition"];
+const pure = ["diagnostics", "paths", "sourcemap", "markdown", "remark", "plan", "document", "tangle", "definitions", "stamps", "runs", "order", "repetition", "dev"];
 
 const layerOf = (name: string): number => layers.findIndex((layer) => layer.includes(name));
 const modules = readdirSync("tools/lib").filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3));
@@ -54,7 +56,7 @@ const docsLayers: readonly (readonly string[])[] = [
   ["model"],
   ["pages", "attribution", "api", "assets", "cache"],
   ["build"],
-  ["serve"],
+  ["serve", "dev-serve"],
 ];
 
 /** Docs modules that compute over in-memory inputs only. */

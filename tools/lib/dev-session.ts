@@ -62,6 +62,8 @@ export class DevSession {
   #previous: string[] | undefined;
   /** The documents' texts as the previous cycle left them (its stamps included). */
   #texts = new Map<string, string>();
+  /** Files tangle rewrote since Vitest last ran: a cycle that judges nothing still leaves them to invalidate. */
+  readonly #rewritten = new Set<string>();
   readonly #parsed = new Map<string, { readonly text: string; readonly document: LiterateDocument }>();
   readonly #trees = new Map<string, { readonly content: string; readonly source: ts.SourceFile }>();
 
@@ -79,11 +81,10 @@ export class DevSession {
   async cycle(): Promise<CycleReport> {
     const started = performance.now();
     const texts = new Map(listDocuments(this.#root).map((path) => [path, readIfExists(join(this.#root, path)) ?? ""]));
-    let written: string[];
     try {
       const report = runTangle({ root: this.#root });
       for (const w of report.warnings) this.#log(formatDiagnostic(w));
-      written = report.actions.map((a) => a.path);
+      for (const action of report.actions) this.#rewritten.add(action.path);
     } catch (caught) {
       if (!(caught instanceof LiterateError)) throw caught;
       for (const d of caught.diagnostics) this.#log(formatDiagnostic(d));
@@ -153,7 +154,7 @@ export class DevSession {
         for (const f of more) tests.add(f);
         if (tests.size === 0) continue;
         if (run !== undefined) this.#log(`dev: ${unexecuted.length} block(s) not executed yet; adding ${more.join(", ")}`);
-        run = await this.#runTests([...tests].sort(), written);
+        run = await this.#runTests([...tests].sort());
         verdicts = judged(run);
         if (run.evidence === undefined) break;
         unexecuted = blocks.filter((i, k) => changedSet.has(i) && verdicts[k]?.kind === "code" && verdicts[k]?.tested !== true);
@@ -174,9 +175,11 @@ export class DevSession {
     await this.#tests.close();
   }
 
-  async #runTests(files: readonly string[], written: readonly string[]): Promise<DevRun> {
+  async #runTests(files: readonly string[]): Promise<DevRun> {
     this.#log(`dev: running ${files.join(", ")}`);
-    return await this.#tests.run(files, written);
+    const rewritten = [...this.#rewritten];
+    this.#rewritten.clear();
+    return await this.#tests.run(files, rewritten);
   }
 
   /**

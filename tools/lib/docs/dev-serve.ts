@@ -17,10 +17,10 @@ import { createServer, type ServerResponse } from "node:http";
 import { spawn, type ChildProcess } from "node:child_process";
 import { dirname, extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { formatDiagnostic } from "./diagnostics.ts";
-import type { CycleReport } from "./dev-session.ts";
-import { chapterPath } from "./docs/html.ts";
-import { writeAtomically } from "./io.ts";
+import { formatDiagnostic } from "../diagnostics.ts";
+import type { CycleReport } from "../dev-session.ts";
+import { chapterPath } from "./html.ts";
+import { writeAtomically } from "../io.ts";
 
 const types: Readonly<Record<string, string>> = {
   ".html": "text/html; charset=utf-8",
@@ -69,7 +69,7 @@ export function withLiveScript(html: string): string {
 }
 
 /** The launcher of the toolchain's CLIs, beside this folder. */
-const launcher = join(dirname(fileURLToPath(import.meta.url)), "..", "run.cjs");
+const launcher = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "run.cjs");
 
 /** Runs `node tools/run.cjs docs` on the dev report into `site`; its exit code and output. */
 function buildInChild(root: string, site: string, reportPath: string, started: (child: ChildProcess) => void): Promise<{ code: number | null; output: string }> {
