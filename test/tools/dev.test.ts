@@ -135,6 +135,11 @@ describe("judgeBlocks and formatVerdict", () => {
     expect(formatVerdict(code!)).toContain("literate/a.md:7 compiles ✗ tested ✓ stamped ✗\n    literate/a.md:10:3 compiles: TS2322");
   });
 
+  it("say that no test ran when no test file reaches the block's module", () => {
+    const [code] = judgeBlocks(inputs(chapter(), undefined), [0]);
+    expect(formatVerdict(code!)).toMatch(/^literate\/a\.md:7 compiles ✓ tested ✗ stamped ✗\n {4}literate\/a\.md:7:1 tested: no test ran: no test file imports `generated\/a\.ts`/);
+  });
+
   it("pass on why a run proved nothing, at each block it was to test", () => {
     const failed = { ...inputs(chapter(), undefined), noEvidence: [{ file: "literate/a.md", line: 24, column: 1, severity: "error" as const, rule: "tested", message: "failed: doubles: expected 5 to be 4" }] };
     const [code, , test] = judgeBlocks(failed, [0, 1, 2]);

@@ -135,7 +135,11 @@ export function judgeBlocks(inputs: VerdictInputs, blocks: readonly number[]): B
       return { ...base, kind: analysis.typeOnly ? "type-only" : "other", stamped: false, problems };
     }
     let tested = false;
-    if (evidence === undefined || parts === undefined) problems.push(...(inputs.noEvidence ?? []));
+    if (evidence === undefined || parts === undefined) {
+      const target = result.placements[index]?.target ?? "its module";
+      const why = inputs.noEvidence ?? [];
+      problems.push(...(why.length > 0 ? why : [error(at, "tested", `no test ran: no test file imports \`${target}\`, directly or through other modules`, "write a test block in this chapter that imports it and runs this code")]));
+    }
     else {
       const missed = missedParts(evidence, result, index, children, analysis, parts);
       tested = missed.length === 0;
