@@ -17,10 +17,12 @@ const layers: readonly (readonly string[])[] = [
   ["tangle-run", "definitions", "typecheck", "evidence", "stamps", "runs", "order", "repetition"],
   ["verify"],
   ["tangle-command", "verify-command"],
+  ["dev", "dev-typecheck", "dev-tests"],
+  ["dev-session"],
 ];
 
 /** Modules that compute over in-memory inputs only. */
-const pure = ["diagnostics", "paths", "sourcemap", "markdown", "remark", "plan", "document", "tangle", "definitions", "stamps", "runs", "order", "repetition"];
+const pure = ["diagnostics", "paths", "sourcemap", "markdown", "remark", "plan", "document", "tangle", "definitions", "stamps", "runs", "order", "repetition", "dev"];
 
 const layerOf = (name: string): number => layers.findIndex((layer) => layer.includes(name));
 const modules = readdirSync("tools/lib").filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3));
@@ -55,7 +57,7 @@ const docsLayers: readonly (readonly string[])[] = [
   ["model"],
   ["pages", "attribution", "api", "assets", "cache"],
   ["build"],
-  ["serve"],
+  ["serve", "dev-serve"],
 ];
 
 /** Docs modules that compute over in-memory inputs only. */

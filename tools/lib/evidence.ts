@@ -59,7 +59,7 @@ interface Position {
   column: number | null;
 }
 
-interface IstanbulFile {
+export interface IstanbulFile {
   statementMap: Record<string, { start: Position; end: Position }>;
   s: Record<string, number>;
   fnMap: Record<string, { decl: { start: Position }; loc: { start: Position } }>;
@@ -102,6 +102,18 @@ export function loadEvidence(root: string): { evidence: TestEvidence } | { missi
   if (!isDeepStrictEqual(results.coverageMap, coverage)) {
     return { refused: `\`${evidencePaths.coverage}\` does not belong to the run recorded in \`${evidencePaths.results}\` (its coverage differs from the run's)` };
   }
+  const documents = documentEvidence(root, coverage);
+  const base = realpathSync(root);
+  const testFiles = (results.testResults ?? []).flatMap((r) => (typeof r.name === "string" ? [relative(base, r.name).split(sep).join("/")] : []));
+  return { evidence: { tests, startTime: results.startTime ?? 0, testFiles, documents } };
+}
+
+/**
+ * What an istanbul coverage map (keyed by absolute file names, as vitest writes it) says each
+ * document's statements and functions did, per project-relative path. `npm run dev` calls it on
+ * the map of its own partial run.
+ */
+export function documentEvidence(root: string, coverage: Readonly<Record<string, IstanbulFile>>): Map<string, DocumentEvidence> {
   // Vitest names files by their real path (its working folder is resolved); `root` may be a link.
   const base = realpathSync(root);
   const projectPath = (file: string): string => relative(base, file).split(sep).join("/");
@@ -121,8 +133,7 @@ export function loadEvidence(root: string): { evidence: TestEvidence } | { missi
     }));
     documents.set(projectPath(file), { statements, functions });
   }
-  const testFiles = (results.testResults ?? []).flatMap((r) => (typeof r.name === "string" ? [projectPath(r.name)] : []));
-  return { evidence: { tests, startTime: results.startTime ?? 0, testFiles, documents } };
+  return documents;
 }
 
 /**
@@ -144,7 +155,7 @@ function failureOf(results: VitestResults): string | undefined {
 }
 
 /** True for one file's entry of an istanbul coverage report, in the parts verify reads. */
-function isIstanbulFile(value: unknown): value is IstanbulFile {
+export function isIstanbulFile(value: unknown): value is IstanbulFile {
   if (typeof value !== "object" || value === null) return false;
   const v = value as Partial<Record<keyof IstanbulFile, unknown>>;
   return [v.statementMap, v.s, v.fnMap, v.f].every((part) => typeof part === "object" && part !== null);

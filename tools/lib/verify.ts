@@ -86,7 +86,7 @@ export interface VerifyOptions {
   readonly compiler?: "native" | "javascript";
 }
 
-const isRuntime = (kind: BlockKind, typeOnly: boolean): boolean => (kind === "definition" || kind === "fragment") && !typeOnly;
+export const isRuntime = (kind: BlockKind, typeOnly: boolean): boolean => (kind === "definition" || kind === "fragment") && !typeOnly;
 
 /** Verifies the project at `options.root`. Throws `LiterateError` when verification cannot even start. */
 export function verifyProject(options: VerifyOptions): VerifyReport {
@@ -266,7 +266,7 @@ function requireInProgram(root: string, result: TangleResult, out: Diagnostic[])
 }
 
 /** Maps compiler diagnostics on tangled lines to their blocks; the rest become global problems. */
-function mapCompilerDiagnostics(result: TangleResult, checked: TypeCheckResult, global: Diagnostic[]): Map<number, Diagnostic[]> {
+export function mapCompilerDiagnostics(result: TangleResult, checked: TypeCheckResult, global: Diagnostic[]): Map<number, Diagnostic[]> {
   const byBlock = new Map<number, Diagnostic[]>();
   const targets = new Map(result.targets.map((t) => [t.path, t]));
   for (const d of checked.diagnostics) {
@@ -331,14 +331,14 @@ function testTargets(result: TangleResult): string[] {
 }
 
 /** The runnables grouped for judging blocks: functions by the block that defines them, reads by the block read. */
-interface Parts {
+export interface Parts {
   readonly runnables: Runnables;
   readonly verdicts: RunVerdicts;
   readonly functionsOf: ReadonlyMap<number, readonly number[]>;
   readonly readsOf: ReadonlyMap<number, readonly number[]>;
 }
 
-function partsOf(runnables: Runnables, verdicts: RunVerdicts): Parts {
+export function partsOf(runnables: Runnables, verdicts: RunVerdicts): Parts {
   const functionsOf = new Map<number, number[]>();
   runnables.functions.forEach((f, i) => functionsOf.set(f.block, [...(functionsOf.get(f.block) ?? []), i]));
   const readsOf = new Map<number, number[]>();
@@ -353,7 +353,7 @@ function partsOf(runnables: Runnables, verdicts: RunVerdicts): Parts {
  * that never ran (the outermost: a closure inside a function that never ran goes unsaid) or
  * the value nothing read. Empty when the block counts as executed.
  */
-function missedParts(
+export function missedParts(
   evidence: TestEvidence,
   result: TangleResult,
   index: number,
@@ -388,7 +388,7 @@ function missedParts(
 }
 
 /** Blocks spliced into each block (first placements). */
-function childrenOf(result: TangleResult): Map<number, number[]> {
+export function childrenOf(result: TangleResult): Map<number, number[]> {
   const children = new Map<number, number[]>();
   result.placements.forEach((placement, index) => {
     if (placement === undefined || placement.parent < 0) return;

@@ -1,0 +1,215 @@
+// `npm run dev` end to end: the launcher started as a child process on a real project folder,
+// edited on disk as an author's editor would, its output read line by line.
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { get } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { blockHashes } from "../../tools/lib/stamps.ts";
+import { parseLiterateDocument } from "../../tools/lib/document.ts";
+import { Project, edit, launcher, lineOf } from "./verify-project.ts";
+
+const fence = "```";
+
+const chapter = [
+  "---",
+  "tangle: generated/a.ts",
+  "test: test/a.test.ts",
+  "---",
+  "# Doubling",
+  "",
+  "Doubling is what this chapter is about.",
+  "",
+  `${fence}ts`,
+  "/** Twice `n`. */",
+  "export function double(n: number): number {",
+  "  return n * 2;",
+  "}",
+  fence,
+  "",
+  "The tests.",
+  "",
+  `${fence}ts test`,
+  'import { expect, it } from "vitest";',
+  'import { double } from "../generated/a.ts";',
+  "",
+  'it("doubles", () => {',
+  "  expect(double(2)).toBe(4);",
+  "});",
+  fence,
+  "",
+].join("\n");
+
+/** The environment of a child: ours without what the vitest running this file set for its workers. */
+function childEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("VITEST") && key !== "NODE_V8_COVERAGE" && key !== "TEST") env[key] = value;
+  env["NO_COLOR"] = "1";
+  return env;
+}
+
+/** A running `node tools/run.cjs dev`, with everything it printed so far. */
+class Dev {
+  readonly child: ChildProcessWithoutNullStreams;
+  output = "";
+  readonly exited: Promise<number | null>;
+
+  constructor(root: string, args: readonly string[]) {
+    this.child = spawn(process.execPath, [launcher, "dev", "--root", root, ...args], { cwd: root, env: childEnvironment() });
+    this.child.stdout.setEncoding("utf8").on("data", (chunk: string) => (this.output += chunk));
+    this.child.stderr.setEncoding("utf8").on("data", (chunk: string) => (this.output += chunk));
+    this.exited = new Promise((resolve) => this.child.on("close", (code) => resolve(code)));
+  }
+
+  /** Resolves with the match once the output after `from` matches `pattern`; generous bound, then fails with the output. */
+  async waitFor(pattern: RegExp, from = 0, seconds = 120): Promise<RegExpExecArray> {
+    const until = Date.now() + seconds * 1000;
+    for (;;) {
+      const found = pattern.exec(this.output.slice(from));
+      if (found !== null) return found;
+      if (Date.now() > until || this.child.exitCode !== null) throw new Error(`no match for ${String(pattern)} in:\n${this.output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/** The stamp hash a block of `text` must carry: the `index`-th block's hash. */
+function hashOf(text: string, index: number): string {
+  return blockHashes(parseLiterateDocument("literate/a.md", text).blocks)[index] ?? "";
+}
+
+describe("npm run dev", () => {
+  let project: Project;
+  let dev: Dev;
+
+  beforeAll(async () => {
+    project = new Project({ "literate/a.md": chapter });
+    dev = new Dev(project.root, ["--port", "0"]);
+    await dev.waitFor(/dev: watching .*docs at (http:\S+)/);
+  }, 180_000);
+
+  afterAll(async () => {
+    if (dev.child.exitCode === null) dev.child.kill("SIGKILL");
+    await dev.exited;
+    project.remove();
+  });
+
+  it("prints a verdict at the block's Markdown line and stamps the block when its tests pass, and updates its chapter page live", async () => {
+    const url = (await dev.waitFor(/docs at (http:\S+)/))[1] ?? "";
+    // The first build must be done before listening, or its update is taken for the edit's.
+    await dev.waitFor(/dev: docs updated/);
+    const events: string[] = [];
+    const stream = await new Promise<import("node:http").IncomingMessage>((resolve) => get(new URL("__dev/events", url), resolve));
+    stream.setEncoding("utf8").on("data", (chunk: string) => events.push(chunk));
+    const from = dev.output.length;
+    project.write("literate/a.md", edit(chapter, "return n * 2;", "return n + n;"));
+    await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✓ stamped ✓/, from);
+    const text = project.read("literate/a.md");
+    expect(text.split("\n")[8]).toBe(`${fence}ts tested=${hashOf(text, 0)}`);
+    // The chapter's page is rebuilt, browsers showing it are told, and it carries the new badge and the live script.
+    await dev.waitFor(/dev: docs updated/, from);
+    await expect.poll(() => events.join(""), { timeout: 30_000 }).toContain('"pages":["chapters/a.html"]');
+    stream.destroy();
+    const page = await (await fetch(new URL("chapters/a.html", url))).text();
+    expect(page).toContain('<script src="/__dev/live.js"></script>');
+    expect(page).toContain("tested ✓");
+  }, 240_000);
+
+  it("reports a broken fence at its location, keeps running and keeps the generated file, then recovers when it is fixed", async () => {
+    const good = project.read("literate/a.md");
+    const generated = project.read("generated/a.ts");
+    const url = (await dev.waitFor(/docs at (http:\S+)/))[1] ?? "";
+    await dev.waitFor(/dev: docs updated/, dev.output.lastIndexOf("dev: running"));
+    const events: string[] = [];
+    const stream = await new Promise<import("node:http").IncomingMessage>((resolve) => get(new URL("__dev/events", url), resolve));
+    stream.setEncoding("utf8").on("data", (chunk: string) => events.push(chunk));
+    const from = dev.output.length;
+    const broken = `${good}\nMore code.\n\n${fence}ts file=\nexport const half = 1;\n${fence}\n`;
+    project.write("literate/a.md", broken);
+    await dev.waitFor(new RegExp(`literate/a\\.md:${lineOf(broken, `${fence}ts file=`)}:7 bad-attribute: \`file=\` needs a path`), from);
+    await dev.waitFor(/the generated files are kept as they were/, from);
+    expect(dev.child.exitCode).toBeNull();
+    expect(project.read("generated/a.ts")).toBe(generated);
+    // Open pages show the error over the last good page.
+    await expect.poll(() => events.join(""), { timeout: 30_000 }).toMatch(/event: problem\ndata: .*bad-attribute: `file=` needs a path/);
+
+    const again = dev.output.length;
+    const fixed = edit(good, "return n + n;", "return 2 * n;");
+    project.write("literate/a.md", fixed);
+    await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✓ stamped ✓/, again);
+    expect(project.read("generated/a.ts")).toContain("return 2 * n;");
+    expect(project.read("literate/a.md").split("\n")[8]).toBe(`${fence}ts tested=${hashOf(project.read("literate/a.md"), 0)}`);
+    await expect.poll(() => events.join(""), { timeout: 60_000 }).toContain('event: update\ndata: {"pages":["chapters/a.html"]}');
+    stream.destroy();
+  }, 240_000);
+
+  it("says what a failing test broke and writes no stamp, judges the block again when the chapter is next saved, and exits 0 on Ctrl-C", async () => {
+    const before = project.read("literate/a.md");
+    const from = dev.output.length;
+    project.write("literate/a.md", edit(before, "return 2 * n;", "return n * 3;"));
+    const verdict = await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✗ stamped ✗\n\s+literate\/a\.md:23:\d+ tested: failed: doubles/, from);
+    expect(verdict[0]).toContain("failed: doubles");
+    expect(project.read("literate/a.md").split("\n")[8]).toBe(before.split("\n")[8]);
+
+    // Fixing the test, not the block, judges the block again: it is in the saved chapter without a current stamp.
+    const retry = dev.output.length;
+    project.write("literate/a.md", edit(project.read("literate/a.md"), "toBe(4)", "toBe(6)"));
+    await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✓ stamped ✓\nliterate\/a\.md:18 compiles ✓ tests pass ✓/, retry);
+    const text = project.read("literate/a.md");
+    expect(text.split("\n")[8]).toBe(`${fence}ts tested=${hashOf(text, 0)}`);
+
+    dev.child.kill("SIGINT");
+    expect(await dev.exited).toBe(0);
+  }, 240_000);
+});
+
+describe("npm run dev, when the author saves again while the tests run", () => {
+  // The test sleeps, so the second save surely lands while it runs.
+  const slow = edit(chapter, "  expect(double(2)).toBe(4);", "  await new Promise((resolve) => setTimeout(resolve, 3000));\n  expect(double(2)).toBe(4);").replace('it("doubles", () => {', 'it("doubles", async () => {');
+  let project: Project;
+  let dev: Dev;
+
+  beforeAll(async () => {
+    project = new Project({ "literate/a.md": slow });
+    dev = new Dev(project.root, ["--no-docs"]);
+    await dev.waitFor(/dev: watching/);
+  }, 180_000);
+
+  afterAll(async () => {
+    if (dev.child.exitCode === null) dev.child.kill("SIGKILL");
+    await dev.exited;
+    project.remove();
+  });
+
+  it("keeps the new save, writes no stamp from the old text, and stamps the block when it judges it again", async () => {
+    const from = dev.output.length;
+    const edited = edit(slow, "return n * 2;", "return n + n;");
+    project.write("literate/a.md", edited);
+    await dev.waitFor(/dev: running test\/a\.test\.ts/, from);
+    const resaved = edit(edited, "Doubling is what this chapter is about.", "Doubling is all this chapter is about.");
+    project.write("literate/a.md", resaved);
+    await dev.waitFor(/literate\/a\.md: changed while its tests ran, so its stamps were not written; judging it again/, from);
+    await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✓ stamped ✓/, from);
+    const text = project.read("literate/a.md");
+    expect(text).toContain("Doubling is all this chapter is about.");
+    expect(text.split("\n")[8]).toBe(`${fence}ts tested=${hashOf(text, 0)}`);
+  }, 240_000);
+});
+
+describe("npm run dev, when the docs' port is taken", () => {
+  it("says so, with a hint, and exits 1", async () => {
+    const project = new Project({ "literate/a.md": chapter });
+    const { createServer } = await import("node:net");
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const address = server.address();
+    const port = typeof address === "object" && address !== null ? address.port : 0;
+    try {
+      const dev = new Dev(project.root, ["--port", String(port)]);
+      expect(await dev.exited).toBe(1);
+      expect(dev.output).toContain(`dev: port ${port} is in use`);
+      expect(dev.output).toContain("hint: pick another with `--port N`");
+    } finally {
+      server.close();
+      project.remove();
+    }
+  }, 120_000);
+});

@@ -1,0 +1,195 @@
+// `npm run dev`'s pure parts, in-process: which blocks a save changed, which test files import a
+// module, the verdict of a block from a run's evidence, the line that prints it, the dev report
+// behind the docs' badges, the live script in served pages; and the warm type-checker on a real
+// project folder.
+import { afterAll, describe, expect, it } from "vitest";
+import { analyzeDefinitions } from "../../tools/lib/definitions.ts";
+import { changedBlocks, devReport, directImporters, formatVerdict, judgeBlocks, wantsStamp, writtenBlockKeys, type VerdictInputs } from "../../tools/lib/dev.ts";
+import { livePaths, withLiveScript } from "../../tools/lib/docs/dev-serve.ts";
+import { IncrementalTypeChecker } from "../../tools/lib/dev-typecheck.ts";
+import type { DocumentEvidence, TestEvidence } from "../../tools/lib/evidence.ts";
+import { parseTargets } from "../../tools/lib/runs.ts";
+import { blockHashes } from "../../tools/lib/stamps.ts";
+import { tangle, type TangleResult } from "../../tools/lib/tangle.ts";
+import type { TypeCheckResult } from "../../tools/lib/typecheck.ts";
+import { fence, md } from "./support.ts";
+import { Project } from "./verify-project.ts";
+
+/** A chapter: `double` at fence line 7 (declared on line 9, body on 10), `half` spliced into nothing, a test block. */
+function chapter(body = "return n * 2;", stamp = ""): string {
+  return md(
+    "---",
+    "tangle: generated/a.ts",
+    "test: test/a.test.ts",
+    "---",
+    "Doubling.",
+    "",
+    `${fence}ts${stamp}`,
+    "/** Twice `n`. */",
+    "export function double(n: number): number {",
+    `  ${body}`,
+    "}",
+    fence,
+    "",
+    "An illustration.",
+    "",
+    `${fence}ts no-tangle`,
+    "double(1);",
+    fence,
+    "",
+    "The tests.",
+    "",
+    `${fence}ts test`,
+    'import { double } from "../generated/a.ts";',
+    "double(2);",
+    fence,
+  );
+}
+
+function tangled(text: string): { result: TangleResult; hashes: string[] } {
+  const result = tangle([{ path: "literate/a.md", text }], { scan: "remark" });
+  return { result, hashes: blockHashes(result.blocks) };
+}
+
+describe("changedBlocks", () => {
+  it("finds the block whose code changed, and not the blocks a line added above it moved", () => {
+    const before = tangled(chapter());
+    const previous = writtenBlockKeys(before.result, before.hashes);
+    const moved = tangled(chapter().replace("Doubling.", "Doubling,\nexplained at length."));
+    expect(changedBlocks(previous, moved.result, moved.hashes)).toEqual([]);
+    const edited = tangled(chapter("return n + n;"));
+    expect(changedBlocks(previous, edited.result, edited.hashes)).toEqual([0]);
+  });
+
+  it("takes a stamp written into a fence for no change, and ignores illustrations", () => {
+    const before = tangled(chapter());
+    const stamped = tangled(chapter("return n * 2;", ` tested=${before.hashes[0] ?? ""}`));
+    expect(changedBlocks(writtenBlockKeys(before.result, before.hashes), stamped.result, stamped.hashes)).toEqual([]);
+    const illustration = tangled(chapter().replace("double(1);", "double(3);"));
+    expect(changedBlocks(writtenBlockKeys(before.result, before.hashes), illustration.result, illustration.hashes)).toEqual([]);
+  });
+
+  it("counts a method's change as a change of the class it is spliced into", () => {
+    const doc = (body: string): string =>
+      md("---", "tangle: generated/c.ts", "---", "A class.", "", `${fence}ts`, "export class C {", "  <<c-methods>>", "}", fence, "", "A method.", "", `${fence}ts #c-methods`, `m(): number { ${body} }`, fence);
+    const one = tangle([{ path: "literate/c.md", text: doc("return 1;") }]);
+    const two = tangle([{ path: "literate/c.md", text: doc("return 2;") }]);
+    expect(changedBlocks(writtenBlockKeys(one, blockHashes(one.blocks)), two, blockHashes(two.blocks))).toEqual([0, 1]);
+  });
+});
+
+describe("directImporters", () => {
+  it("lists the test files importing a module by a relative path, not those reaching it through another module", () => {
+    const files = [
+      { path: "test/a.test.ts", text: 'import { double } from "../generated/a.ts";\n' },
+      { path: "test/tools/b.test.ts", text: 'import type { X } from "../../generated/a.ts";\nexport { y } from "../../generated/b.ts";\n' },
+      { path: "test/c.test.ts", text: 'import { c } from "../generated/c.ts";\nimport "vitest";\n' },
+    ];
+    expect(directImporters(files, new Set(["generated/a.ts"]))).toEqual(["test/a.test.ts", "test/tools/b.test.ts"]);
+    expect(directImporters(files, new Set(["generated/b.ts"]))).toEqual(["test/tools/b.test.ts"]);
+    expect(directImporters(files, new Set(["vitest"]))).toEqual([]);
+  });
+});
+
+/** Evidence of a passing run of `test/a.test.ts` in which `double` ran `calls` times. */
+function evidenceOf(calls: number): TestEvidence {
+  const doc: DocumentEvidence = {
+    statements: [{ line: 10, column: 2, endLine: 10, count: calls }],
+    functions: [{ line: 9, column: 16, body: { line: 9, column: 42 }, count: calls }],
+  };
+  return { tests: { total: 1, passed: 1, failed: 0 }, startTime: 0, testFiles: ["test/a.test.ts"], documents: new Map([["literate/a.md", doc]]) };
+}
+
+function inputs(text: string, evidence: TestEvidence | undefined, checked: TypeCheckResult = { compiler: "native", diagnostics: [], milliseconds: 1 }): VerdictInputs {
+  const { result, hashes } = tangled(text);
+  const sources = parseTargets(result);
+  const { analyses, diagnostics } = analyzeDefinitions(result, sources);
+  return { result, hashes, analyses, definitionProblems: diagnostics, sources, checked, evidence, ran: new Set(evidence?.testFiles ?? []) };
+}
+
+describe("judgeBlocks and formatVerdict", () => {
+  it("call a block tested when its function ran in the run, and ask for its stamp", () => {
+    const [code, , test] = judgeBlocks(inputs(chapter(), evidenceOf(1)), [0, 1, 2]);
+    expect(code).toMatchObject({ kind: "code", compiles: true, tested: true, stamped: false });
+    expect(code !== undefined && wantsStamp(code)).toBe(true);
+    expect(formatVerdict({ ...code!, stamped: true })).toBe("literate/a.md:7 compiles ✓ tested ✓ stamped ✓");
+    expect(test).toMatchObject({ kind: "test", tested: true });
+    expect(formatVerdict(test!)).toBe("literate/a.md:22 compiles ✓ tests pass ✓");
+  });
+
+  it("say that no test that ran executed a block whose function never ran, and ask for no stamp", () => {
+    const [code] = judgeBlocks(inputs(chapter(), evidenceOf(0)), [0]);
+    expect(code?.tested).toBe(false);
+    expect(code !== undefined && wantsStamp(code)).toBe(false);
+    expect(formatVerdict(code!)).toMatch(/^literate\/a\.md:7 compiles ✓ tested ✗ stamped ✗\n {4}literate\/a\.md:7:1 tested: no test that ran executed this block \(`double`\)/);
+  });
+
+  it("put a compiler error on the block's Markdown line, and stamp nothing that does not compile", () => {
+    const text = chapter();
+    const { result } = tangled(text);
+    const line = result.targets.find((t) => t.path === "generated/a.ts")?.lineSource.indexOf(10) ?? -1;
+    const checked: TypeCheckResult = { compiler: "native", diagnostics: [{ file: "generated/a.ts", line: line + 1, column: 3, code: 2322, message: "Type 'string' is not assignable to type 'number'." }], milliseconds: 1 };
+    const [code] = judgeBlocks(inputs(text, evidenceOf(1), checked), [0]);
+    expect(code?.compiles).toBe(false);
+    expect(code !== undefined && wantsStamp(code)).toBe(false);
+    expect(formatVerdict(code!)).toContain("literate/a.md:7 compiles ✗ tested ✓ stamped ✗\n    literate/a.md:10:3 compiles: TS2322");
+  });
+
+  it("say that no test ran when no test file reaches the block's module", () => {
+    const [code] = judgeBlocks(inputs(chapter(), undefined), [0]);
+    expect(formatVerdict(code!)).toMatch(/^literate\/a\.md:7 compiles ✓ tested ✗ stamped ✗\n {4}literate\/a\.md:7:1 tested: no test ran: no test file imports `generated\/a\.ts`/);
+  });
+
+  it("pass on why a run proved nothing, at each block it was to test", () => {
+    const failed = { ...inputs(chapter(), undefined), noEvidence: [{ file: "literate/a.md", line: 24, column: 1, severity: "error" as const, rule: "tested", message: "failed: doubles: expected 5 to be 4" }] };
+    const [code, , test] = judgeBlocks(failed, [0, 1, 2]);
+    expect(formatVerdict(code!)).toBe("literate/a.md:7 compiles ✓ tested ✗ stamped ✗\n    literate/a.md:24:1 tested: failed: doubles: expected 5 to be 4");
+    expect(test?.tested).toBe(false);
+  });
+});
+
+describe("devReport", () => {
+  it("marks a block tested when its stamp is its hash or this cycle stamped it, and stale when its stamp is another's", () => {
+    const plain = inputs(chapter(), undefined);
+    const hash = plain.hashes[0] ?? "";
+    expect(devReport(inputs(chapter("return n * 2;", ` tested=${hash}`), undefined), []).blocks[0]?.checks.tested).toBe("tested");
+    const stale = devReport(inputs(chapter("return n * 2;", " tested=000000000000"), undefined), []);
+    expect(stale.blocks[0]?.checks.tested).toBe("stale");
+    expect(stale.documents[0]).toMatchObject({ path: "literate/a.md", tested: 0, problems: 1 });
+    const [verdict] = judgeBlocks(inputs(chapter(), evidenceOf(1)), [0]);
+    const report = devReport(plain, [{ ...verdict!, stamped: true }]);
+    expect(report.blocks[0]).toMatchObject({ stamp: hash, checks: { tested: "tested" } });
+    expect(report.ok).toBe(true);
+  });
+});
+
+describe("withLiveScript", () => {
+  it("adds the live-update script before the end of the body, once", () => {
+    const page = withLiveScript("<html><body><p>x</p></body></html>");
+    expect(page).toBe(`<html><body><p>x</p><script src="${livePaths.script}"></script></body></html>`);
+  });
+});
+
+describe("IncrementalTypeChecker", () => {
+  const project = new Project({ "generated/a.ts": "export const a: number = 1;\n", "generated/b.ts": 'import { a } from "./a.ts";\nexport const b: number = a;\n' });
+  afterAll(() => project.remove());
+
+  it("reports an error an edit causes in another file, and nothing once it is fixed", { timeout: 120_000 }, async () => {
+    const checker = new IncrementalTypeChecker(project.root);
+    expect((await checker.check()).diagnostics).toEqual([]);
+    project.write("generated/a.ts", 'export const a: string = "one";\n');
+    const broken = await checker.check();
+    expect(broken.diagnostics).toEqual([expect.objectContaining({ file: "generated/b.ts", line: 2, code: 2322 })]);
+    project.write("generated/a.ts", "export const a: number = 2;\n");
+    expect((await checker.check()).diagnostics).toEqual([]);
+  });
+
+  it("gives the same answer through the JavaScript API, kept warm between checks", { timeout: 180_000 }, async () => {
+    const checker = new IncrementalTypeChecker(project.root, { compiler: "javascript" });
+    expect((await checker.check()).diagnostics).toEqual([]);
+    project.write("generated/a.ts", 'export const a: string = "one";\n');
+    expect((await checker.check()).diagnostics).toEqual([expect.objectContaining({ file: "generated/b.ts", line: 2, code: 2322 })]);
+    project.write("generated/a.ts", "export const a: number = 2;\n");
+    expect((await checker.check()).diagnostics).toEqual([]);
+  });
+});

@@ -1,0 +1,207 @@
+/**
+ * The docs site of `npm run dev`: built from the dev session's report (badges from the stamps
+ * and this session's verdicts, see `devReport`), served on 127.0.0.1, and pushed to open
+ * browsers. Each HTML page is served with a small script that listens to server-sent events on
+ * `/__dev/events`; after a rebuild the server names the chapter pages that changed, and a
+ * browser showing one of them reloads it. When the documents do not tangle, the event carries
+ * the errors and the page shows them in a banner over the last good page.
+ *
+ * The site is written to `.cache/dev/site`, apart from `site/`: its badges are dev's, not
+ * verify's. Each build is `npm run docs` in a child process (without the API reference), reading
+ * the dev report with `--verify-json`: a build holds the CPU for seconds at a time, and in this
+ * process it would hold up the next save's verdict. Builds run one at a time beside the cycles;
+ * saves during a build cause one more.
+ */
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { createServer, type ServerResponse } from "node:http";
+import { spawn, type ChildProcess } from "node:child_process";
+import { dirname, extname, join, normalize, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { formatDiagnostic } from "../diagnostics.ts";
+import type { CycleReport } from "../dev-session.ts";
+import { chapterPath } from "./html.ts";
+import { writeAtomically } from "../io.ts";
+
+const types: Readonly<Record<string, string>> = {
+  ".html": "text/html; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".json": "application/json; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".woff2": "font/woff2",
+};
+
+/** Where the live-update script is served, and where it listens. */
+export const livePaths = { script: "/__dev/live.js", events: "/__dev/events" } as const;
+
+/**
+ * The script every page gets in dev mode: on an `update` event naming this page (or naming no
+ * page: everything changed) it reloads; on a `problem` event it shows the lines in a banner.
+ */
+export const liveScript = `(() => {
+  const here = location.pathname.replace(/^\\//, "") || "index.html";
+  const events = new EventSource(${JSON.stringify(livePaths.events)});
+  events.addEventListener("update", (e) => {
+    const pages = JSON.parse(e.data).pages;
+    if (pages.length === 0 || pages.includes(here)) location.reload();
+  });
+  events.addEventListener("problem", (e) => {
+    const lines = JSON.parse(e.data).lines;
+    let banner = document.getElementById("dev-problem");
+    if (lines.length === 0) return banner?.remove();
+    if (banner === null) {
+      banner = document.createElement("pre");
+      banner.id = "dev-problem";
+      banner.style.cssText = "position:fixed;top:0;left:0;right:0;margin:0;padding:1rem;background:#fff5f5;border-bottom:2px solid #cf222e;white-space:pre-wrap;z-index:9999";
+      document.body.prepend(banner);
+    }
+    banner.textContent = lines.join("\\n");
+  });
+})();
+`;
+
+/** An HTML page with the live-update script added before `</body>` (or at its end). */
+export function withLiveScript(html: string): string {
+  const tag = `<script src="${livePaths.script}"></script>`;
+  const at = html.lastIndexOf("</body>");
+  return at < 0 ? `${html}${tag}` : `${html.slice(0, at)}${tag}${html.slice(at)}`;
+}
+
+/** The launcher of the toolchain's CLIs, beside this folder. */
+const launcher = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "run.cjs");
+
+/** Runs `node tools/run.cjs docs` on the dev report into `site`; its exit code and output. */
+function buildInChild(root: string, site: string, reportPath: string, started: (child: ChildProcess) => void): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [launcher, "docs", "--root", root, "--out", site, "--verify-json", reportPath, "--no-api"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    started(child);
+    let output = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
+
+/** A running dev docs server. */
+export interface DevDocs {
+  readonly url: string;
+  /** Rebuilds the site from a cycle's report (in the background) and tells browsers what changed. */
+  readonly update: (cycle: CycleReport) => void;
+  /** Resolves when no build is running or queued. */
+  readonly idle: () => Promise<void>;
+  readonly close: () => Promise<void>;
+}
+
+/** Serves `.cache/dev/site` on 127.0.0.1:`port` (0: a free port). */
+export async function startDevDocs(options: { readonly root: string; readonly port: number; readonly log: (line: string) => void }): Promise<DevDocs> {
+  const { root, log } = options;
+  const site = join(root, ".cache", "dev", "site");
+  const reportPath = join(root, ".cache", "dev", "verify.json");
+  mkdirSync(site, { recursive: true });
+  const listeners = new Set<ServerResponse>();
+  const send = (event: string, data: unknown): void => {
+    for (const response of listeners) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
+  const server = createServer((request, response) => {
+    let path: string;
+    try {
+      path = decodeURIComponent(new URL(request.url ?? "/", "http://127.0.0.1").pathname);
+    } catch {
+      response.writeHead(400, { "content-type": "text/plain; charset=utf-8" }).end("bad request: the path is not a valid URL encoding");
+      return;
+    }
+    if (path === livePaths.events) {
+      response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" });
+      response.write(": dev\n\n");
+      listeners.add(response);
+      request.on("close", () => listeners.delete(response));
+      return;
+    }
+    if (path === livePaths.script) {
+      response.writeHead(200, { "content-type": types[".js"] ?? "", "cache-control": "no-store" }).end(liveScript);
+      return;
+    }
+    let file = normalize(join(site, path));
+    if (file !== site && !file.startsWith(site + sep)) {
+      response.writeHead(403).end("forbidden");
+      return;
+    }
+    if (existsSync(file) && statSync(file).isDirectory()) file = join(file, "index.html");
+    if (!existsSync(file)) {
+      response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end(`not found: ${path} (the first build may still be running)`);
+      return;
+    }
+    const type = types[extname(file)] ?? "application/octet-stream";
+    const body = extname(file) === ".html" ? withLiveScript(readFileSync(file, "utf8")) : readFileSync(file);
+    response.writeHead(200, { "content-type": type, "cache-control": "no-store" }).end(body);
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, "127.0.0.1", () => {
+      const address = server.address();
+      resolve(`http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : options.port}/`);
+    });
+  });
+
+  let building: Promise<void> | undefined;
+  let current: ChildProcess | undefined;
+  let closing = false;
+  let queued: { report: NonNullable<CycleReport["report"]>; pages: Set<string> | undefined } | undefined;
+  const build = async (): Promise<void> => {
+    while (queued !== undefined) {
+      const { report, pages } = queued;
+      queued = undefined;
+      try {
+        writeAtomically(reportPath, JSON.stringify(report));
+        const started = performance.now();
+        const { code, output } = await buildInChild(root, site, reportPath, (child) => (current = child));
+        current = undefined;
+        if (closing) return;
+        // Exit 1 is a site built with problems (the book's, which the verdicts already show); anything else is no site.
+        if (code !== 0 && code !== 1) throw new Error(output.trim().split("\n").slice(-5).join("\n"));
+        log(`dev: docs updated in ${Math.round(performance.now() - started)} ms`);
+        send("update", { pages: pages === undefined ? [] : [...pages].sort() });
+      } catch (caught) {
+        log(`dev: the docs did not build: ${caught instanceof Error ? caught.message : String(caught)}`);
+      }
+    }
+  };
+  const kick = (): void => {
+    if (building !== undefined) return;
+    building = build().finally(() => {
+      building = undefined;
+      if (queued !== undefined) kick();
+    });
+  };
+  return {
+    url,
+    update: (cycle) => {
+      if (cycle.tangleErrors !== undefined) {
+        send("problem", { lines: cycle.tangleErrors.map(formatDiagnostic) });
+        return;
+      }
+      if (cycle.report === undefined) {
+        send("problem", { lines: [] });
+        return;
+      }
+      // The first report (no document named) rebuilds everything; later ones add their chapters.
+      const all = cycle.documents.length === 0 || (queued !== undefined && queued.pages === undefined);
+      queued = { report: cycle.report, pages: all ? undefined : new Set([...(queued?.pages ?? []), ...cycle.documents.map(chapterPath)]) };
+      kick();
+    },
+    idle: async () => {
+      while (building !== undefined) await building;
+    },
+    close: async () => {
+      closing = true;
+      queued = undefined;
+      current?.kill();
+      for (const response of listeners) response.end();
+      listeners.clear();
+      await building;
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
