@@ -4,7 +4,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { get } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blockHashes } from "../../tools/lib/stamps.ts";
-import { parseLiterateDocument } from "../../tools/lib/document.ts";
+import { tangle } from "../../tools/lib/tangle.ts";
 import { Project, edit, launcher, lineOf } from "./verify-project.ts";
 
 const fence = "```";
@@ -73,7 +73,7 @@ class Dev {
 
 /** The stamp hash a block of `text` must carry: the `index`-th block's hash. */
 function hashOf(text: string, index: number): string {
-  return blockHashes(parseLiterateDocument("literate/a.md", text).blocks)[index] ?? "";
+  return blockHashes(tangle([{ path: "literate/a.md", text }]))[index] ?? "";
 }
 
 describe("npm run dev", () => {

@@ -48,7 +48,7 @@ function chapter(body = "return n * 2;", stamp = ""): string {
 
 function tangled(text: string): { result: TangleResult; hashes: string[] } {
   const result = tangle([{ path: "literate/a.md", text }], { scan: "remark" });
-  return { result, hashes: blockHashes(result.blocks) };
+  return { result, hashes: blockHashes(result) };
 }
 
 describe("changedBlocks", () => {
@@ -74,7 +74,7 @@ describe("changedBlocks", () => {
       md("---", "tangle: generated/c.ts", "---", "A class.", "", `${fence}ts`, "export class C {", "  <<c-methods>>", "}", fence, "", "A method.", "", `${fence}ts #c-methods`, `m(): number { ${body} }`, fence);
     const one = tangle([{ path: "literate/c.md", text: doc("return 1;") }]);
     const two = tangle([{ path: "literate/c.md", text: doc("return 2;") }]);
-    expect(changedBlocks(writtenBlockKeys(one, blockHashes(one.blocks)), two, blockHashes(two.blocks))).toEqual([0, 1]);
+    expect(changedBlocks(writtenBlockKeys(one, blockHashes(one)), two, blockHashes(two))).toEqual([0, 1]);
   });
 });
 

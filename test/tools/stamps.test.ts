@@ -50,7 +50,7 @@ function documentOf(parts: { readonly outer?: string; readonly middle?: string; 
 function hashes(parts: Parameters<typeof documentOf>[0] = {}): string[] {
   const result = tangle([{ path, text: documentOf(parts) }]);
   expect(result.diagnostics).toEqual([]);
-  return blockHashes(result.blocks);
+  return blockHashes(result);
 }
 
 describe("blockHashes", () => {
@@ -76,8 +76,8 @@ describe("blockHashes", () => {
 
   it("counts every block of a name that is defined twice", () => {
     const twice = documentOf().replace("```ts #inner\ntotal += 2;\n```", "```ts #inner\ntotal += 2;\n```\n\nMore of the inner part.\n\n```ts #inner\ntotal += 3;\n```");
-    const before = blockHashes(tangle([{ path, text: twice }]).blocks);
-    const after = blockHashes(tangle([{ path, text: twice.replace("total += 3;", "total += 4;") }]).blocks);
+    const before = blockHashes(tangle([{ path, text: twice }]));
+    const after = blockHashes(tangle([{ path, text: twice.replace("total += 3;", "total += 4;") }]));
     expect(after[0]).not.toBe(before[0]);
     expect(after[2]).toBe(before[2]);
   });
@@ -88,16 +88,25 @@ describe("blockHashes", () => {
         tangle([
           { path: "literate/a.md", text: "---\ntangle: generated/a.ts\n---\n\nUses a shared part.\n\n```ts\nexport function a(): number {\n  <<shared>>\n}\n```\n" },
           { path: "literate/b.md", text: `# Shared\n\nThe shared part.\n\n\`\`\`ts #shared\n${inner}\n\`\`\`\n` },
-        ]).blocks,
+        ]),
       );
     expect(user("return 1;")[0]).not.toBe(user("return 2;")[0]);
+  });
+
+  it("reads tangle's splice graph, so an illustration named like a spliced block changes no stamp", () => {
+    const withIllustration = (example: string): string =>
+      `---\ntangle: generated/x.ts\n---\n\nOuter.\n\n\`\`\`ts\nexport function f(): number {\n  <<part>>\n}\n\`\`\`\n\nThe part.\n\n\`\`\`ts #part\nreturn 1;\n\`\`\`\n\nAn illustration.\n\n\`\`\`ts no-tangle #part\n${example}\n\`\`\`\n`;
+    const before = tangle([{ path, text: withIllustration("return 2;") }]);
+    expect(before.references[0]).toEqual([{ line: 1, name: "part", blocks: [1] }]);
+    expect(before.references[2]).toEqual([]);
+    expect(blockHashes(tangle([{ path, text: withIllustration("return 3;") }]))[0]).toBe(blockHashes(before)[0]);
   });
 
   it("ends on a reference cycle, which tangle reports", () => {
     const text = "---\ntangle: generated/x.ts\n---\n\nA.\n\n```ts\nexport const a = 1;\n<<b>>\n```\n\nB.\n\n```ts #b\n<<c>>\n```\n\nC.\n\n```ts #c\n<<b>>\n```\n";
     const result = tangle([{ path, text }]);
     expect(result.diagnostics.map((d) => d.rule)).toContain("reference-cycle");
-    const cyclic = blockHashes(result.blocks);
+    const cyclic = blockHashes(result);
     expect(cyclic).toHaveLength(3);
     for (const h of cyclic) expect(h).toMatch(/^[0-9a-f]{12}$/);
   });

@@ -118,7 +118,7 @@ const fenceOf = (text: string, firstLine: string): number => lineOf(text, firstL
 const runtimeBlocks = ["export function add", "export class Counter", "increment(): void", "value(): number", "export function clamp", "if (n < low)"];
 
 /** Every block's current hash, as verify computes it. */
-const hashesOf = (text: string): string[] => blockHashes(tangle([{ path: doc, text }]).blocks);
+const hashesOf = (text: string): string[] => blockHashes(tangle([{ path: doc, text }]));
 
 /** The opening fence lines of a document. */
 const fenceLines = (text: string): string[] => text.split("\n").filter((line) => line.startsWith("```ts"));

@@ -97,7 +97,7 @@ export class DevSession {
       // A document changed between the two reads; the save that changed it starts another cycle.
       return { tangleErrors: result.diagnostics.filter((d) => d.severity === "error"), verdicts: [], documents: [], milliseconds: performance.now() - started };
     }
-    const hashes = blockHashes(result.blocks);
+    const hashes = blockHashes(result);
     const first = this.#previous === undefined;
     const changed = changedBlocks(this.#previous ?? [], result, hashes);
     this.#previous = writtenBlockKeys(result, hashes);
@@ -209,7 +209,7 @@ export class DevSession {
 
   /** Removes blocks from the previous cycle's record, so the next cycle sees them as changed. */
   #forget(blocks: readonly number[], result: TangleResult): void {
-    const hashes = blockHashes(result.blocks);
+    const hashes = blockHashes(result);
     for (const i of blocks) {
       const key = blockKey(result.blocks[i]?.doc ?? "", hashes[i] ?? "");
       const at = this.#previous?.indexOf(key) ?? -1;

@@ -6,19 +6,15 @@
  * through `<<name>>`. Twelve hex digits of SHA-256.
  */
 import { createHash } from "node:crypto";
-import type { LiterateBlock } from "./document.ts";
+import type { TangleResult } from "./tangle.ts";
 
-const referenceLine = /^[ \t]*<<([A-Za-z_][\w.-]*)>>[ \t]*$/;
-
-/** Computes every block's hash (memoized; reference cycles are tangle errors, guarded anyway). */
-export function blockHashes(blocks: readonly LiterateBlock[]): string[] {
-  const named = new Map<string, number[]>();
-  blocks.forEach((b, i) => {
-    if (b.attrs.name === undefined) return;
-    const list = named.get(b.attrs.name);
-    if (list === undefined) named.set(b.attrs.name, [i]);
-    else list.push(i);
-  });
+/**
+ * Computes every block's hash over tangle's splice graph (`result.references`): a block's lines,
+ * each `<<name>>` line followed by the hashes of the blocks spliced there. Memoized; reference
+ * cycles are tangle errors, guarded anyway (a block met again while its own hash is computed adds "").
+ */
+export function blockHashes(result: Pick<TangleResult, "blocks" | "references">): string[] {
+  const { blocks, references } = result;
   const memo: (string | undefined)[] = [];
   const visiting = new Set<number>();
   const hashOf = (i: number): string => {
@@ -28,12 +24,15 @@ export function blockHashes(blocks: readonly LiterateBlock[]): string[] {
     if (block === undefined || visiting.has(i)) return "";
     visiting.add(i);
     const h = createHash("sha256");
-    for (const line of block.lines) {
+    const refs = references[i] ?? [];
+    let next = 0;
+    block.lines.forEach((line, k) => {
       h.update(line);
       h.update("\n");
-      const ref = referenceLine.exec(line);
-      if (ref !== null) for (const child of named.get(ref[1] ?? "") ?? []) h.update(`<<${hashOf(child)}>>`);
-    }
+      while (next < refs.length && (refs[next]?.line ?? 0) < k) next++;
+      const ref = refs[next];
+      if (ref !== undefined && ref.line === k) for (const child of ref.blocks) h.update(`<<${hashOf(child)}>>`);
+    });
     visiting.delete(i);
     const digest = h.digest("hex").slice(0, 12);
     memo[i] = digest;

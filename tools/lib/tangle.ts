@@ -52,9 +52,23 @@ export interface TangleResult {
   readonly files: ReadonlyMap<string, string>;
   /** Global block index → where it was placed (first placement for blocks spliced twice); no entry for a block never written. */
   readonly placements: readonly (BlockPlacement | undefined)[];
+  /**
+   * The splice graph: for each block (global index), its `<<name>>` lines in order, each with the
+   * blocks that name resolves to by tangle's rule (named blocks not marked `no-tangle`, in document
+   * order; empty for a name nothing defines). Stamps, verify, the docs and the dev loop read this,
+   * and none of them parses `<<name>>` lines again.
+   */
+  readonly references: readonly (readonly BlockReference[])[];
   readonly diagnostics: readonly Diagnostic[];
   /** True when no diagnostic is an error. */
   readonly ok: boolean;
+}
+
+/** One `<<name>>` line of a block: its 0-based line within the block, the name, and the blocks spliced there. */
+export interface BlockReference {
+  readonly line: number;
+  readonly name: string;
+  readonly blocks: readonly number[];
 }
 
 /** Options of a tangle run. */
@@ -65,7 +79,7 @@ export interface TangleOptions {
 }
 
 const referenceLine = /^([ \t]*)<<([A-Za-z_][\w.-]*)>>[ \t]*$/;
-export { referenceLine };
+
 
 /**
  * How deep `<<name>>` references may nest. Expansion recurses once per level, so a chain
@@ -75,6 +89,16 @@ export const maxReferenceDepth = 100;
 
 /** The C0 control characters a block may not hold: all but tab, line feed, form feed and carriage return. */
 const controlCharacter = /[\0-\x08\x0B\x0E-\x1F]/;
+
+/** A block's `<<name>>` lines, resolved against the named blocks. */
+function referencesOf(block: LiterateBlock, named: ReadonlyMap<string, readonly number[]>): BlockReference[] {
+  const found: BlockReference[] = [];
+  block.lines.forEach((text, line) => {
+    const name = text.includes("<<") ? referenceLine.exec(text)?.[2] : undefined;
+    if (name !== undefined) found.push({ line, name, blocks: named.get(name) ?? [] });
+  });
+  return found;
+}
 
 /** Chooses the comment style of a target from its extension. */
 export function commentStyleFor(path: string): CommentStyle {
@@ -110,6 +134,7 @@ export function tangle(inputs: readonly TangleInput[], options: TangleOptions = 
     else list.push(i);
   });
 
+  const references = blocks.map((block) => referencesOf(block, named));
   const roots = collectRoots(documents, blocks, diagnostics);
   // An array indexed by block, not a Map: a large book has tens of thousands of blocks, and a Map's growth shows in the profile.
   const placements: (BlockPlacement | undefined)[] = new Array<BlockPlacement | undefined>(blocks.length).fill(undefined);
@@ -161,7 +186,7 @@ export function tangle(inputs: readonly TangleInput[], options: TangleOptions = 
     );
   }
 
-  return { documents, blocks, targets, files, placements, diagnostics, ok: !hasErrors(diagnostics) };
+  return { documents, blocks, targets, files, placements, references, diagnostics, ok: !hasErrors(diagnostics) };
 }
 
 /**

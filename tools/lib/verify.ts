@@ -115,7 +115,7 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
   const compileProblems = mapCompilerDiagnostics(result, checked, global);
   requireInProgram(root, result, global);
   const { evidence, missing } = usableEvidence(root, result, global);
-  const hashes = blockHashes(result.blocks);
+  const hashes = blockHashes(result);
   const children = childrenOf(result);
   const values = analyses.flatMap((a, block) => (a.kind === "definition" && !a.typeOnly && a.names.length > 0 ? [{ block, names: a.names }] : []));
   const runnables = findRunnables(result, sources, values);

@@ -3,7 +3,7 @@
  * that ran each block and the API pages, keyed by global block index. Pure.
  */
 import { byChapterOrder, type LiterateBlock } from "../document.ts";
-import { referenceLine, type TangleResult, type TangledTarget } from "../tangle.ts";
+import type { TangleResult, TangledTarget } from "../tangle.ts";
 import type { BlockReport, DocumentSummary, VerifyReport } from "../verify.ts";
 import { blockAnchor, chapterPath } from "./html.ts";
 import type { XrefResult } from "./xref.ts";
@@ -136,7 +136,7 @@ export function buildModel(input: ModelInput): DocsModel {
     }
   }
 
-  const chunks = chunkLinks(tangle.blocks);
+  const chunks = chunkLinks(tangle);
   const blocks: BlockModel[] = tangle.blocks.map((block, global) => {
     const blockReport = reports.get(`${block.doc}\0${block.index}`);
     const ids = [...(identifiers.get(global)?.values() ?? [])].sort((a, b) => a.line - b.line || a.column - b.column);
@@ -214,24 +214,13 @@ export function compareDefinitionNames(a: string, b: string): number {
 /** One collator for every comparison: `localeCompare` builds one per call. */
 const collator = new Intl.Collator("en", { sensitivity: "base" });
 
-/** The `<<name>>` lines of each block (by tangle's own rule), and for each named block that tangle splices where it is spliced in. */
-export function chunkLinks(blocks: readonly LiterateBlock[]): { refs: BlockModel["chunkRefs"][]; splicedInto: number[][] } {
-  const byName = new Map<string, number[]>();
-  blocks.forEach((b, i) => {
-    if (b.attrs.name === undefined || b.attrs.noTangle) return;
-    const named = byName.get(b.attrs.name);
-    if (named === undefined) byName.set(b.attrs.name, [i]);
-    else named.push(i);
+/** The `<<name>>` lines of each block (tangle's splice graph), and for each named block the blocks whose lines splice it in. */
+export function chunkLinks(result: Pick<TangleResult, "blocks" | "references">): { refs: BlockModel["chunkRefs"][]; splicedInto: number[][] } {
+  const splicedInto: number[][] = result.blocks.map(() => []);
+  const refs = result.blocks.map((_, i) => {
+    const found = result.references[i] ?? [];
+    for (const ref of found) for (const n of ref.blocks) if (!splicedInto[n]?.includes(i)) splicedInto[n]?.push(i);
+    return found;
   });
-  const splicedInto: number[][] = blocks.map(() => []);
-  const refs = blocks.map((b, i) =>
-    b.lines.flatMap((text, line) => {
-      const name = text.includes("<<") ? referenceLine.exec(text)?.[2] : undefined;
-      if (name === undefined) return [];
-      const named = byName.get(name) ?? [];
-      for (const n of named) if (!splicedInto[n]?.includes(i)) splicedInto[n]?.push(i);
-      return [{ line, name, blocks: named }];
-    }),
-  );
   return { refs, splicedInto };
 }
