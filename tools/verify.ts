@@ -45,6 +45,11 @@ function printText(report: VerifyReport): void {
     const warned = d.warnings > 0 ? `, ${d.warnings} warning(s)` : "";
     process.stdout.write(`${d.path}: ${d.definitions} definition blocks (${d.typeOnly} type-only), ${d.tested}/${runtime} tested, ${d.problems} problem(s)${warned}\n`);
   }
+  const { recorded, unrecorded } = report.mutation ?? { recorded: [], unrecorded: [] };
+  if (unrecorded.length > 0) {
+    const names = unrecorded.map((doc) => doc.replace(/^literate\//, "").replace(/\.md$/, ""));
+    process.stdout.write(`mutation records (rule 5): ${recorded.length} chapters pinned; none yet for ${unrecorded.length}, not checked: ${names.join(", ")}\n`);
+  }
   if (report.stamps !== undefined) process.stdout.write(`stamps: ${report.stamps.written} written, ${report.stamps.removed} removed\n`);
   const checked = report.documents.reduce((n, d) => n + d.definitions, 0);
   const errors = report.problems.filter((p) => p.severity === "error").length;

@@ -8,6 +8,12 @@
  *    block defines ran, or, for a value with no function in it, code that ran read it, `runs.ts`;
  *    and a `tested=` stamp equal to the block's current hash, `stamps.ts`).
  *
+ * 5. pinned (mutation evidence, `mutation.ts`): in every chapter with a record file
+ *    (`mutation/CHAPTER.json`, written only by `npm run mutate`), each runtime block has a record
+ *    matching its hash, scoring at least 80% with declared equivalents left out, and every
+ *    `equivalent` declaration names a mutant that survives. Chapters without a record file are
+ *    listed, not failed.
+ *
  * Besides: a chapter imports only from chapters earlier in the reading order (`order.ts`), and a
  * doc comment that mostly repeats the prose before its block is a warning (`repetition.ts`).
  */
@@ -19,6 +25,7 @@ import { analyzeDefinitions, type BlockKind } from "./definitions.ts";
 import { evidencePaths, judgeExecution, loadEvidence, type TestEvidence } from "./evidence.ts";
 import { listDocuments, readIfExists, writeAtomically } from "./io.ts";
 import { readingOrderProblems } from "./order.ts";
+import { judgePinned, recordPath } from "./mutation.ts";
 import { measureRepetition, repetitionWarnings } from "./repetition.ts";
 import { findRunnables, judgeRunnables, parseTargets, type Runnables, type RunVerdicts } from "./runs.ts";
 import { applyStampEdits, blockHashes, type StampEdit } from "./stamps.ts";
@@ -74,6 +81,8 @@ export interface VerifyReport {
   readonly tests?: TestEvidence["tests"];
   /** With `--stamp`: how many stamps were written and removed. */
   readonly stamps?: { readonly written: number; readonly removed: number };
+  /** Rule 5: the chapters with runtime blocks that have a mutation record file, and those that have none yet. */
+  readonly mutation?: { readonly recorded: readonly string[]; readonly unrecorded: readonly string[] };
 }
 
 /** Options of a verification. */
@@ -122,6 +131,8 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
   const parts = evidence === undefined ? undefined : partsOf(runnables, judgeRunnables(evidence, runnables));
   const kindOf = (index: number): BlockKind => analyses[index]?.kind ?? "other";
   const orderProblems = readingOrderProblems(result, sources, (index) => kindOf(index) === "test" || kindOf(index) === "other");
+  const pinned = judgePinned(result, analyses, hashes, new Map(paths.map((path) => [path, readIfExists(join(root, recordPath(path)))])));
+  global.push(...pinned.global);
   const repetitions = repetitionWarnings(measureRepetition(result, sources, (index) => kindOf(index) === "definition" && result.blocks[index]?.proseBefore === true));
 
   // Stamps follow evidence only: without usable evidence (none, or older than the code), none is touched.
@@ -145,7 +156,7 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
     }
     const compileList = compileProblems.get(index) ?? [];
     problems.push(...compileList);
-    problems.push(...(orderProblems.get(index) ?? []), ...(repetitions.get(index) ?? []));
+    problems.push(...(orderProblems.get(index) ?? []), ...(repetitions.get(index) ?? []), ...(pinned.byBlock.get(index) ?? []));
 
     const runtime = isRuntime(analysis.kind, analysis.typeOnly);
     const hash = hashes[index] ?? "";
@@ -224,6 +235,7 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
     typeCheck: { compiler: checked.compiler, milliseconds: checked.milliseconds },
     ...(evidence === undefined ? {} : { tests: evidence.tests }),
     ...(options.stamp === true ? { stamps: { written, removed } } : {}),
+    mutation: { recorded: pinned.recorded, unrecorded: pinned.unrecorded },
   };
 }
 
