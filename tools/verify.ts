@@ -46,7 +46,8 @@ function printText(report: VerifyReport): void {
     process.stdout.write(`${d.path}: ${d.definitions} definition blocks (${d.typeOnly} type-only), ${d.tested}/${runtime} tested, ${d.problems} problem(s)${warned}\n`);
   }
   const { recorded, unrecorded } = report.mutation ?? { recorded: [], unrecorded: [] };
-  if (unrecorded.length > 0) {
+  // A project that never ran `npm run mutate` has no rule 5 to report on.
+  if (recorded.length > 0 && unrecorded.length > 0) {
     const names = unrecorded.map((doc) => doc.replace(/^literate\//, "").replace(/\.md$/, ""));
     process.stdout.write(`mutation records (rule 5): ${recorded.length} chapters pinned; none yet for ${unrecorded.length}, not checked: ${names.join(", ")}\n`);
   }

@@ -275,7 +275,7 @@ export interface EquivalenceDeclaration {
 const declarationPattern = /^(\d+):(\d+)\s+([A-Za-z]+)\s+(.*?)\s+(?:—|--)\s+(\S.*)$/;
 
 /**
- * Reads every `equivalent` fence of the book. Each non-empty line declares one mutant:
+ * Reads every `equivalent` fence of the book (but those marked `no-tangle`). Each non-empty line declares one mutant:
  * `LINE:COLUMN Mutator replacement — reason` (LINE relative to the block, as in the records).
  * Malformed lines, and fences with no TypeScript block before them, are problems at their line.
  */
@@ -292,6 +292,8 @@ export function parseEquivalences(result: TangleResult): { declarations: Equival
       if ((block.lang === "ts" || block.lang === "typescript") && !block.attrs.test && !block.attrs.noTangle) previous = index;
       return;
     }
+    // An illustration of the syntax (`no-tangle`) declares nothing.
+    if (block.attrs.noTangle) return;
     if (previous < 0) {
       add(index, error({ file: block.doc, line: block.line, column: block.column }, "pinned", "an `equivalent` fence must follow the TypeScript block whose mutants it declares", "move it right after that block"));
       return;
