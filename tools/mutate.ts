@@ -12,6 +12,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { parseArgs } from "node:util";
+import ts from "typescript";
 import type { LogLevel, PartialStrykerOptions } from "@stryker-mutator/api/core";
 import { runCli } from "./lib/cli.ts";
 import { analyzeDefinitions, type BlockAnalysis } from "./lib/definitions.ts";
@@ -32,9 +33,11 @@ import {
   scoreBlock,
   shortHash,
   testNamePattern,
+  toGeneratedPosition,
   undetected,
   type BlockMutationRecord,
   type ChapterRecord,
+  type MutantRecord,
   type SampledKill,
   type StrykerReport,
 } from "./lib/mutation.ts";
@@ -42,10 +45,11 @@ import { parseTargets } from "./lib/runs.ts";
 import { blockHashes } from "./lib/stamps.ts";
 import { tangle, type TangleResult } from "./lib/tangle.ts";
 
-const usage = `usage: mutate [--chapter NAME]... [--all] [--sample N [--seed S]] [--concurrency N] [--root DIR]
+const usage = `usage: mutate [--chapter NAME]... [--all] [--fresh] [--sample N [--seed S]] [--concurrency N] [--root DIR]
 
   --chapter NAME  mutate the blocks of literate/NAME.md whose record is missing or stale (repeatable)
   --all           every chapter with runtime blocks (default: the chapters that have a record)
+  --fresh         run every block of the chosen chapters again, current records or not
   --sample N      write nothing: re-check N recorded kills, drawn at random (from --seed S)
   --concurrency   test runner processes for StrykerJS (default 1: the machine is shared)
   --root          the project root (default: the current folder)`;
@@ -54,6 +58,7 @@ const usage = `usage: mutate [--chapter NAME]... [--all] [--sample N [--seed S]]
 interface Book {
   readonly root: string;
   readonly result: TangleResult;
+  readonly sources: ReadonlyMap<string, ts.SourceFile>;
   readonly analyses: readonly BlockAnalysis[];
   readonly hashes: readonly string[];
 }
@@ -67,8 +72,9 @@ function readBook(root: string): Book {
     if (readIfExists(join(root, path)) !== content) stale.push(error({ file: path, line: 0, column: 0 }, "out-of-date", `\`${path}\` is not what the documents tangle to`, "run `npm run tangle` first"));
   }
   if (stale.length > 0) throw new LiterateError(stale);
-  const { analyses } = analyzeDefinitions(result, parseTargets(result));
-  return { root, result, analyses, hashes: blockHashes(result.blocks) };
+  const sources = parseTargets(result);
+  const { analyses } = analyzeDefinitions(result, sources);
+  return { root, result, sources, analyses, hashes: blockHashes(result.blocks) };
 }
 
 function loadRecord(root: string, doc: string): ChapterRecord | undefined {
@@ -88,10 +94,6 @@ async function runStryker(root: string, mutate: readonly string[], tests: string
       vitest: { configFile: "vitest.mutate.config.ts", related: false },
       testFiles: [tests],
       coverageAnalysis: "perTest",
-      // A mutant of module-level code ("static": a `Set` of sensor names) needs the module evaluated
-      // again with the mutant active; under vitest 4.1 StrykerJS 9.6 does not manage it, and every
-      // such mutant "survives" tests that plainly kill it. They are left out rather than miscounted.
-      ignoreStatic: true,
       mutate: [...mutate],
       reporters: ["json"],
       jsonReporter: { fileName: join(scratch, "report.json") },
@@ -117,7 +119,7 @@ async function runStryker(root: string, mutate: readonly string[], tests: string
 }
 
 /** Mutates what a chapter needs and writes its record; returns the problems (none: written). */
-async function mutateChapter(book: Book, doc: string, concurrency: number): Promise<void> {
+async function mutateChapter(book: Book, doc: string, concurrency: number, fresh: boolean): Promise<void> {
   const { root, result, analyses, hashes } = book;
   const started = Date.now();
   const front = result.documents.find((d) => d.path === doc)?.frontMatter;
@@ -126,19 +128,21 @@ async function mutateChapter(book: Book, doc: string, concurrency: number): Prom
     throw new LiterateError([error({ file: doc, line: 1, column: 1 }, "pinned", "the chapter has no `test:` file, so no test can kill its mutants", "add `test:` to its front matter and write its tests")]);
   }
   const testsHash = shortHash(readIfExists(join(root, tests)) ?? "");
-  const old = loadRecord(root, doc);
+  const old = fresh ? undefined : loadRecord(root, doc);
   const candidates = mutationCandidates(result, analyses, doc);
   const reuse = (index: number): BlockMutationRecord | undefined => (old?.testsHash === testsHash ? old.blocks.find((b) => b.hash === hashes[index]) : undefined);
   const rerun = candidates.filter((index) => reuse(index) === undefined);
-  let fresh = new Map<number, BlockMutationRecord["mutants"][number][]>();
+  let found = new Map<number, MutantRecord[]>();
   if (rerun.length > 0) {
     const mutate = rerun.flatMap((index) => generatedRanges(result, index).map((r) => `${r.target}:${r.first}-${r.last}`));
-    fresh = mutantsByBlock(await runStryker(root, mutate, tests, concurrency), result);
+    found = mutantsByBlock(await runStryker(root, mutate, tests, concurrency), result);
+    const confirmed = confirmModuleLevel(book, found, tests);
+    if (confirmed > 0) process.stdout.write(`${doc}: ${confirmed} module-level mutants StrykerJS left standing fail the chapter's tests when run on their own; recorded as killed\n`);
   }
   const blocks: BlockMutationRecord[] = candidates.map((index) => {
     const line = result.blocks[index]?.line ?? 0;
     const kept = reuse(index);
-    return kept ?? { id: blockId(analyses[index] ?? { names: [] }, line), hash: hashes[index] ?? "", mutants: fresh.get(index) ?? [] };
+    return kept ?? { id: blockId(analyses[index] ?? { names: [] }, line), hash: hashes[index] ?? "", mutants: found.get(index) ?? [] };
   });
   const record: ChapterRecord = { doc, tests, testsHash, blocks };
   mkdirSync(join(root, "mutation"), { recursive: true });
@@ -167,13 +171,20 @@ function scratchCopy(root: string): string {
   return dir;
 }
 
-/** The outcome of re-running a recorded kill: killed, or why not. */
-type Recheck = { readonly killed: true } | { readonly killed: false; readonly why: string };
+/** What the tests did with a mutant in place: the names of those that failed, or that the file failed to load. */
+interface MutantRun {
+  readonly failed: readonly string[];
+  readonly ran: readonly string[];
+  readonly loadFailed: boolean;
+}
 
-/** Runs the tests that killed `kill` with its mutant in place, in `dir`; restores the file after. */
-function recheck(dir: string, book: Book, kill: SampledKill): Recheck {
-  const mutated = applyMutant(book.result, kill.block, kill.mutant);
-  if (mutated === undefined) return { killed: false, why: "its place is no longer in the block" };
+/**
+ * Runs `tests` (only the tests named in `names`, when given) in the copy `dir` with `mutant` of
+ * `block` put in place, and restores the file after. Undefined when the block no longer has the mutant's place.
+ */
+function runWithMutant(dir: string, book: Book, block: number, mutant: MutantRecord, tests: string, names: readonly string[]): MutantRun | undefined {
+  const mutated = applyMutant(book.result, block, mutant);
+  if (mutated === undefined) return undefined;
   const file = join(dir, mutated.target);
   const original = readFileSync(file, "utf8");
   writeFileSync(file, mutated.text);
@@ -181,18 +192,84 @@ function recheck(dir: string, book: Book, kill: SampledKill): Recheck {
     const vitest = join(dirname(createRequire(import.meta.url).resolve("vitest/package.json")), "vitest.mjs");
     const out = join(dir, "recheck.json");
     rmSync(out, { force: true });
-    spawnSync(process.execPath, [vitest, "run", "--config", "vitest.mutate.config.ts", kill.tests, "-t", testNamePattern(kill.mutant.killedBy), "--reporter=json", `--outputFile=${out}`], { cwd: dir, stdio: "ignore" });
+    const filter = names.length > 0 ? ["-t", testNamePattern(names)] : [];
+    spawnSync(process.execPath, [vitest, "run", "--config", "vitest.mutate.config.ts", tests, ...filter, "--reporter=json", `--outputFile=${out}`], { cwd: dir, stdio: "ignore" });
     const report = parseJson(readIfExists(out) ?? "{}") as { testResults?: { status?: string; assertionResults?: { fullName?: string; status?: string }[] }[] };
     const files = report.testResults ?? [];
-    const names = new Set(kill.mutant.killedBy);
-    const ran = files.flatMap((f) => f.assertionResults ?? []).filter((a) => names.has(a.fullName ?? ""));
-    if (ran.some((a) => a.status === "failed")) return { killed: true };
-    // A mutant that breaks loading the module fails the file before any test runs: Stryker counts that as killed too.
-    if (files.some((f) => f.status === "failed" && (f.assertionResults ?? []).length === 0)) return { killed: true };
-    return { killed: false, why: ran.length === 0 ? `the tests that killed it did not run (\`${kill.mutant.killedBy.join("`, `")}\`)` : `\`${kill.mutant.killedBy.join("`, `")}\` passed with it in place` };
+    const results = files.flatMap((f) => f.assertionResults ?? []).filter((a) => a.status === "passed" || a.status === "failed");
+    return {
+      failed: results.filter((a) => a.status === "failed").map((a) => a.fullName ?? ""),
+      ran: results.map((a) => a.fullName ?? ""),
+      // A mutant that breaks loading the module fails the file before any test runs: StrykerJS counts that as killed too.
+      loadFailed: files.some((f) => f.status === "failed" && (f.assertionResults ?? []).length === 0),
+    };
   } finally {
     writeFileSync(file, original);
   }
+}
+
+/** The outcome of re-running a recorded kill: killed, or why not. */
+type Recheck = { readonly killed: true } | { readonly killed: false; readonly why: string };
+
+function recheck(dir: string, book: Book, kill: SampledKill): Recheck {
+  const run = runWithMutant(dir, book, kill.block, kill.mutant, kill.tests, kill.mutant.killedBy);
+  if (run === undefined) return { killed: false, why: "its place is no longer in the block" };
+  const names = new Set(kill.mutant.killedBy);
+  if (run.failed.some((name) => names.has(name)) || run.loadFailed) return { killed: true };
+  const ran = run.ran.filter((name) => names.has(name));
+  return { killed: false, why: ran.length === 0 ? `the tests that killed it did not run (\`${kill.mutant.killedBy.join("`, `")}\`)` : `\`${kill.mutant.killedBy.join("`, `")}\` passed with it in place` };
+}
+
+/**
+ * Whether generated position `line`:`column` of `target` lies outside every function: code that
+ * runs once, when the module loads ("static" in StrykerJS's words).
+ */
+function moduleLevel(book: Book, target: string, line: number, column: number): boolean {
+  const source = book.sources.get(target);
+  if (source === undefined) return false;
+  const position = source.getPositionOfLineAndCharacter(line - 1, column - 1);
+  let inside = false;
+  const visit = (node: ts.Node): void => {
+    if (inside || position < node.getStart(source) || position >= node.getEnd()) return;
+    if (ts.isFunctionLike(node)) {
+      inside = true;
+      return;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return !inside;
+}
+
+/**
+ * StrykerJS 9.6 under vitest 4.1 never activates a mutant of module-level code (a \`Set\` of names),
+ * so each one "survives" tests that plainly kill it. Each such survivor is run again here, the
+ * mutant written into a copy of the project and the chapter's tests run on it, and recorded as
+ * killed, by the tests that failed, when they fail.
+ */
+function confirmModuleLevel(book: Book, fresh: Map<number, MutantRecord[]>, tests: string): number {
+  let confirmed = 0;
+  let dir: string | undefined;
+  try {
+    for (const [block, mutants] of fresh) {
+      fresh.set(
+        block,
+        mutants.map((m) => {
+          if (!undetected(m)) return m;
+          const at = toGeneratedPosition(book.result, block, m.line, m.column);
+          if (at === undefined || !moduleLevel(book, at.target, at.line, at.column)) return m;
+          dir ??= scratchCopy(book.root);
+          const run = runWithMutant(dir, book, block, m, tests, []);
+          if (run === undefined || run.failed.length === 0) return m;
+          confirmed++;
+          return { ...m, status: "killed", killedBy: [...new Set(run.failed)].sort() };
+        }),
+      );
+    }
+  } finally {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  }
+  return confirmed;
 }
 
 async function sampleRecheck(book: Book, count: number, seed: number): Promise<number> {
@@ -232,6 +309,7 @@ void runCli("mutate", async () => {
     options: {
       chapter: { type: "string", multiple: true, default: [] },
       all: { type: "boolean", default: false },
+      fresh: { type: "boolean", default: false },
       sample: { type: "string" },
       seed: { type: "string" },
       concurrency: { type: "string", default: "1" },
@@ -267,7 +345,7 @@ void runCli("mutate", async () => {
   } else {
     chapters = docs.filter((doc) => readIfExists(join(book.root, recordPath(doc))) !== undefined);
   }
-  for (const doc of chapters) await mutateChapter(book, doc, concurrency);
+  for (const doc of chapters) await mutateChapter(book, doc, concurrency, values.fresh);
   const records = new Map(docs.map((doc) => [doc, readIfExists(join(book.root, recordPath(doc)))]));
   const verdict = judgePinned(book.result, book.analyses, book.hashes, records);
   let detected = 0;
