@@ -2,7 +2,8 @@
  * `npm run mutate`: runs StrykerJS (vitest runner) over the blocks of a chapter whose mutation
  * record is missing or stale, with the chapter's own test file only, maps every mutant back to
  * its block through tangle's line tables, prints the survivors at their Markdown locations and
- * writes `mutation/CHAPTER.json`. With `--sample N`, re-checks N recorded kills instead: each
+ * writes `mutation/CHAPTER.json` (module-level survivors, which StrykerJS cannot activate, are run
+ * again here). With `--sample N`, re-checks N recorded kills instead: each
  * mutant is put back into a copy of the project and the tests that killed it must fail again.
  * A thin CLI over `tools/lib/mutation.ts`.
  */
