@@ -355,6 +355,8 @@ export interface PinnedVerdict {
   readonly unrecorded: string[];
   /** Per block with a current record: its score. */
   readonly scores: Map<number, BlockScore>;
+  /** Per block with a current record: the mutants that survive, declared equivalents left out. */
+  readonly survivors: Map<number, MutantRecord[]>;
 }
 
 /**
@@ -377,6 +379,7 @@ export function judgePinned(
   const recorded: string[] = [];
   const unrecorded: string[] = [];
   const scores = new Map<number, BlockScore>();
+  const survivors = new Map<number, MutantRecord[]>();
   const { declarations, problems } = parseEquivalences(result);
   const current = new Map<number, BlockMutationRecord>();
   for (const doc of result.documents.map((d) => d.path)) {
@@ -413,10 +416,11 @@ export function judgePinned(
       current.set(index, mine);
       const score = scoreBlock(mine.mutants, declarations.filter((d) => d.block === index));
       scores.set(index, score);
+      const standing = mine.mutants.filter((m) => undetected(m) && !declarations.some((d) => d.block === index && declares(d, m)));
+      survivors.set(index, standing);
       if (score.score !== undefined && score.score < blockThreshold) {
-        const survivors = mine.mutants.filter((m) => undetected(m) && !declarations.some((d) => d.block === index && declares(d, m)));
-        const listed = survivors.slice(0, 3).map((m) => describeMutant(doc, block.line, m));
-        const more = survivors.length > 3 ? `; and ${survivors.length - 3} more` : "";
+        const listed = standing.slice(0, 3).map((m) => describeMutant(doc, block.line, m));
+        const more = standing.length > 3 ? `; and ${standing.length - 3} more` : "";
         add(index, error(at, "pinned", `mutation score ${score.score.toFixed(1)}% is under ${blockThreshold}%: ${score.survived} of ${score.detected + score.survived} mutants survive the tests (${listed.join("; ")}${more})`, `write tests that state the behaviour these mutants break, then \`${mutate}\`; or, if no test can tell a mutant from the code, declare it in an \`equivalent\` fence after the block, with the reason`));
       }
     }
@@ -429,7 +433,16 @@ export function judgePinned(
     const fence = result.blocks.findIndex((b) => b.doc === d.doc && b.lang === "equivalent" && b.line < d.mdLine && d.mdLine <= b.line + b.lines.length);
     add(fence, error({ file: d.doc, line: d.mdLine, column: 1 }, "pinned", `declares \`${d.mutator} ${d.replacement}\` at ${d.line}:${d.column} equivalent, but no such mutant survives in the block's current record`, "remove the declaration (a test kills it now, or the code changed), or correct its place from what `npm run mutate` printed"));
   }
-  return { byBlock, global, recorded, unrecorded, scores };
+  return { byBlock, global, recorded, unrecorded, scores, survivors };
+}
+
+/** The text a span of a block covers (what a mutant replaces). */
+export function spanText(lines: readonly string[], columnShift: readonly number[], span: BlockSpan): string {
+  const from = (line: number, column: number): { row: number; col: number } => ({ row: line - 1, col: column - 1 - (columnShift[line - 1] ?? 0) });
+  const a = from(span.line, span.column);
+  const b = from(span.endLine, span.endColumn);
+  if (a.row === b.row) return (lines[a.row] ?? "").slice(a.col, b.col);
+  return [(lines[a.row] ?? "").slice(a.col), ...lines.slice(a.row + 1, b.row), (lines[b.row] ?? "").slice(0, b.col)].join("\n");
 }
 
 /** A recorded kill chosen for the re-check. */

@@ -25,7 +25,7 @@ import { analyzeDefinitions, type BlockKind } from "./definitions.ts";
 import { evidencePaths, judgeExecution, loadEvidence, type TestEvidence } from "./evidence.ts";
 import { listDocuments, readIfExists, writeAtomically } from "./io.ts";
 import { readingOrderProblems } from "./order.ts";
-import { judgePinned, recordPath } from "./mutation.ts";
+import { judgePinned, recordPath, spanText } from "./mutation.ts";
 import { measureRepetition, repetitionWarnings } from "./repetition.ts";
 import { findRunnables, judgeRunnables, parseTargets, type Runnables, type RunVerdicts } from "./runs.ts";
 import { applyStampEdits, blockHashes, type StampEdit } from "./stamps.ts";
@@ -53,8 +53,21 @@ export interface BlockReport {
     readonly compiles: boolean;
     readonly tested: TestedState;
   };
+  /** Rule 5, when the block's chapter has a current mutation record for it: its score and what survives. */
+  readonly mutation?: BlockMutation;
   /** What verify found at this block: errors, and warnings (a doc comment that repeats its prose), which do not fail it. */
   readonly problems: readonly Diagnostic[];
+}
+
+/** A block's mutation evidence as the docs show it. */
+export interface BlockMutation {
+  /** Percent of its mutants killed, declared equivalents left out; absent when it has none to count. */
+  readonly score?: number;
+  readonly killed: number;
+  readonly survived: number;
+  readonly equivalent: number;
+  /** Each survivor: its Markdown line and column, the mutator, the code it replaces and the replacement. */
+  readonly survivors: readonly { readonly line: number; readonly column: number; readonly mutator: string; readonly original: string; readonly replacement: string }[];
 }
 
 /** A document's summary line. */
@@ -82,7 +95,13 @@ export interface VerifyReport {
   /** With `--stamp`: how many stamps were written and removed. */
   readonly stamps?: { readonly written: number; readonly removed: number };
   /** Rule 5: the chapters with runtime blocks that have a mutation record file, and those that have none yet. */
-  readonly mutation?: { readonly recorded: readonly string[]; readonly unrecorded: readonly string[] };
+  readonly mutation?: {
+    readonly recorded: readonly string[];
+    readonly unrecorded: readonly string[];
+    /** The book's score over every current record, declared equivalents left out; absent with no mutants recorded. */
+    readonly score?: number;
+    readonly mutants: number;
+  };
 }
 
 /** Options of a verification. */
@@ -196,6 +215,17 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
       else written++;
     }
     const stampNow = stamping ? desired : block.attrs.tested;
+    const scored = pinned.scores.get(index);
+    const mutation: BlockMutation | undefined =
+      scored === undefined
+        ? undefined
+        : {
+            ...(scored.score === undefined ? {} : { score: scored.score }),
+            killed: scored.detected,
+            survived: scored.survived,
+            equivalent: scored.equivalent,
+            survivors: (pinned.survivors.get(index) ?? []).map((m) => ({ line: block.line + m.line, column: m.column, mutator: m.mutator, original: spanText(block.lines, block.columnShift, m), replacement: m.replacement })),
+          };
     reports.push({
       doc: block.doc,
       index: block.index,
@@ -208,6 +238,7 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
       ...(stampNow === undefined ? {} : { stamp: stampNow }),
       ...(analysis.generated === undefined ? {} : { generated: analysis.generated }),
       checks: { oneDefinition: oneDefinitionProblems.length === 0, prose, compiles: compileList.length === 0, tested },
+      ...(mutation === undefined ? {} : { mutation }),
       problems,
     });
   });
@@ -235,8 +266,19 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
     typeCheck: { compiler: checked.compiler, milliseconds: checked.milliseconds },
     ...(evidence === undefined ? {} : { tests: evidence.tests }),
     ...(options.stamp === true ? { stamps: { written, removed } } : {}),
-    mutation: { recorded: pinned.recorded, unrecorded: pinned.unrecorded },
+    mutation: { recorded: pinned.recorded, unrecorded: pinned.unrecorded, ...bookScore(pinned.scores) },
   };
+}
+
+/** The book's mutation score: killed over killed plus surviving, over every current record. */
+function bookScore(scores: ReadonlyMap<number, { readonly detected: number; readonly survived: number }>): { score?: number; mutants: number } {
+  let killed = 0;
+  let mutants = 0;
+  for (const s of scores.values()) {
+    killed += s.detected;
+    mutants += s.detected + s.survived;
+  }
+  return mutants === 0 ? { mutants } : { score: (100 * killed) / mutants, mutants };
 }
 
 function summarize(path: string, blocks: readonly BlockReport[]): DocumentSummary {
