@@ -128,7 +128,8 @@ async function mutateChapter(book: Book, doc: string, concurrency: number, fresh
   if (tests === undefined) {
     throw new LiterateError([error({ file: doc, line: 1, column: 1 }, "pinned", "the chapter has no `test:` file, so no test can kill its mutants", "add `test:` to its front matter and write its tests")]);
   }
-  const testsHash = shortHash(readIfExists(join(root, tests)) ?? "");
+  // The chapter's test blocks, not the tangled file: its provenance comments move with every edit above them.
+  const testsHash = shortHash(result.blocks.filter((b) => b.doc === doc && b.attrs.test).map((b) => b.lines.join("\n")).join("\n\0\n"));
   const old = fresh ? undefined : loadRecord(root, doc);
   const candidates = mutationCandidates(result, analyses, doc);
   const reuse = (index: number): BlockMutationRecord | undefined => (old?.testsHash === testsHash ? old.blocks.find((b) => b.hash === hashes[index]) : undefined);

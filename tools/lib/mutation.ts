@@ -49,7 +49,7 @@ export interface ChapterRecord {
   readonly doc: string;
   /** The chapter's test file, the only tests a mutation run of the chapter uses. */
   readonly tests: string;
-  /** Hash of that test file's text when the records were made (a change re-runs every block). */
+  /** Hash of the chapter's test blocks when the records were made (a change re-runs every block). */
   readonly testsHash: string;
   readonly blocks: readonly BlockMutationRecord[];
 }
