@@ -182,10 +182,11 @@ interface MutantRun {
 
 /**
  * Runs `tests` (only the tests named in `names`, when given) in the copy `dir` with `mutant` of
- * `block` put in place, and restores the file after. Undefined when the block no longer has the mutant's place.
+ * `block` put in place (none: the code as it is), and restores the file after. Undefined when the block no longer has the mutant's place.
  */
-function runWithMutant(dir: string, book: Book, block: number, mutant: MutantRecord, tests: string, names: readonly string[]): MutantRun | undefined {
-  const mutated = applyMutant(book.result, block, mutant);
+function runWithMutant(dir: string, book: Book, block: number, mutant: MutantRecord | undefined, tests: string, names: readonly string[]): MutantRun | undefined {
+  const target = book.result.targets.find((t) => t.lineBlock.includes(block))?.path;
+  const mutated = mutant === undefined ? (target === undefined ? undefined : { target, text: book.result.files.get(target) ?? "" }) : applyMutant(book.result, block, mutant);
   if (mutated === undefined) return undefined;
   const file = join(dir, mutated.target);
   const original = readFileSync(file, "utf8");
@@ -217,7 +218,13 @@ function recheck(dir: string, book: Book, kill: SampledKill): Recheck {
   const run = runWithMutant(dir, book, kill.block, kill.mutant, kill.tests, kill.mutant.killedBy);
   if (run === undefined) return { killed: false, why: "its place is no longer in the block" };
   const names = new Set(kill.mutant.killedBy);
-  if (run.failed.some((name) => names.has(name)) || run.loadFailed) return { killed: true };
+  if (run.failed.some((name) => names.has(name))) return { killed: true };
+  if (run.loadFailed) {
+    // Counts as killed only if the same tests load and pass without the mutant: a broken copy must not pass every kill.
+    const baseline = runWithMutant(dir, book, kill.block, undefined, kill.tests, kill.mutant.killedBy);
+    if (baseline !== undefined && baseline.failed.length === 0 && baseline.ran.some((name) => names.has(name))) return { killed: true };
+    return { killed: false, why: "the test file fails to load even without the mutant" };
+  }
   const ran = run.ran.filter((name) => names.has(name));
   return { killed: false, why: ran.length === 0 ? `the tests that killed it did not run (\`${kill.mutant.killedBy.join("`, `")}\`)` : `\`${kill.mutant.killedBy.join("`, `")}\` passed with it in place` };
 }
