@@ -159,7 +159,7 @@ async function mutateChapter(book: Book, doc: string, concurrency: number, fresh
     for (const m of (blocks[k]?.mutants ?? []).filter(undetected)) process.stdout.write(`${describeMutant(doc, result.blocks[index]?.line ?? 0, m)}\n`);
   });
   const total = detected + survived;
-  const score = total === 0 ? "no mutants" : `score ${((100 * detected) / total).toFixed(1)}%`;
+  const score = total === 0 ? "no mutants" : `score ${((100 * detected) / total).toFixed(1)}% (before declared equivalents)`;
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   process.stdout.write(`${doc}: ${total} mutants in ${candidates.length} blocks (${rerun.length} run, ${candidates.length - rerun.length} reused), ${score}, ${survived} survived, ${seconds} s → ${recordPath(doc)}\n`);
 }
