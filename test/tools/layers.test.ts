@@ -14,12 +14,12 @@ const layers: readonly (readonly string[])[] = [
   ["markdown", "remark", "plan"],
   ["document", "io", "cli"],
   ["tangle"],
-  ["tangle-run", "definitions", "typecheck", "evidence", "stamps", "runs", "order", "repetition"],
+  ["tangle-run", "definitions", "typecheck", "evidence", "stamps", "runs", "order", "repetition", "mutation"],
   ["verify"],
 ];
 
 /** Modules that compute over in-memory inputs only. */
-const pure = ["diagnostics", "paths", "sourcemap", "markdown", "remark", "plan", "document", "tangle", "definitions", "stamps", "runs", "order", "repetition"];
+const pure = ["diagnostics", "paths", "sourcemap", "markdown", "remark", "plan", "document", "tangle", "definitions", "stamps", "runs", "order", "repetition", "mutation"];
 
 const layerOf = (name: string): number => layers.findIndex((layer) => layer.includes(name));
 const modules = readdirSync("tools/lib").filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3));
