@@ -20,7 +20,7 @@ function page(): { html: (index: number) => string; source: (file: string) => { 
   const base = (i: number, names: string[], tested: string, extra: Partial<Record<string, unknown>> = {}): BlockReport =>
     ({ doc: "literate/a.md", index: i, line: line(i), lang: "ts", kind: "definition", names, typeOnly: false, hash: "abc", stamp: "def", checks: { oneDefinition: true, prose: true, compiles: true, tested }, problems: [], ...extra }) as unknown as BlockReport;
   const compileError = { file: "literate/a.md", line: line(1) + 1, column: 24, severity: "error", rule: "compiles", message: "Type 'string' is not assignable to type 'number'." };
-  const blocks = [base(0, ["A"], "stale"), base(1, ["run"], "tested", { checks: { oneDefinition: true, prose: true, compiles: false, tested: "tested" }, problems: [compileError] }), base(2, ["LIMIT"], "tested")];
+  const blocks = [base(0, ["A"], "stale"), base(1, ["run"], "tested", { checks: { oneDefinition: true, prose: true, compiles: false, tested: "tested" }, problems: [compileError] }), base(2, ["LIMIT"], "tested", { mutation: { score: 50, killed: 1, survived: 1, equivalent: 0, survivors: [{ line: line(2) + 1, column: 21, mutator: "ArithmeticOperator", original: "3", replacement: "-3" }] } })];
   const report = { ok: false, blocks, documents: [], problems: [compileError], typeCheck: { compiler: "native", milliseconds: 1 } } as unknown as VerifyReport;
   // `run` (block 1) uses LIMIT (block 2): one symbol, declared in block 2, used on run's line.
   const target = tangled.targets.find((t) => t.path === "generated/a.ts");
@@ -55,6 +55,13 @@ describe("a rendered block", () => {
   it("shows a `compiles ✗` badge and the compiler's message where the block is", () => {
     expect(html(1)).toContain("compiles ✗");
     expect(html(1)).toContain("Type &#39;string&#39; is not assignable to type &#39;number&#39;.");
+  });
+
+  it("shows its mutation score as a badge, and each surviving mutant as a one-line diff", () => {
+    expect(html(2)).toMatch(/class="badge bad"[^>]*>mutants 50%</);
+    expect(html(2)).toContain("1 surviving mutant</summary>");
+    expect(html(2)).toContain('<span class="del">- 3</span>\n<span class="ins">+ -3</span>');
+    expect(html(0)).not.toContain("mutants");
   });
 
   it("shows a stale stamp as a badge", () => {

@@ -14,7 +14,7 @@ const layers: readonly (readonly string[])[] = [
   ["markdown", "remark", "plan"],
   ["document", "io", "cli"],
   ["tangle"],
-  ["tangle-run", "definitions", "typecheck", "evidence", "stamps", "runs", "order", "repetition"],
+  ["tangle-run", "definitions", "typecheck", "evidence", "stamps", "runs", "order", "repetition", "mutation"],
   ["verify"],
   ["tangle-command", "verify-command"],
   ["dev", "dev-typecheck", "dev-tests"],
@@ -22,7 +22,7 @@ const layers: readonly (readonly string[])[] = [
 ];
 
 /** Modules that compute over in-memory inputs only. */
-const pure = ["diagnostics", "paths", "sourcemap", "markdown", "remark", "plan", "document", "tangle", "definitions", "stamps", "runs", "order", "repetition", "dev"];
+const pure = ["diagnostics", "paths", "sourcemap", "markdown", "remark", "plan", "document", "tangle", "definitions", "stamps", "runs", "order", "repetition", "dev", "mutation"];
 
 const layerOf = (name: string): number => layers.findIndex((layer) => layer.includes(name));
 const modules = readdirSync("tools/lib").filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3));

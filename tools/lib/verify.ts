@@ -8,6 +8,12 @@
  *    block defines ran, or, for a value with no function in it, code that ran read it, `runs.ts`;
  *    and a `tested=` stamp equal to the block's current hash, `stamps.ts`).
  *
+ * 5. pinned (mutation evidence, `mutation.ts`): in every chapter with a record file
+ *    (`mutation/CHAPTER.json`, written only by `npm run mutate`), each runtime block has a record
+ *    matching its hash, scoring at least 80% with declared equivalents left out, and every
+ *    `equivalent` declaration names a mutant that survives. Chapters without a record file are
+ *    listed, not failed.
+ *
  * Besides: a chapter imports only from chapters earlier in the reading order (`order.ts`), and a
  * doc comment that mostly repeats the prose before its block is a warning (`repetition.ts`).
  */
@@ -19,6 +25,7 @@ import { analyzeDefinitions, type BlockKind } from "./definitions.ts";
 import { evidencePaths, judgeExecution, loadEvidence, type TestEvidence } from "./evidence.ts";
 import { listDocuments, readIfExists, writeAtomically } from "./io.ts";
 import { readingOrderProblems } from "./order.ts";
+import { judgePinned, recordPath, spanText } from "./mutation.ts";
 import { measureRepetition, repetitionWarnings } from "./repetition.ts";
 import { findRunnables, judgeRunnables, parseTargets, type Runnables, type RunVerdicts } from "./runs.ts";
 import { applyStampEdits, blockHashes, type StampEdit } from "./stamps.ts";
@@ -46,8 +53,21 @@ export interface BlockReport {
     readonly compiles: boolean;
     readonly tested: TestedState;
   };
+  /** Rule 5, when the block's chapter has a current mutation record for it: its score and what survives. */
+  readonly mutation?: BlockMutation;
   /** What verify found at this block: errors, and warnings (a doc comment that repeats its prose), which do not fail it. */
   readonly problems: readonly Diagnostic[];
+}
+
+/** A block's mutation evidence as the docs show it. */
+export interface BlockMutation {
+  /** Percent of its mutants killed, declared equivalents left out; absent when it has none to count. */
+  readonly score?: number;
+  readonly killed: number;
+  readonly survived: number;
+  readonly equivalent: number;
+  /** Each survivor: its Markdown line and column, the mutator, the code it replaces and the replacement. */
+  readonly survivors: readonly { readonly line: number; readonly column: number; readonly mutator: string; readonly original: string; readonly replacement: string }[];
 }
 
 /** A document's summary line. */
@@ -74,6 +94,14 @@ export interface VerifyReport {
   readonly tests?: TestEvidence["tests"];
   /** With `--stamp`: how many stamps were written and removed. */
   readonly stamps?: { readonly written: number; readonly removed: number };
+  /** Rule 5: the chapters with runtime blocks that have a mutation record file, and those that have none yet. */
+  readonly mutation?: {
+    readonly recorded: readonly string[];
+    readonly unrecorded: readonly string[];
+    /** The book's score over every current record, declared equivalents left out; absent with no mutants recorded. */
+    readonly score?: number;
+    readonly mutants: number;
+  };
 }
 
 /** Options of a verification. */
@@ -122,6 +150,8 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
   const parts = evidence === undefined ? undefined : partsOf(runnables, judgeRunnables(evidence, runnables));
   const kindOf = (index: number): BlockKind => analyses[index]?.kind ?? "other";
   const orderProblems = readingOrderProblems(result, sources, (index) => kindOf(index) === "test" || kindOf(index) === "other");
+  const pinned = judgePinned(result, analyses, hashes, new Map(paths.map((path) => [path, readIfExists(join(root, recordPath(path)))])));
+  global.push(...pinned.global);
   const repetitions = repetitionWarnings(measureRepetition(result, sources, (index) => kindOf(index) === "definition" && result.blocks[index]?.proseBefore === true));
 
   // Stamps follow evidence only: without usable evidence (none, or older than the code), none is touched.
@@ -145,7 +175,7 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
     }
     const compileList = compileProblems.get(index) ?? [];
     problems.push(...compileList);
-    problems.push(...(orderProblems.get(index) ?? []), ...(repetitions.get(index) ?? []));
+    problems.push(...(orderProblems.get(index) ?? []), ...(repetitions.get(index) ?? []), ...(pinned.byBlock.get(index) ?? []));
 
     const runtime = isRuntime(analysis.kind, analysis.typeOnly);
     const hash = hashes[index] ?? "";
@@ -185,6 +215,17 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
       else written++;
     }
     const stampNow = stamping ? desired : block.attrs.tested;
+    const scored = pinned.scores.get(index);
+    const mutation: BlockMutation | undefined =
+      scored === undefined
+        ? undefined
+        : {
+            ...(scored.score === undefined ? {} : { score: scored.score }),
+            killed: scored.detected,
+            survived: scored.survived,
+            equivalent: scored.equivalent,
+            survivors: (pinned.survivors.get(index) ?? []).map((m) => ({ line: block.line + m.line, column: m.column, mutator: m.mutator, original: spanText(block.lines, block.columnShift, m), replacement: m.replacement })),
+          };
     reports.push({
       doc: block.doc,
       index: block.index,
@@ -197,6 +238,7 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
       ...(stampNow === undefined ? {} : { stamp: stampNow }),
       ...(analysis.generated === undefined ? {} : { generated: analysis.generated }),
       checks: { oneDefinition: oneDefinitionProblems.length === 0, prose, compiles: compileList.length === 0, tested },
+      ...(mutation === undefined ? {} : { mutation }),
       problems,
     });
   });
@@ -224,7 +266,19 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
     typeCheck: { compiler: checked.compiler, milliseconds: checked.milliseconds },
     ...(evidence === undefined ? {} : { tests: evidence.tests }),
     ...(options.stamp === true ? { stamps: { written, removed } } : {}),
+    mutation: { recorded: pinned.recorded, unrecorded: pinned.unrecorded, ...bookScore(pinned.scores) },
   };
+}
+
+/** The book's mutation score: killed over killed plus surviving, over every current record. */
+function bookScore(scores: ReadonlyMap<number, { readonly detected: number; readonly survived: number }>): { score?: number; mutants: number } {
+  let killed = 0;
+  let mutants = 0;
+  for (const s of scores.values()) {
+    killed += s.detected;
+    mutants += s.detected + s.survived;
+  }
+  return mutants === 0 ? { mutants } : { score: (100 * killed) / mutants, mutants };
 }
 
 function summarize(path: string, blocks: readonly BlockReport[]): DocumentSummary {

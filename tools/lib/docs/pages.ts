@@ -82,6 +82,11 @@ export function blockBadges(b: BlockModel): string {
   else if (tested === "stale") out.push(badge("warn", "stale", `its stamp tested=${r.stamp ?? ""} no longer matches its code (${r.hash})`));
   else if (tested === "unstamped") out.push(badge("warn", "unstamped", "tests execute it but it carries no tested= stamp"));
   else if (r.typeOnly) out.push(badge(true, "type-only", "nothing to execute: type-checking is its test"));
+  const m = r.mutation;
+  if (m !== undefined && m.score !== undefined) {
+    const title = `${m.killed} of ${m.killed + m.survived} mutants killed by the chapter's tests${m.equivalent > 0 ? `, ${m.equivalent} declared equivalent` : ""} (npm run mutate)`;
+    out.push(badge(m.score >= 80 ? (m.survived === 0 ? true : "warn") : false, `mutants ${m.score.toFixed(0)}%`, title));
+  }
   if (!r.checks.oneDefinition) out.push(badge(false, "one definition ✗", "the block must declare exactly one definition"));
   if (!r.checks.prose) out.push(badge(false, "prose ✗", "no prose stands before this block"));
   if (b.apiProblems.length > 0) out.push(badge("warn", "API docs ✗", "typedoc's validation complains about what this block exports"));
@@ -175,7 +180,17 @@ export function renderBlock(ctx: PageContext, page: string, b: BlockModel, hover
   return `<figure class="block kind-${escapeHtml(kind)}${(b.report?.problems.length ?? 0) > 0 ? " has-problems" : ""}" id="${anchor}">
 <figcaption class="block-head"><span class="label">${escapeHtml(blockLabel(b))}</span>${blockBadges(b)}<span class="links">${links.join(" ")}</span></figcaption>
 ${renderCode(view)}
-${problemList(b, anchor)}${spliced}${tests}${usedBy}</figure>`;
+${problemList(b, anchor)}${survivorList(b)}${spliced}${tests}${usedBy}</figure>`;
+}
+
+/** The mutants of a block no test kills, each as a one-line diff at its Markdown place. */
+function survivorList(b: BlockModel): string {
+  const survivors = b.report?.mutation?.survivors ?? [];
+  if (survivors.length === 0) return "";
+  const items = survivors
+    .map((m) => `<li><span class="where">line ${m.line}:${m.column}</span> ${escapeHtml(m.mutator)}<pre class="diff"><span class="del">- ${escapeHtml(m.original)}</span>\n<span class="ins">+ ${escapeHtml(m.replacement)}</span></pre></li>`)
+    .join("");
+  return `<details class="survivors"><summary>${survivors.length} surviving mutant${survivors.length === 1 ? "" : "s"}</summary><ul>${items}</ul></details>`;
 }
 
 /**
@@ -375,6 +390,11 @@ export function renderIndexPage(ctx: PageContext, options: { readonly errors: re
     ? `<p class="verdict ok">verify: PASS — ${totalBlocks} definition blocks in ${report.documents.length} documents</p>`
     : `<p class="verdict bad">verify: FAIL — ${report.problems.filter((p) => p.severity === "error").length} problems</p>`;
   const tests = report.tests === undefined ? "no test evidence" : `${report.tests.passed}/${report.tests.total} tests passed`;
+  const pinned = report.mutation;
+  const mutationLine =
+    pinned === undefined || pinned.recorded.length === 0
+      ? ""
+      : `<p class="verdict mutation">mutation score: ${pinned.score === undefined ? "no mutants" : `${pinned.score.toFixed(1)}% of ${pinned.mutants} mutants killed`} in the ${pinned.recorded.length} chapters with a record; ${pinned.unrecorded.length} chapters not yet mutated</p>`;
   const global = options.globalProblems.length === 0 ? "" : `<h3>Problems outside any block</h3><ul class="problems">${options.globalProblems.map((p) => `<li class="problem ${p.severity}">${escapeHtml(formatLocation(p))} <strong>${escapeHtml(p.rule)}</strong>: ${escapeHtml(p.message)}</li>`).join("")}</ul>`;
 
   const letters = new Map<string, string[]>();
@@ -400,7 +420,7 @@ export function renderIndexPage(ctx: PageContext, options: { readonly errors: re
 <h1>${escapeHtml(ctx.siteTitle)}</h1>
 <p class="lead">${escapeHtml(options.description)}</p>
 <section id="chapters" aria-labelledby="chapters-h"><h2 id="chapters-h">Chapters</h2>
-${verdict}<p class="meta">${tests} · type-check (${escapeHtml(report.typeCheck.compiler)}) ${Math.round(report.typeCheck.milliseconds)} ms</p>
+${verdict}${mutationLine}<p class="meta">${tests} · type-check (${escapeHtml(report.typeCheck.compiler)}) ${Math.round(report.typeCheck.milliseconds)} ms</p>
 <table class="chapters-table"><thead><tr><th>Chapter</th><th>Definitions</th><th>Type-only</th><th>Tested</th><th>Problems</th></tr></thead><tbody>
 ${rows}
 </tbody></table>${global}</section>

@@ -1,0 +1,194 @@
+// Mutation evidence (rule 5, pinned): mutants map back to their blocks in Markdown terms, a
+// record goes stale with its block, a score under the threshold or a stale equivalence
+// declaration fails at its line, and a recorded kill is re-checked by putting the mutant back.
+import { afterAll, describe, expect, it } from "vitest";
+import { copyFileSync } from "node:fs";
+import { join } from "node:path";
+import { analyzeDefinitions } from "../../tools/lib/definitions.ts";
+import { formatDiagnostic } from "../../tools/lib/diagnostics.ts";
+import {
+  applyMutant,
+  formatChapterRecord,
+  judgePinned,
+  mutantsByBlock,
+  parseChapterRecord,
+  recordPath,
+  sampleKills,
+  type ChapterRecord,
+  type MutantRecord,
+  type StrykerReport,
+} from "../../tools/lib/mutation.ts";
+import { parseTargets } from "../../tools/lib/runs.ts";
+import { blockHashes } from "../../tools/lib/stamps.ts";
+import { tangle } from "../../tools/lib/tangle.ts";
+import { Project, launcher, repository, run } from "./verify-project.ts";
+
+const doc = "literate/half.md";
+
+/** A chapter with one function, `half` (fence on line 7, its `return` on line 9), and optionally an `equivalent` fence after it. */
+function chapter(options: { readonly body?: string; readonly equivalent?: readonly string[] } = {}): string {
+  return [
+    "---",
+    "tangle: generated/half.ts",
+    "test: test/half.test.ts",
+    "---",
+    "**half** halves an even number and refuses an odd one.",
+    "",
+    "```ts",
+    "export function half(n: number): number {",
+    options.body ?? '  if (n % 2 !== 0) throw new RangeError("odd");',
+    "  return n / 2;",
+    "}",
+    "```",
+    ...(options.equivalent === undefined ? [] : ["", "Why the survivor below cannot be told apart.", "", "```equivalent", ...options.equivalent, "```"]),
+    "",
+    "The tests.",
+    "",
+    "```ts test",
+    'import { expect, it } from "vitest";',
+    'import { half } from "../generated/half.ts";',
+    'it("halves four", () => expect(half(4)).toBe(2));',
+    "```",
+    "",
+  ].join("\n");
+}
+
+function book(text: string) {
+  const result = tangle([{ path: doc, text }], { scan: "remark" });
+  const { analyses } = analyzeDefinitions(result, parseTargets(result));
+  return { result, analyses, hashes: blockHashes(result) };
+}
+
+const killed = (at: Partial<MutantRecord> = {}): MutantRecord => ({ line: 3, column: 10, endLine: 3, endColumn: 15, mutator: "ArithmeticOperator", replacement: "n * 2", status: "killed", killedBy: ["halves four"], ...at });
+const survivor = (at: Partial<MutantRecord> = {}): MutantRecord => ({ line: 2, column: 7, endLine: 2, endColumn: 19, mutator: "ConditionalExpression", replacement: "false", status: "survived", killedBy: [], ...at });
+
+/** The hash of `half` as `chapter()` spells it. */
+function current(): string {
+  const b = book(chapter());
+  return b.hashes[b.result.blocks.findIndex((block) => block.lines[0]?.startsWith("export function half") === true)] ?? "";
+}
+
+function recordFor(hash: string, mutants: readonly MutantRecord[]): string {
+  const record: ChapterRecord = { doc, tests: "test/half.test.ts", testsHash: "000000000000", blocks: [{ id: "half", hash, mutants }] };
+  return formatChapterRecord(record);
+}
+
+function pinned(text: string, record: string | undefined) {
+  const b = book(text);
+  const verdict = judgePinned(b.result, b.analyses, b.hashes, new Map([[doc, record]]));
+  return { ...verdict, messages: [...verdict.byBlock.values(), verdict.global].flat().map(formatDiagnostic) };
+}
+
+describe("mapping mutants to Markdown", () => {
+  it("places a mutant of the generated file at its block-relative line and Markdown column", () => {
+    const { result } = book(chapter());
+    const generated = result.files.get("generated/half.ts") ?? "";
+    const lines = generated.split("\n");
+    const line = lines.findIndex((l) => l.includes("return n / 2")) + 1;
+    const column = (lines[line - 1] ?? "").indexOf("n / 2") + 1;
+    const report: StrykerReport = {
+      files: { "generated/half.ts": { mutants: [{ id: "1", mutatorName: "ArithmeticOperator", replacement: "n * 2", status: "Killed", killedBy: ["t1"], location: { start: { line, column }, end: { line, column: column + 5 } } }] } },
+      testFiles: { "test/half.test.ts": { tests: [{ id: "t1", name: "halves four" }] } },
+    };
+    const byBlock = mutantsByBlock(report, result);
+    const block = result.blocks.findIndex((b) => b.lines[0]?.startsWith("export function half") === true);
+    expect(byBlock.get(block)).toEqual([killed()]);
+    // Line 3 of the block whose fence is on line 7 is Markdown line 10, where `n / 2` starts at column 10.
+    expect(chapter().split("\n")[9]?.indexOf("n / 2")).toBe(9);
+  });
+
+  it("puts a recorded mutant back into the generated file at the place it names", () => {
+    const { result } = book(chapter());
+    const block = result.blocks.findIndex((b) => b.lines[0]?.startsWith("export function half") === true);
+    const mutated = applyMutant(result, block, killed());
+    expect(mutated?.target).toBe("generated/half.ts");
+    expect(mutated?.text).toContain("  return n * 2;");
+    expect(mutated?.text).not.toContain("n / 2");
+  });
+
+  it("keeps a record whole through formatting and parsing, and refuses a hand-broken one naming the field", () => {
+    const text = recordFor("abc", [killed(), survivor()]);
+    expect(formatChapterRecord(parseChapterRecord(recordPath(doc), text))).toBe(text);
+    expect(() => parseChapterRecord("mutation/half.json", text.replace('"status":"survived"', '"status":"dead"'))).toThrow(/blocks\[0\]\.mutants\[1\]\.status/);
+  });
+});
+
+describe("rule 5, pinned", () => {
+  it("passes a block whose current record kills enough of its mutants", () => {
+    const verdict = pinned(chapter(), recordFor(current(), [killed(), killed({ replacement: "n - 2", mutator: "ArithmeticOperator" }), killed({ line: 2, mutator: "StringLiteral", replacement: '""' }), killed({ line: 2, mutator: "BlockStatement", replacement: "{}" }), survivor()]));
+    expect(verdict.messages).toEqual([]);
+    expect(verdict.recorded).toEqual([doc]);
+  });
+
+  it("lists a chapter without a record file and fails none of its blocks", () => {
+    const verdict = pinned(chapter(), undefined);
+    expect(verdict.messages).toEqual([]);
+    expect(verdict.unrecorded).toEqual([doc]);
+  });
+
+  it("fails a block with no record in its chapter's file, at the block, with a hint", () => {
+    const verdict = pinned(chapter(), formatChapterRecord({ doc, tests: "test/half.test.ts", testsHash: "0", blocks: [] }));
+    expect(verdict.messages).toEqual(["literate/half.md:7:1 pinned: no mutation record for this block (`half`)\n  hint: run `npm run mutate -- --chapter half` and commit `mutation/half.json`"]);
+  });
+
+  it("fails a block whose code changed since its record was made", () => {
+    const verdict = pinned(chapter({ body: '  if (n % 2 === 1) throw new RangeError("odd");' }), recordFor(current(), [killed()]));
+    expect(verdict.messages).toHaveLength(1);
+    expect(verdict.messages[0]).toMatch(/^literate\/half\.md:7:1 pinned: mutation record `[0-9a-f]{12}` is stale: the block changed since its mutants were run/);
+  });
+
+  it("fails a block scoring under 80%, naming each survivor at its Markdown line", () => {
+    const verdict = pinned(chapter(), recordFor(current(), [killed(), survivor()]));
+    expect(verdict.messages).toHaveLength(1);
+    expect(verdict.messages[0]).toContain("literate/half.md:7:1 pinned: mutation score 50.0% is under 80%: 1 of 2 mutants survive the tests (literate/half.md:9:7 survived: ConditionalExpression, replaced by `false`)");
+    expect(verdict.messages[0]).toContain("hint: write tests that state the behaviour");
+  });
+
+  it("leaves a declared equivalent mutant out of the score", () => {
+    const verdict = pinned(chapter({ equivalent: ["2:7 ConditionalExpression false — every caller passes an even number"] }), recordFor(current(), [killed(), survivor()]));
+    expect(verdict.messages).toEqual([]);
+    expect([...verdict.scores.values()]).toEqual([{ detected: 1, survived: 0, equivalent: 1, score: 100 }]);
+  });
+
+  it("fails a declaration that names no surviving mutant, at its own line", () => {
+    const verdict = pinned(chapter({ equivalent: ["2:7 ConditionalExpression true — stale"] }), recordFor(current(), [killed()]));
+    expect(verdict.messages).toEqual([
+      "literate/half.md:17:1 pinned: declares `ConditionalExpression true` at 2:7 equivalent, but no such mutant survives in the block's current record\n  hint: remove the declaration (a test kills it now, or the code changed), or correct its place from what `npm run mutate` printed",
+    ]);
+  });
+
+  it("fails a declaration that is not `LINE:COLUMN Mutator replacement — reason`", () => {
+    const verdict = pinned(chapter({ equivalent: ["the condition does not matter"] }), recordFor(current(), [killed()]));
+    expect(verdict.messages[0]).toMatch(/^literate\/half\.md:17:1 pinned: an equivalent-mutant declaration must read/);
+  });
+
+  it("draws the same sample of recorded kills from the same seed, and only kills", () => {
+    const b = book(chapter());
+    const record = parseChapterRecord(recordPath(doc), recordFor(current(), [killed(), killed({ replacement: "n - 2" }), survivor()]));
+    const first = sampleKills(b.result, b.hashes, [record], 5, 42);
+    expect(first.map((k) => k.mutant.replacement).sort()).toEqual(["n * 2", "n - 2"]);
+    expect(sampleKills(b.result, b.hashes, [record], 1, 7)).toEqual(sampleKills(b.result, b.hashes, [record], 1, 7));
+  });
+});
+
+describe("npm run mutate --sample, in a real project", { timeout: 120_000 }, () => {
+  const projects: Project[] = [];
+  afterAll(() => {
+    for (const p of projects) p.remove();
+  });
+
+  it("passes a recorded kill its test still makes, and fails a forged one at its Markdown line", async () => {
+    const text = chapter();
+    const project = new Project({ [doc]: text });
+    projects.push(project);
+    copyFileSync(join(repository, "vitest.mutate.config.ts"), join(project.root, "vitest.mutate.config.ts"));
+    expect((await run(process.execPath, [launcher, "tangle", "--root", project.root], project.root)).code).toBe(0);
+    // `n * 2` makes half(4) 8: the test kills it. The `throw` removed changes nothing half(4) shows: a forged kill.
+    const forged = survivor({ line: 2, column: 20, endLine: 2, endColumn: 48, mutator: "BlockStatement", replacement: "{}", status: "killed", killedBy: ["halves four"] });
+    project.write(recordPath(doc), recordFor(current(), [killed(), forged]));
+    const ok = await run(process.execPath, [launcher, "mutate", "--root", project.root, "--sample", "2", "--seed", "1"], project.root);
+    expect(ok.stderr).toContain("literate/half.md:9:20 pinned: a recorded kill no longer kills: BlockStatement, replaced by `{}`; `halves four` passed with it in place");
+    expect(ok.stdout).toContain("still killed: literate/half.md:10:10 killed: ArithmeticOperator, replaced by `n * 2`");
+    expect(ok.code).toBe(1);
+  });
+});
