@@ -21,12 +21,12 @@ import { writeAssets } from "./assets.ts";
 import { attributeTests, loadAttribution } from "./attribution.ts";
 import { findErrorSites, type ErrorSite } from "./errors-index.ts";
 import type { CodeToken } from "./code-html.ts";
-import { codeTheme, createTokenizer } from "./highlight.ts";
+import { codeTheme, createTokenizer, type Tokenize } from "./highlight.ts";
 import { lineAnchor, sourcePath } from "./html.ts";
 import { buildModel, type DocsModel } from "./model.ts";
 import { chapterLinks, renderChapterPage, renderIndexPage, renderSourcePage, type IndexedError, type PageContext, type RenderedPage, sourceLanguage, withoutInlineSourceMap } from "./pages.ts";
 import { buildSearchIndex, type SearchEntry } from "./search.ts";
-import { crossReference, readCompilerOptions, type XrefResult } from "./xref.ts";
+import { crossReference, readCompilerOptions, xrefMemory, type XrefMemory, type XrefResult } from "./xref.ts";
 import { cachedPath, hashParts, linkTree, pruneCache, writeCachedText, readCachedJson, restoreCachedFolder, storeCachedFolder, treeFingerprint, writeCachedJson } from "./cache.ts";
 import { plainTokens } from "./code-html.ts";
 import type { ChapterOptions } from "./chapter.ts";
@@ -52,6 +52,23 @@ export interface DocsOptions {
   readonly siteTitle?: string;
   /** Use and fill the content-hash caches under `.cache/docs/` (default true; false for a cold build). */
   readonly cache?: boolean;
+  /** What a process that builds more than once keeps between its builds (`docsMemory()`); same root and options each time. */
+  readonly memory?: DocsMemory;
+}
+
+/**
+ * The state a long-lived builder (`npm run dev`'s docs worker) keeps in memory between builds:
+ * the last TypeScript program, so cross-references reparse only the changed files, and the
+ * loaded highlighter. Neither is worth keeping in a one-shot build.
+ */
+export interface DocsMemory {
+  readonly xref: XrefMemory;
+  tokenizer?: Promise<Tokenize>;
+}
+
+/** Empty memory for the first of several builds. */
+export function docsMemory(): DocsMemory {
+  return { xref: xrefMemory() };
 }
 
 /** What a build did, with the time each step took. */
@@ -113,7 +130,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     xref = { symbols: cachedXref.symbols, occurrences: cachedXref.occurrences, milliseconds: 0 };
     cachedSteps.push("xref");
   } else {
-    xref = crossReference(root, tsFiles, compilerOptions);
+    xref = crossReference(root, tsFiles, compilerOptions, options.memory?.xref);
     if (useCache) {
       writeCachedJson(root, xrefName, { symbols: xref.symbols, occurrences: xref.occurrences });
       pruneCache(root, (n) => n.startsWith("xref-") && n !== xrefName);
@@ -235,7 +252,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     const lacking = [...toRender].filter(([key]) => !tokenCache.has(key));
     misses = lacking.length;
     if (lacking.length > 0) {
-      const highlight = await createTokenizer();
+      const highlight = await (options.memory === undefined ? createTokenizer() : (options.memory.tokenizer ??= createTokenizer()));
       for (const [key, { code, lang }] of lacking) tokenCache.set(key, highlight(code, lang));
     }
   }

@@ -7,9 +7,9 @@
  * the errors and the page shows them in a banner over the last good page.
  *
  * The site is written to `.cache/dev/site`, apart from `site/`: its badges are dev's, not
- * verify's. Each build is `npm run docs` in a child process (without the API reference), reading
- * the dev report with `--verify-json`: a build holds the CPU for seconds at a time, and in this
- * process it would hold up the next save's verdict. Builds run one at a time beside the cycles;
+ * verify's. Builds run in one long-lived child, `npm run docs -- --worker` (without the API
+ * reference), reading the dev report with `--verify-json`: a build holds the CPU for seconds at a
+ * time, and in this process it would hold up the next save's verdict. Builds run one at a time beside the cycles;
  * saves during a build cause one more.
  */
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
@@ -71,17 +71,73 @@ export function withLiveScript(html: string): string {
 /** The launcher of the toolchain's CLIs, beside this folder. */
 const launcher = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "run.cjs");
 
-/** Runs `node tools/run.cjs docs` on the dev report into `site`; its exit code and output. */
-function buildInChild(root: string, site: string, reportPath: string, started: (child: ChildProcess) => void): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [launcher, "docs", "--root", root, "--out", site, "--verify-json", reportPath, "--no-api"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
-    started(child);
+/** A request to the docs worker (`docs --worker`): build the site again. */
+export interface WorkerRequest {
+  readonly id: number;
+}
+
+/** The worker's answer: the build's exit code (0 built, 1 built with problems or not built for the user's reason, 2 a bug) and its output. */
+export interface WorkerReply {
+  readonly id: number;
+  readonly code: number;
+  readonly output: string;
+}
+
+/**
+ * The docs builder of a dev session: one long-lived `node tools/run.cjs docs --worker` child on
+ * the dev report, asked to build once per rebuild. A child, so that a build never holds up a
+ * save's verdict in this process; long-lived, so that each build starts from the last one's
+ * TypeScript program and highlighter (`DocsMemory`) instead of a cold process (a new process per
+ * build spent 7–8 s of its 9 s rebuilding the program for the cross-references). A worker that
+ * dies is started again on the next build.
+ */
+class DocsWorker {
+  readonly #args: readonly string[];
+  readonly #root: string;
+  #child: ChildProcess | undefined;
+  #next = 0;
+  readonly #waiting = new Map<number, { resolve: (reply: { code: number | null; output: string }) => void }>();
+
+  constructor(root: string, site: string, reportPath: string) {
+    this.#root = root;
+    this.#args = [launcher, "docs", "--worker", "--root", root, "--out", site, "--verify-json", reportPath, "--no-api"];
+  }
+
+  /** Builds the site once; resolves to the build's exit code (`null` if the worker died) and output. */
+  build(): Promise<{ code: number | null; output: string }> {
+    const child = this.#start();
+    const id = this.#next++;
+    return new Promise((resolve) => {
+      this.#waiting.set(id, { resolve });
+      child.send({ id } satisfies WorkerRequest);
+    });
+  }
+
+  #start(): ChildProcess {
+    if (this.#child !== undefined) return this.#child;
+    const child = spawn(process.execPath, this.#args, { cwd: this.#root, stdio: ["ignore", "pipe", "pipe", "ipc"] });
     let output = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, output }));
-  });
+    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.on("message", (reply: WorkerReply) => {
+      this.#waiting.get(reply.id)?.resolve({ code: reply.code, output: reply.output });
+      this.#waiting.delete(reply.id);
+    });
+    const gone = (): void => {
+      if (this.#child === child) this.#child = undefined;
+      for (const [, waiter] of this.#waiting) waiter.resolve({ code: null, output: output === "" ? "the docs worker exited" : output });
+      this.#waiting.clear();
+    };
+    child.on("error", gone);
+    child.on("exit", gone);
+    this.#child = child;
+    return child;
+  }
+
+  /** Stops the worker; a build in progress resolves with `null`. */
+  close(): void {
+    this.#child?.kill();
+  }
 }
 
 /** A running dev docs server. */
@@ -146,7 +202,7 @@ export async function startDevDocs(options: { readonly root: string; readonly po
   });
 
   let building: Promise<void> | undefined;
-  let current: ChildProcess | undefined;
+  const worker = new DocsWorker(root, site, reportPath);
   let closing = false;
   let queued: { report: NonNullable<CycleReport["report"]>; pages: Set<string> | undefined } | undefined;
   const build = async (): Promise<void> => {
@@ -156,8 +212,7 @@ export async function startDevDocs(options: { readonly root: string; readonly po
       try {
         writeAtomically(reportPath, JSON.stringify(report));
         const started = performance.now();
-        const { code, output } = await buildInChild(root, site, reportPath, (child) => (current = child));
-        current = undefined;
+        const { code, output } = await worker.build();
         if (closing) return;
         // Exit 1 is a site built with problems (the book's, which the verdicts already show); anything else is no site.
         if (code !== 0 && code !== 1) throw new Error(output.trim().split("\n").slice(-5).join("\n"));
@@ -197,7 +252,7 @@ export async function startDevDocs(options: { readonly root: string; readonly po
     close: async () => {
       closing = true;
       queued = undefined;
-      current?.kill();
+      worker.close();
       for (const response of listeners) response.end();
       listeners.clear();
       await building;

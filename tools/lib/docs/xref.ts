@@ -55,10 +55,27 @@ export function readCompilerOptions(root: string, project = "tsconfig.json"): ts
 const maxDocumentation = 600;
 
 /**
- * Resolves every identifier of `files` (project-relative path → content; TypeScript only) with
- * one program that holds exactly those files (and what they import), with `options`.
+ * What a long-lived process keeps between cross-references: the last program and its parsed
+ * files, so the next program reparses only the tangled files whose text changed.
  */
-export function crossReference(root: string, files: ReadonlyMap<string, string>, options: ts.CompilerOptions): XrefResult {
+export interface XrefMemory {
+  program?: ts.Program;
+  /** Parsed files by name: the library and `node_modules` files for the session, tangled ones with their text. */
+  readonly sources: Map<string, { readonly text: string | undefined; readonly file: ts.SourceFile }>;
+}
+
+/** An empty `XrefMemory`, for a process that builds the docs more than once. */
+export function xrefMemory(): XrefMemory {
+  return { sources: new Map() };
+}
+
+/**
+ * Resolves every identifier of `files` (project-relative path → content; TypeScript only) with
+ * one program that holds exactly those files (and what they import), with `options`. With
+ * `memory` (same root and options on every call) the program is built from the previous one:
+ * unchanged files are neither read nor parsed again, only the type checker starts afresh.
+ */
+export function crossReference(root: string, files: ReadonlyMap<string, string>, options: ts.CompilerOptions, memory?: XrefMemory): XrefResult {
   const started = performance.now();
   const absolute = new Map([...files].map(([path, content]) => [join(root, path), content]));
   const toRelative = (fileName: string): string => relative(root, fileName).split(sep).join("/");
@@ -69,11 +86,17 @@ export function crossReference(root: string, files: ReadonlyMap<string, string>,
   host.readFile = (fileName) => absolute.get(fileName) ?? readFile(fileName);
   host.getSourceFile = (fileName, language, onError, shouldCreate) => {
     const text = absolute.get(fileName);
-    return text === undefined ? getSourceFile(fileName, language, onError, shouldCreate) : ts.createSourceFile(fileName, text, language, true);
+    const kept = memory?.sources.get(fileName);
+    // The program reuses a file only when the host hands back the very same object.
+    if (kept !== undefined && kept.text === text) return kept.file;
+    const file = text === undefined ? getSourceFile(fileName, language, onError, shouldCreate) : ts.createSourceFile(fileName, text, language, true);
+    if (memory !== undefined && file !== undefined) memory.sources.set(fileName, { text, file });
+    return file;
   };
   host.fileExists = (fileName) => absolute.has(fileName) || fileExists(fileName);
   host.getCurrentDirectory = () => root;
-  const program = ts.createProgram({ rootNames: [...absolute.keys()], options, host });
+  const program = ts.createProgram({ rootNames: [...absolute.keys()], options, host, ...(memory?.program === undefined ? {} : { oldProgram: memory.program }) });
+  if (memory !== undefined) memory.program = program;
   const checker = program.getTypeChecker();
 
   const symbols: XrefSymbol[] = [];
