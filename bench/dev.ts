@@ -216,7 +216,7 @@ export async function runDevBench(options: DevBenchOptions): Promise<DevBenchRes
       docsBuildMs.push(Number(/in (\d+) ms/.exec(built.value)?.[1] ?? "NaN"));
       verdictMs.push(judged.at - saved);
       pageMs.push(updated.at - saved);
-      log(`dev bench: save ${n}: verdict ${(judged.at - saved).toFixed(0)} ms, page ${(updated.at - saved).toFixed(0)} ms (docs build ${docsBuildMs.at(-1) ?? ""} ms)`);
+      log(`dev bench: save ${n}: verdict ${(judged.at - saved).toFixed(0)} ms, page ${(updated.at - saved).toFixed(0)} ms (${built.value.replace(/^dev: /, "")})`);
       // The stamp dev wrote is a save of its own: let its cycle pass before the next edit.
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
