@@ -101,7 +101,8 @@ export function crossReference(root: string, files: ReadonlyMap<string, string>,
  * elsewhere: an unchanged file keeps its resolution even where the change altered it (a renamed
  * export, a type another file infers from the changed one), until the next full cross-reference.
  * Symbols declared in a changed file keep their index (matched by name and declaration, whose
- * line is moved by the lines added or removed above it); a symbol no longer named keeps its entry.
+ * line is moved by the lines added or removed above it, or by name in that file when the edit
+ * covered the declaration); a symbol no longer named keeps its entry.
  * Falls back to `crossReference` when files were added or removed.
  */
 export function crossReferenceChanged(root: string, files: ReadonlyMap<string, string>, options: ts.CompilerOptions, memory: XrefMemory, previous: XrefResult, previousFiles: ReadonlyMap<string, string>): XrefResult {
@@ -119,6 +120,14 @@ export function crossReferenceChanged(root: string, files: ReadonlyMap<string, s
   });
   const byKey = new Map<string, number>();
   symbols.forEach((s, i) => byKey.set(keyOf(s), i));
+  // A declaration inside the edited stretch has no line to move to: it is matched by its name in its file.
+  const byName = new Map<string, number[]>();
+  symbols.forEach((s, i) => {
+    if (s.definition === undefined || !moves.has(s.definition.file)) return;
+    const key = `${s.name}\0${s.definition.file}`;
+    byName.set(key, [...(byName.get(key) ?? []), i]);
+  });
+  const claimed = new Set<number>();
   const changedSet = new Set(changed);
   const occurrences = previous.occurrences.filter((o) => !changedSet.has(o.file));
   const resolve = resolver(root, files, options, memory);
@@ -128,6 +137,8 @@ export function crossReferenceChanged(root: string, files: ReadonlyMap<string, s
     if (index !== undefined) return index;
     const symbol = describe();
     index = byKey.get(keyOf(symbol));
+    if (index === undefined && symbol.definition !== undefined) index = byName.get(`${symbol.name}\0${symbol.definition.file}`)?.find((i) => !claimed.has(i));
+    if (index !== undefined) claimed.add(index);
     if (index === undefined) {
       index = symbols.length;
       symbols.push(symbol);
