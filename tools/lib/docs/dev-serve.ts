@@ -227,8 +227,19 @@ export async function startDevDocs(options: { readonly root: string; readonly po
   // follows, pushing the pages it changed.
   type Queued = { readonly report: NonNullable<CycleReport["report"]>; readonly pages: Set<string> | undefined; readonly exact: boolean };
   let queued: Queued | undefined;
-  let settle: NodeJS.Timeout | undefined;
+  let settle: { timer: NodeJS.Timeout; report: Queued["report"] } | undefined;
   let exactDone = false;
+  /** (Re)starts the wait for a pause in the saves, after which the exact build of `report` runs. */
+  const armSettle = (report: Queued["report"]): void => {
+    if (settle !== undefined) clearTimeout(settle.timer);
+    const timer = setTimeout(() => {
+      settle = undefined;
+      if (closing || queued !== undefined) return;
+      queued = { report, pages: undefined, exact: true };
+      kick();
+    }, settleMs);
+    settle = { timer, report };
+  };
   const build = async (): Promise<void> => {
     while (queued !== undefined) {
       const { report, pages, exact } = queued;
@@ -250,14 +261,7 @@ export async function startDevDocs(options: { readonly root: string; readonly po
         } else {
           log(`dev: docs updated in ${ms} ms${summary === undefined ? "" : ` (${summary})`}`);
           send("update", { pages: pages === undefined ? [] : [...pages].sort() });
-          if (exactDone) {
-            clearTimeout(settle);
-            settle = setTimeout(() => {
-              if (closing || queued !== undefined) return;
-              queued = { report, pages: undefined, exact: true };
-              kick();
-            }, settleMs);
-          }
+          if (exactDone) armSettle(report);
         }
         exactDone = true;
       } catch (caught) {
@@ -285,12 +289,14 @@ export async function startDevDocs(options: { readonly root: string; readonly po
       }
       // The first report (no document named) rebuilds everything; later ones add their chapters.
       const all = cycle.documents.length === 0 || (queued !== undefined && queued.pages === undefined && !queued.exact);
-      clearTimeout(settle);
+      if (settle !== undefined) clearTimeout(settle.timer);
+      settle = undefined;
       queued = { report: cycle.report, pages: all ? undefined : new Set([...(queued?.exact === true ? [] : (queued?.pages ?? [])), ...cycle.documents.map(chapterPath)]), exact: false };
       kick();
     },
     prepare: () => {
-      clearTimeout(settle);
+      // A save postpones the exact build: its own quick build comes first.
+      if (settle !== undefined) armSettle(settle.report);
       if (!closing) worker.prepare();
     },
     idle: async () => {
@@ -299,7 +305,7 @@ export async function startDevDocs(options: { readonly root: string; readonly po
     close: async () => {
       closing = true;
       queued = undefined;
-      clearTimeout(settle);
+      if (settle !== undefined) clearTimeout(settle.timer);
       worker.close();
       for (const response of listeners) response.end();
       listeners.clear();
