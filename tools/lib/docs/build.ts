@@ -72,6 +72,8 @@ export interface DocsMemory {
   /** The last cross-references, the key and text of the sources they are of, and whether they are exact (not `quick`). */
   last?: { readonly key: string; readonly xref: XrefResult; readonly files: ReadonlyMap<string, string>; readonly exact: boolean };
   tokenizer?: Promise<Tokenize>;
+  /** The highlight cache as the last build left it, instead of reading its file again. */
+  highlighted?: Record<string, CodeToken[][]>;
 }
 
 /** Empty memory for the first of several builds. */
@@ -293,7 +295,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   let stored: Record<string, CodeToken[][]> | undefined;
   let misses = 0;
   if (toRender.size > 0) {
-    stored = useCache ? readCachedJson<Record<string, CodeToken[][]>>(root, highlightCacheName) : undefined;
+    stored = options.memory?.highlighted ?? (useCache ? readCachedJson<Record<string, CodeToken[][]>>(root, highlightCacheName) : undefined);
     for (const [key, tokens] of Object.entries(stored ?? {})) if (everyCode.has(key)) tokenCache.set(key, tokens);
     const lacking = [...toRender].filter(([key]) => !tokenCache.has(key));
     misses = lacking.length;
@@ -353,7 +355,9 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   const indexed = indexErrors(model, tangled, errorSites);
   pages.push(renderIndexPage(ctx, { errors: indexed, globalProblems: report.problems.filter((p) => !report.blocks.some((b) => b.problems.includes(p)) && p.line === 0), apiProblems: (api?.problems ?? []).map((p) => p.message), apiStrict: api?.strict ?? false, generatedFiles: [...sourceFiles].sort(), description }));
   // Each cache keeps only what this build used: the code of every page, the trees parsed or read.
-  if (useCache && toRender.size > 0 && (misses > 0 || Object.keys(stored ?? {}).some((k) => !tokenCache.has(k)))) {
+  if (options.memory !== undefined && toRender.size > 0) options.memory.highlighted = Object.fromEntries(tokenCache);
+  // A quick build leaves the file (megabytes of JSON) to the exact build after it.
+  if (useCache && options.quick !== true && toRender.size > 0 && (misses > 0 || Object.keys(stored ?? {}).some((k) => !tokenCache.has(k)))) {
     writeCachedJson(root, highlightCacheName, Object.fromEntries(tokenCache));
   }
   if (useCache && (treesMissed || Object.keys(storedTrees ?? {}).some((k) => !trees.has(k)))) writeCachedJson(root, markdownCacheName, Object.fromEntries(trees));
