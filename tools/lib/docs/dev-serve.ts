@@ -9,8 +9,8 @@
  * The site is written to `.cache/dev/site`, apart from `site/`: its badges are dev's, not
  * verify's. Builds run in one long-lived child, `npm run docs -- --worker` (without the API
  * reference), reading the dev report with `--verify-json`: a build holds the CPU for seconds at a
- * time, and in this process it would hold up the next save's verdict. Builds run one at a time beside the cycles;
- * saves during a build cause one more.
+ * time, and in this process it would hold up the next save's verdict. Builds run one at a time
+ * beside the cycles; saves during a build cause one more.
  */
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
@@ -126,7 +126,11 @@ class DocsWorker {
 
   /** Has the worker compute the cross-references of the documents on disk now, ahead of the next build. */
   prepare(): void {
-    this.#start().send({ id: this.#next++, prepare: true } satisfies WorkerRequest);
+    try {
+      this.#start().send({ id: this.#next++, prepare: true } satisfies WorkerRequest);
+    } catch {
+      // A worker exiting right now: the build that follows starts a new one, unprepared.
+    }
   }
 
   #start(): ChildProcess {
