@@ -17,7 +17,9 @@
  *
  * Prints a table with targets and OK/MISSED. It reports; it does not gate: the exit code is 0
  * whenever the corpus itself is sound, missed targets included. `--only process` runs the
- * process rows alone (about a minute), to iterate on start-up.
+ * process rows alone (about a minute), to iterate on start-up; `--only dev` runs `npm run dev`'s
+ * rows alone (`bench/dev.ts`: save to verdict and save to the chapter's page, on a copy of this
+ * project; about two minutes), which the full run includes too.
  */
 import { cpSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -33,9 +35,10 @@ import { benchDaemon } from "./daemon.ts";
 import { benchDelegates } from "./delegates.ts";
 import { benchDocs } from "./docs.ts";
 import { benchHarness } from "./harness.ts";
+import { benchDev } from "./dev.ts";
 
 const { values: options } = parseArgs({ options: { only: { type: "string" } }, strict: true });
-if (options.only !== undefined && options.only !== "process") throw new Error(`bench: --only takes \`process\`, not \`${options.only}\``);
+if (options.only !== undefined && options.only !== "process" && options.only !== "dev") throw new Error(`bench: --only takes \`process\` or \`dev\`, not \`${options.only}\``);
 
 const benchStarted = performance.now();
 const print = (line = ""): void => {
@@ -61,6 +64,8 @@ interface Row {
    * their median, which a machine whose load drifts during the run disturbs less than a ratio of medians.
    */
   readonly pairRatios?: readonly number[];
+  /** An absolute target instead of a ratio: the median must be at most this many milliseconds. */
+  readonly limitMs?: number;
 }
 
 /** A row's ratio to its peer: the median of its per-pair ratios when it has them, else median over the peer's median. */
@@ -541,6 +546,17 @@ function benchProcesses(corpus: Corpus, reps: number): void {
 }
 
 // ---------------------------------------------------------------------------------------------
+// npm run dev
+
+/** `npm run dev`'s rows: whole processes on a copy of this project, against targets in milliseconds. */
+async function benchDevRows(edits: number): Promise<void> {
+  print();
+  print(`### npm run dev (a copy of this project, ${edits} scripted saves; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")})`);
+  for (const row of await benchDev(projectRoot, edits, print)) addRow(row);
+  notes.push(`load average after the dev rows: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Run
 
 /**
@@ -556,6 +572,15 @@ function removeCorpusOutput(): void {
   removeAll(join(corpusBase, "project"));
 }
 process.on("exit", removeCorpusOutput);
+
+if (options.only === "dev") {
+  await benchDevRows(7);
+  print();
+  print("## results");
+  print();
+  table();
+  process.exit(0);
+}
 
 print("### CLIs as a user runs them (whole processes, wall time, Node start included)");
 benchProcesses(prepareCorpus(30), 15);
@@ -596,6 +621,8 @@ print("### type-check (child processes: timings include process start)");
   else notes.push(`type-check on corpus 2000 skipped: estimated ${(withoutTsc6 / 1000).toFixed(0)} s`);
 }
 
+await benchDevRows(7);
+
 // ---------------------------------------------------------------------------------------------
 // Table
 
@@ -604,7 +631,7 @@ function table(): void {
   const body = rows.map((row) => {
     const ms = median(row.samples);
     const ratio = ratioOf(row);
-    const status = row.target === undefined || ratio === undefined ? "info" : met(row.target, ratio) ? "OK" : "MISSED";
+    const status = row.limitMs !== undefined ? (ms <= row.limitMs ? "OK" : "MISSED") : row.target === undefined || ratio === undefined ? "info" : met(row.target, ratio) ? "OK" : "MISSED";
     return [
       row.name,
       ms.toFixed(1),
@@ -612,7 +639,7 @@ function table(): void {
       `${Math.min(...row.samples).toFixed(0)}..${Math.max(...row.samples).toFixed(0)}`,
       row.peer === undefined ? "" : `${row.peer} (${(row.peerMs ?? 0).toFixed(1)})`,
       ratio === undefined ? "" : `${ratio.toFixed(3)}${row.pairRatios === undefined ? "" : " p"}`,
-      row.target === undefined ? "" : `${row.target.op} ${row.target.value.toFixed(1)}`,
+      row.limitMs !== undefined ? `<= ${row.limitMs} ms` : row.target === undefined ? "" : `${row.target.op} ${row.target.value.toFixed(1)}`,
       status,
     ];
   });
@@ -632,7 +659,7 @@ function table(): void {
   print();
   if (missed.length > 0) {
     print(`!!!!!!!! MISSED ${missed.length} target(s) !!!!!!!!`);
-    for (const cells of missed) print(`!!!!!!!! MISSED: ${cells[0] ?? ""}: ratio ${cells[5] ?? ""}, target ${cells[6] ?? ""}`);
+    for (const cells of missed) print(`!!!!!!!! MISSED: ${cells[0] ?? ""}: ${cells[5] === "" ? `median ${cells[1] ?? ""} ms` : `ratio ${cells[5] ?? ""}`}, target ${cells[6] ?? ""}`);
   } else {
     print("all targets met");
   }

@@ -85,7 +85,11 @@ await runCli("dev", async () => {
   watcher.on("all", (_event, path) => {
     if (!path.endsWith(".md")) return;
     clearTimeout(timer);
-    timer = setTimeout(() => void cycle(), 100);
+    timer = setTimeout(() => {
+      // The docs worker computes the new cross-references while the cycle judges the save.
+      docs?.prepare();
+      void cycle();
+    }, 100);
   });
   await new Promise<void>((done) => watcher.once("ready", () => done()));
   log(`dev: watching ${join(root, "literate")}${docs === undefined ? "" : `; docs at ${docs.url}`} (Ctrl-C stops)`);

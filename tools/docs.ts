@@ -6,10 +6,12 @@
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { runCli } from "./lib/cli.ts";
+import { runTool } from "./lib/cli.ts";
 import { formatDiagnostic } from "./lib/diagnostics.ts";
-import { buildDocs, type DocsOptions } from "./lib/docs/build.ts";
+import { buildDocs, docsMemory, prepareDocs, type DocsOptions } from "./lib/docs/build.ts";
+import type { WorkerReply, WorkerRequest } from "./lib/docs/dev-serve.ts";
 
-const usage = `usage: docs [--out DIR] [--root DIR] [--verify-json FILE] [--api-entry PATH]... [--no-api] [--no-cache] [--serve] [--port N]
+const usage = `usage: docs [--out DIR] [--root DIR] [--verify-json FILE] [--api-entry PATH]... [--no-api] [--no-cache] [--serve] [--port N] [--worker]
 
   --out          the site folder (default: site)
   --root         the project root (default: the current folder)
@@ -18,7 +20,8 @@ const usage = `usage: docs [--out DIR] [--root DIR] [--verify-json FILE] [--api-
   --no-api       skip the API reference
   --no-cache     neither read nor write the content-hash caches under .cache/docs (a cold build)
   --serve        serve the site on 127.0.0.1 and rebuild on change
-  --port         the port to serve on (default: 4173)`;
+  --port         the port to serve on (default: 4173)
+  --worker       build on each request from the parent process (\`npm run dev\`), keeping the previous build's program in memory`;
 
 await runCli("docs", async () => {
   const { values } = parseArgs({
@@ -31,6 +34,7 @@ await runCli("docs", async () => {
       "no-cache": { type: "boolean", default: false },
       serve: { type: "boolean", default: false },
       port: { type: "string", default: "4173" },
+      worker: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -60,11 +64,59 @@ await runCli("docs", async () => {
     await serveDocs({ ...options, port });
     return await new Promise<number>(() => {});
   }
+  if (values.worker) {
+    const send = process.send?.bind(process);
+    if (send === undefined) {
+      process.stderr.write("docs: --worker needs a parent process that talks to it over IPC (`npm run dev` starts it)\n");
+      return 1;
+    }
+    return await serveBuilds(options, send);
+  }
+  return (await buildOnce(options, { stdout: process.stdout, stderr: process.stderr })).code;
+});
+
+/** One build, its problems and a summary line written to `streams`; code 0 when it passed, 1 with problems; the pages it rendered. */
+async function buildOnce(options: DocsOptions, streams: { stdout: { write(text: string): unknown }; stderr: { write(text: string): unknown } }): Promise<{ code: number; rendered: readonly string[] }> {
   const result = await buildDocs(options);
-  for (const p of result.problems) process.stderr.write(`${formatDiagnostic(p)}\n`);
+  for (const p of result.problems) streams.stderr.write(`${formatDiagnostic(p)}\n`);
   const t = result.timings;
-  process.stdout.write(
+  streams.stdout.write(
     `docs: ${result.ok ? "OK" : `FAIL: ${result.problems.length} problem(s)`}: ${result.pages} pages in ${Math.round(t.total)} ms (verify ${Math.round(t.verify)}, cross-references ${Math.round(t.xref)}, API ${Math.round(t.api)}, render ${Math.round(t.render)}, write ${Math.round(t.write)}; from cache: ${[...result.cached.steps, `${result.cached.pages} pages`, `${result.cached.highlightedFromCache}/${result.cached.highlighted} highlighted`].join(", ")})\n`,
   );
-  return result.ok ? 0 : 1;
-});
+  return { code: result.ok ? 0 : 1, rendered: result.rendered };
+}
+
+/**
+ * The worker: builds once per request from the parent, one at a time, with the same options and
+ * one `DocsMemory` (`quick` cross-references unless the request asks for an `exact` build), and
+ * answers each with the build's exit code, output and rendered pages; a `prepare` request
+ * computes the cross-references of the documents on disk ahead of the build (its failure is left
+ * for the build to report). Ends when the parent goes away.
+ */
+async function serveBuilds(options: DocsOptions, send: (reply: WorkerReply) => unknown): Promise<number> {
+  const memory = docsMemory();
+  let queue = Promise.resolve();
+  process.on("message", (request: WorkerRequest) => {
+    queue = queue.then(async () => {
+      if (request.prepare === true) {
+        try {
+          prepareDocs({ ...options, memory, quick: true });
+        } catch {
+          // The build that follows runs the same steps and reports what failed.
+        }
+        return;
+      }
+      let output = "";
+      const sink = { fd: -1, write: (text: string): boolean => ((output += text), true) };
+      let rendered: readonly string[] = [];
+      const build = async (): Promise<number> => {
+        const done = await buildOnce({ ...options, memory, quick: request.exact !== true, progress: (line) => sink.write(`${line}\n`) }, { stdout: sink, stderr: sink });
+        rendered = done.rendered;
+        return done.code;
+      };
+      const code = await runTool("docs", build, { stdout: sink, stderr: sink });
+      send({ id: request.id, code, output, rendered });
+    });
+  });
+  return await new Promise<number>((done) => process.once("disconnect", () => done(0)));
+}

@@ -111,6 +111,8 @@ describe("npm run dev", () => {
     const page = await (await fetch(new URL("chapters/a.html", url))).text();
     expect(page).toContain('<script src="/__dev/live.js"></script>');
     expect(page).toContain("tested ✓");
+    // That build resolved only the changed file's identifiers; once the saves pause, one build resolves them all.
+    await dev.waitFor(/dev: docs checked in \d+ ms, every cross-reference resolved again: \d+ page\(s\) changed/, from);
   }, 240_000);
 
   it("reports a broken fence at its location, keeps running and keeps the generated file, then recovers when it is fixed", async () => {

@@ -21,12 +21,12 @@ import { writeAssets } from "./assets.ts";
 import { attributeTests, loadAttribution } from "./attribution.ts";
 import { findErrorSites, type ErrorSite } from "./errors-index.ts";
 import type { CodeToken } from "./code-html.ts";
-import { codeTheme, createTokenizer } from "./highlight.ts";
+import { codeTheme, createTokenizer, type Tokenize } from "./highlight.ts";
 import { lineAnchor, sourcePath } from "./html.ts";
 import { buildModel, type DocsModel } from "./model.ts";
 import { chapterLinks, renderChapterPage, renderIndexPage, renderSourcePage, type IndexedError, type PageContext, type RenderedPage, sourceLanguage, withoutInlineSourceMap } from "./pages.ts";
 import { buildSearchIndex, type SearchEntry } from "./search.ts";
-import { crossReference, readCompilerOptions, type XrefResult } from "./xref.ts";
+import { crossReference, crossReferenceChanged, readCompilerOptions, xrefMemory, type XrefMemory, type XrefResult } from "./xref.ts";
 import { cachedPath, hashParts, linkTree, pruneCache, writeCachedText, readCachedJson, restoreCachedFolder, storeCachedFolder, treeFingerprint, writeCachedJson } from "./cache.ts";
 import { plainTokens } from "./code-html.ts";
 import type { ChapterOptions } from "./chapter.ts";
@@ -52,6 +52,82 @@ export interface DocsOptions {
   readonly siteTitle?: string;
   /** Use and fill the content-hash caches under `.cache/docs/` (default true; false for a cold build). */
   readonly cache?: boolean;
+  /** What a process that builds more than once keeps between its builds (`docsMemory()`); same root and options each time. */
+  readonly memory?: DocsMemory;
+  /**
+   * With `memory` holding a previous build: resolve identifiers again only in the tangled files
+   * that changed since (`crossReferenceChanged`, approximate elsewhere), for a preview within
+   * seconds; such cross-references are never written to the cache. Default false: all of them.
+   */
+  readonly quick?: boolean;
+}
+
+/**
+ * The state a long-lived builder (`npm run dev`'s docs worker) keeps in memory between builds:
+ * the last TypeScript program, so cross-references reparse only the changed files, and the
+ * loaded highlighter. Neither is worth keeping in a one-shot build.
+ */
+export interface DocsMemory {
+  readonly xref: XrefMemory;
+  /** The last cross-references, the key and text of the sources they are of, and whether they are exact (not `quick`). */
+  last?: { readonly key: string; readonly xref: XrefResult; readonly files: ReadonlyMap<string, string>; readonly exact: boolean };
+  tokenizer?: Promise<Tokenize>;
+  /** The highlight cache as the last build left it, instead of reading its file again. */
+  highlighted?: Record<string, CodeToken[][]>;
+}
+
+/** Empty memory for the first of several builds. */
+export function docsMemory(): DocsMemory {
+  return { xref: xrefMemory() };
+}
+
+/**
+ * Computes the cross-references of the documents as they are on disk into `memory`, ahead of the
+ * build that will need them: `npm run dev` asks for it on a save, while its own cycle judges the
+ * save, so the build after the verdict finds the slowest step done. Does nothing when the
+ * documents do not tangle (the build will say why).
+ */
+export function prepareDocs(options: Pick<DocsOptions, "root" | "cache" | "quick"> & { readonly memory: DocsMemory }): void {
+  const { root } = options;
+  const tangled = tangle(listDocuments(root).map((path) => ({ path, text: readDocument(root, path) })));
+  if (!tangled.ok) return;
+  crossReferenceStep(root, typeScriptFiles(tangled), options.cache !== false, docsCodeVersion(), options.memory, options.quick === true);
+}
+
+/** The tangled TypeScript files by path, without their inline source maps. */
+function typeScriptFiles(tangled: TangleResult): Map<string, string> {
+  return new Map(tangled.targets.filter((t) => /\.(c|m)?tsx?$/.test(t.path)).map((t) => [t.path, withoutInlineSourceMap(t.content).code]));
+}
+
+/**
+ * The cross-references of `tsFiles`, keyed by everything they depend on: from `memory` when it
+ * holds this key's (exact ones, unless `quick`), else from the cache, else (`quick`, with a
+ * previous build in memory) for the changed files only, else from one program (then cached).
+ * Kept in memory when there is one.
+ */
+function crossReferenceStep(root: string, tsFiles: ReadonlyMap<string, string>, useCache: boolean, codeVersion: string, memory: DocsMemory | undefined, quick: boolean): { xref: XrefResult; sourcesKey: string; from: "memory" | "cache" | "program" | "changed files" } {
+  const compilerOptions = readCompilerOptions(root);
+  const sourcesKey = hashParts([ts.version, codeVersion, JSON.stringify(compilerOptions), lockStamp(root), ...[...tsFiles].flat()]);
+  const last = memory?.last;
+  if (last?.key === sourcesKey && (last.exact || quick)) return { xref: last.xref, sourcesKey, from: "memory" };
+  const xrefName = `xref-${sourcesKey}.json`;
+  const cachedXref = useCache ? readCachedJson<Pick<XrefResult, "symbols" | "occurrences">>(root, xrefName) : undefined;
+  let xref: XrefResult;
+  let from: "cache" | "program" | "changed files" = "cache";
+  if (cachedXref !== undefined) xref = { symbols: cachedXref.symbols, occurrences: cachedXref.occurrences, milliseconds: 0 };
+  else if (quick && memory !== undefined && last !== undefined) {
+    from = "changed files";
+    xref = crossReferenceChanged(root, tsFiles, compilerOptions, memory.xref, last.xref, last.files);
+  } else {
+    from = "program";
+    xref = crossReference(root, tsFiles, compilerOptions, memory?.xref);
+    if (useCache) {
+      writeCachedJson(root, xrefName, { symbols: xref.symbols, occurrences: xref.occurrences });
+      pruneCache(root, (n) => n.startsWith("xref-") && n !== xrefName);
+    }
+  }
+  if (memory !== undefined) memory.last = { key: sourcesKey, xref, files: tsFiles, exact: from !== "changed files" };
+  return { xref, sourcesKey, from };
 }
 
 /** What a build did, with the time each step took. */
@@ -64,6 +140,8 @@ export interface DocsResult {
   readonly timings: Readonly<Record<"tangle" | "verify" | "xref" | "api" | "render" | "write" | "total", number>>;
   /** The steps whose result came from the cache (`verify`, `xref`, `api`) and the share of highlighted blocks that did. */
   readonly cached: { readonly steps: readonly string[]; readonly highlighted: number; readonly highlightedFromCache: number; readonly pages: number };
+  /** The site paths of the pages this build rendered (not copied from the page cache): the pages that may have changed. */
+  readonly rendered: readonly string[];
   readonly model: DocsModel;
 }
 
@@ -103,24 +181,11 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   progress(`docs: verify ${report.ok ? "PASS" : `FAIL (${report.problems.length} problems)`} in ${Math.round(tVerify)} ms${cachedSteps.includes("verify") ? " (cached report of this tree)" : ""}`);
 
   // The inline source map on a target's last line is for machines: no program, highlighter or page reads it.
-  const tsFiles = new Map(tangled.targets.filter((t) => /\.(c|m)?tsx?$/.test(t.path)).map((t) => [t.path, withoutInlineSourceMap(t.content).code]));
-  const compilerOptions = readCompilerOptions(root);
-  const sourcesKey = hashParts([ts.version, codeVersion, JSON.stringify(compilerOptions), lockStamp(root), ...[...tsFiles].flat()]);
-  const xrefName = `xref-${sourcesKey}.json`;
-  const cachedXref = useCache ? readCachedJson<Pick<XrefResult, "symbols" | "occurrences">>(root, xrefName) : undefined;
-  let xref: XrefResult;
-  if (cachedXref !== undefined) {
-    xref = { symbols: cachedXref.symbols, occurrences: cachedXref.occurrences, milliseconds: 0 };
-    cachedSteps.push("xref");
-  } else {
-    xref = crossReference(root, tsFiles, compilerOptions);
-    if (useCache) {
-      writeCachedJson(root, xrefName, { symbols: xref.symbols, occurrences: xref.occurrences });
-      pruneCache(root, (n) => n.startsWith("xref-") && n !== xrefName);
-    }
-  }
+  const tsFiles = typeScriptFiles(tangled);
+  const { xref, sourcesKey, from } = crossReferenceStep(root, tsFiles, useCache, codeVersion, options.memory, options.quick === true);
+  if (from === "memory" || from === "cache") cachedSteps.push("xref");
   const tXref = lap();
-  progress(`docs: cross-references: ${xref.occurrences.length} identifiers, ${xref.symbols.length} symbols, one program, ${Math.round(tXref)} ms${cachedXref === undefined ? "" : " (cached for these sources)"}`);
+  progress(`docs: cross-references: ${xref.occurrences.length} identifiers, ${xref.symbols.length} symbols, one program, ${Math.round(tXref)} ms${from === "program" ? "" : from === "changed files" ? " (the changed files only)" : ` (${from === "memory" ? "prepared" : "cached"} for these sources)`}`);
 
   const tests = attributeTests(root, tangled, loadAttribution(root));
 
@@ -230,12 +295,12 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   let stored: Record<string, CodeToken[][]> | undefined;
   let misses = 0;
   if (toRender.size > 0) {
-    stored = useCache ? readCachedJson<Record<string, CodeToken[][]>>(root, highlightCacheName) : undefined;
+    stored = options.memory?.highlighted ?? (useCache ? readCachedJson<Record<string, CodeToken[][]>>(root, highlightCacheName) : undefined);
     for (const [key, tokens] of Object.entries(stored ?? {})) if (everyCode.has(key)) tokenCache.set(key, tokens);
     const lacking = [...toRender].filter(([key]) => !tokenCache.has(key));
     misses = lacking.length;
     if (lacking.length > 0) {
-      const highlight = await createTokenizer();
+      const highlight = await (options.memory === undefined ? createTokenizer() : (options.memory.tokenizer ??= createTokenizer()));
       for (const [key, { code, lang }] of lacking) tokenCache.set(key, highlight(code, lang));
     }
   }
@@ -290,7 +355,9 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   const indexed = indexErrors(model, tangled, errorSites);
   pages.push(renderIndexPage(ctx, { errors: indexed, globalProblems: report.problems.filter((p) => !report.blocks.some((b) => b.problems.includes(p)) && p.line === 0), apiProblems: (api?.problems ?? []).map((p) => p.message), apiStrict: api?.strict ?? false, generatedFiles: [...sourceFiles].sort(), description }));
   // Each cache keeps only what this build used: the code of every page, the trees parsed or read.
-  if (useCache && toRender.size > 0 && (misses > 0 || Object.keys(stored ?? {}).some((k) => !tokenCache.has(k)))) {
+  if (options.memory !== undefined && toRender.size > 0) options.memory.highlighted = Object.fromEntries(tokenCache);
+  // A quick build leaves the file (megabytes of JSON) to the exact build after it.
+  if (useCache && options.quick !== true && toRender.size > 0 && (misses > 0 || Object.keys(stored ?? {}).some((k) => !tokenCache.has(k)))) {
     writeCachedJson(root, highlightCacheName, Object.fromEntries(tokenCache));
   }
   if (useCache && (treesMissed || Object.keys(storedTrees ?? {}).some((k) => !trees.has(k)))) writeCachedJson(root, markdownCacheName, Object.fromEntries(trees));
@@ -344,6 +411,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     ...(api === undefined ? {} : { api: { entryPoints: api.entryPoints, strict: api.strict, problems: api.problems } }),
     timings: { tangle: tTangle, verify: tVerify, xref: tXref, api: tApi, render: tRender, write: tWrite, total },
     cached: { steps: cachedSteps, highlighted: toRender.size, highlightedFromCache: toRender.size - misses, pages: pagesFromCache },
+    rendered: pages.filter((page) => !copied.has(page.path)).map((page) => page.path),
     model,
   };
 }

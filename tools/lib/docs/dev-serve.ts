@@ -7,10 +7,10 @@
  * the errors and the page shows them in a banner over the last good page.
  *
  * The site is written to `.cache/dev/site`, apart from `site/`: its badges are dev's, not
- * verify's. Each build is `npm run docs` in a child process (without the API reference), reading
- * the dev report with `--verify-json`: a build holds the CPU for seconds at a time, and in this
- * process it would hold up the next save's verdict. Builds run one at a time beside the cycles;
- * saves during a build cause one more.
+ * verify's. Builds run in one long-lived child, `npm run docs -- --worker` (without the API
+ * reference), reading the dev report with `--verify-json`: a build holds the CPU for seconds at a
+ * time, and in this process it would hold up the next save's verdict. Builds run one at a time
+ * beside the cycles; saves during a build cause one more.
  */
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
@@ -71,17 +71,93 @@ export function withLiveScript(html: string): string {
 /** The launcher of the toolchain's CLIs, beside this folder. */
 const launcher = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "run.cjs");
 
-/** Runs `node tools/run.cjs docs` on the dev report into `site`; its exit code and output. */
-function buildInChild(root: string, site: string, reportPath: string, started: (child: ChildProcess) => void): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [launcher, "docs", "--root", root, "--out", site, "--verify-json", reportPath, "--no-api"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
-    started(child);
+/**
+ * A request to the docs worker (`docs --worker`): build the site again (with every identifier
+ * resolved again when `exact`, else only those of the changed files), or (`prepare`) only compute
+ * what the next build will need, unanswered.
+ */
+export interface WorkerRequest {
+  readonly id: number;
+  readonly prepare?: boolean;
+  readonly exact?: boolean;
+}
+
+/** The worker's answer: the build's exit code (0 built, 1 built with problems or not built for the user's reason, 2 a bug) and its output. */
+export interface WorkerReply {
+  readonly id: number;
+  readonly code: number;
+  readonly output: string;
+  /** The site paths of the pages the build rendered anew. */
+  readonly rendered?: readonly string[];
+}
+
+/** How long the docs stay quiet after a quick build before the worker resolves every cross-reference again. */
+export const settleMs = 5000;
+
+/**
+ * The docs builder of a dev session: one long-lived `node tools/run.cjs docs --worker` child on
+ * the dev report, asked to build once per rebuild. A child, so that a build never holds up a
+ * save's verdict in this process; long-lived, so that each build starts from the last one's
+ * TypeScript program and highlighter (`DocsMemory`) instead of a cold process (a new process per
+ * build spent 7–8 s of its 9 s rebuilding the program for the cross-references). A worker that
+ * dies is started again on the next build.
+ */
+class DocsWorker {
+  readonly #args: readonly string[];
+  readonly #root: string;
+  #child: ChildProcess | undefined;
+  #next = 0;
+  readonly #waiting = new Map<number, { resolve: (reply: { code: number | null; output: string; rendered: readonly string[] }) => void }>();
+
+  constructor(root: string, site: string, reportPath: string) {
+    this.#root = root;
+    this.#args = [launcher, "docs", "--worker", "--root", root, "--out", site, "--verify-json", reportPath, "--no-api"];
+  }
+
+  /** Builds the site once; resolves to the build's exit code (`null` if the worker died), output and rendered pages. */
+  build(exact: boolean): Promise<{ code: number | null; output: string; rendered: readonly string[] }> {
+    const child = this.#start();
+    const id = this.#next++;
+    return new Promise((resolve) => {
+      this.#waiting.set(id, { resolve });
+      child.send({ id, exact } satisfies WorkerRequest);
+    });
+  }
+
+  /** Has the worker compute the cross-references of the documents on disk now, ahead of the next build. */
+  prepare(): void {
+    try {
+      this.#start().send({ id: this.#next++, prepare: true } satisfies WorkerRequest);
+    } catch {
+      // A worker exiting right now: the build that follows starts a new one, unprepared.
+    }
+  }
+
+  #start(): ChildProcess {
+    if (this.#child !== undefined) return this.#child;
+    const child = spawn(process.execPath, this.#args, { cwd: this.#root, stdio: ["ignore", "pipe", "pipe", "ipc"] });
     let output = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, output }));
-  });
+    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.on("message", (reply: WorkerReply) => {
+      this.#waiting.get(reply.id)?.resolve({ code: reply.code, output: reply.output, rendered: reply.rendered ?? [] });
+      this.#waiting.delete(reply.id);
+    });
+    const gone = (): void => {
+      if (this.#child === child) this.#child = undefined;
+      for (const [, waiter] of this.#waiting) waiter.resolve({ code: null, output: output === "" ? "the docs worker exited" : output, rendered: [] });
+      this.#waiting.clear();
+    };
+    child.on("error", gone);
+    child.on("exit", gone);
+    this.#child = child;
+    return child;
+  }
+
+  /** Stops the worker; a build in progress resolves with `null`. */
+  close(): void {
+    this.#child?.kill();
+  }
 }
 
 /** A running dev docs server. */
@@ -89,6 +165,8 @@ export interface DevDocs {
   readonly url: string;
   /** Rebuilds the site from a cycle's report (in the background) and tells browsers what changed. */
   readonly update: (cycle: CycleReport) => void;
+  /** Called on a save, before its cycle: the worker starts on what the next build needs. */
+  readonly prepare: () => void;
   /** Resolves when no build is running or queued. */
   readonly idle: () => Promise<void>;
   readonly close: () => Promise<void>;
@@ -146,23 +224,50 @@ export async function startDevDocs(options: { readonly root: string; readonly po
   });
 
   let building: Promise<void> | undefined;
-  let current: ChildProcess | undefined;
+  const worker = new DocsWorker(root, site, reportPath);
   let closing = false;
-  let queued: { report: NonNullable<CycleReport["report"]>; pages: Set<string> | undefined } | undefined;
+  // The first build resolves every identifier; each save's build only those of the changed
+  // files (the page within seconds), and once the saves pause for `settleMs` one exact build
+  // follows, pushing the pages it changed.
+  type Queued = { readonly report: NonNullable<CycleReport["report"]>; readonly pages: Set<string> | undefined; readonly exact: boolean };
+  let queued: Queued | undefined;
+  let settle: { timer: NodeJS.Timeout; report: Queued["report"] } | undefined;
+  let exactDone = false;
+  /** (Re)starts the wait for a pause in the saves, after which the exact build of `report` runs. */
+  const armSettle = (report: Queued["report"]): void => {
+    if (settle !== undefined) clearTimeout(settle.timer);
+    const timer = setTimeout(() => {
+      settle = undefined;
+      if (closing || queued !== undefined) return;
+      queued = { report, pages: undefined, exact: true };
+      kick();
+    }, settleMs);
+    settle = { timer, report };
+  };
   const build = async (): Promise<void> => {
     while (queued !== undefined) {
-      const { report, pages } = queued;
+      const { report, pages, exact } = queued;
       queued = undefined;
       try {
         writeAtomically(reportPath, JSON.stringify(report));
         const started = performance.now();
-        const { code, output } = await buildInChild(root, site, reportPath, (child) => (current = child));
-        current = undefined;
+        const { code, output, rendered } = await worker.build(exact || !exactDone);
         if (closing) return;
         // Exit 1 is a site built with problems (the book's, which the verdicts already show); anything else is no site.
         if (code !== 0 && code !== 1) throw new Error(output.trim().split("\n").slice(-5).join("\n"));
-        log(`dev: docs updated in ${Math.round(performance.now() - started)} ms`);
-        send("update", { pages: pages === undefined ? [] : [...pages].sort() });
+        // The build's own summary says where the time went (and what came from the cache).
+        const summary = /^docs: (?:OK|FAIL)[^(]*\((.*)\)$/m.exec(output)?.[1];
+        const ms = Math.round(performance.now() - started);
+        if (exact) {
+          const changed = rendered.filter((page) => page.endsWith(".html")).sort();
+          log(`dev: docs checked in ${ms} ms, every cross-reference resolved again: ${changed.length} page(s) changed`);
+          if (changed.length > 0) send("update", { pages: changed });
+        } else {
+          log(`dev: docs updated in ${ms} ms${summary === undefined ? "" : ` (${summary})`}`);
+          send("update", { pages: pages === undefined ? [] : [...pages].sort() });
+          if (exactDone) armSettle(report);
+        }
+        exactDone = true;
       } catch (caught) {
         log(`dev: the docs did not build: ${caught instanceof Error ? caught.message : String(caught)}`);
       }
@@ -187,9 +292,16 @@ export async function startDevDocs(options: { readonly root: string; readonly po
         return;
       }
       // The first report (no document named) rebuilds everything; later ones add their chapters.
-      const all = cycle.documents.length === 0 || (queued !== undefined && queued.pages === undefined);
-      queued = { report: cycle.report, pages: all ? undefined : new Set([...(queued?.pages ?? []), ...cycle.documents.map(chapterPath)]) };
+      const all = cycle.documents.length === 0 || (queued !== undefined && queued.pages === undefined && !queued.exact);
+      if (settle !== undefined) clearTimeout(settle.timer);
+      settle = undefined;
+      queued = { report: cycle.report, pages: all ? undefined : new Set([...(queued?.exact === true ? [] : (queued?.pages ?? [])), ...cycle.documents.map(chapterPath)]), exact: false };
       kick();
+    },
+    prepare: () => {
+      // A save postpones the exact build: its own quick build comes first.
+      if (settle !== undefined) armSettle(settle.report);
+      if (!closing) worker.prepare();
     },
     idle: async () => {
       while (building !== undefined) await building;
@@ -197,7 +309,8 @@ export async function startDevDocs(options: { readonly root: string; readonly po
     close: async () => {
       closing = true;
       queued = undefined;
-      current?.kill();
+      if (settle !== undefined) clearTimeout(settle.timer);
+      worker.close();
       for (const response of listeners) response.end();
       listeners.clear();
       await building;

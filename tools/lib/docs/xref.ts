@@ -55,11 +55,117 @@ export function readCompilerOptions(root: string, project = "tsconfig.json"): ts
 const maxDocumentation = 600;
 
 /**
- * Resolves every identifier of `files` (project-relative path → content; TypeScript only) with
- * one program that holds exactly those files (and what they import), with `options`.
+ * What a long-lived process keeps between cross-references: the last program and its parsed
+ * files, so the next program reparses only the tangled files whose text changed.
  */
-export function crossReference(root: string, files: ReadonlyMap<string, string>, options: ts.CompilerOptions): XrefResult {
+export interface XrefMemory {
+  program?: ts.Program;
+  /** Parsed files by name: the library and `node_modules` files for the session, tangled ones with their text. */
+  readonly sources: Map<string, { readonly text: string | undefined; readonly file: ts.SourceFile }>;
+}
+
+/** An empty `XrefMemory`, for a process that builds the docs more than once. */
+export function xrefMemory(): XrefMemory {
+  return { sources: new Map() };
+}
+
+/**
+ * Resolves every identifier of `files` (project-relative path → content; TypeScript only) with
+ * one program that holds exactly those files (and what they import), with `options`. With
+ * `memory` (same root and options on every call) the program is built from the previous one:
+ * unchanged files are neither read nor parsed again, only the type checker starts afresh.
+ */
+export function crossReference(root: string, files: ReadonlyMap<string, string>, options: ts.CompilerOptions, memory?: XrefMemory): XrefResult {
   const started = performance.now();
+  const resolve = resolver(root, files, options, memory);
+  const symbols: XrefSymbol[] = [];
+  const symbolIndex = new Map<ts.Symbol, number>();
+  const occurrences: XrefOccurrence[] = [];
+  resolve.walk([...files.keys()], occurrences, (target, describe) => {
+    let index = symbolIndex.get(target);
+    if (index === undefined) {
+      index = symbols.length;
+      symbols.push(describe());
+      symbolIndex.set(target, index);
+    }
+    return index;
+  });
+  return { symbols, occurrences, milliseconds: performance.now() - started, program: resolve.program };
+}
+
+/**
+ * The cross-references of `files` computed from `previous` (those of `previousFiles`, the same
+ * paths): only the identifiers of the files whose text changed are resolved again, against a new
+ * program; the other files' occurrences are kept. `npm run dev` uses it to update a chapter's page
+ * within seconds; it is exact for the changed files and their own symbols, and approximate
+ * elsewhere: an unchanged file keeps its resolution even where the change altered it (a renamed
+ * export, a type another file infers from the changed one), until the next full cross-reference.
+ * Symbols declared in a changed file keep their index (matched by name and declaration, whose
+ * line is moved by the lines added or removed above it, or by name in that file when the edit
+ * covered the declaration); a symbol no longer named keeps its entry.
+ * Falls back to `crossReference` when files were added or removed.
+ */
+export function crossReferenceChanged(root: string, files: ReadonlyMap<string, string>, options: ts.CompilerOptions, memory: XrefMemory, previous: XrefResult, previousFiles: ReadonlyMap<string, string>): XrefResult {
+  const started = performance.now();
+  if (files.size !== previousFiles.size || [...files.keys()].some((f) => !previousFiles.has(f))) return crossReference(root, files, options, memory);
+  const changed = [...files.keys()].filter((f) => files.get(f) !== previousFiles.get(f));
+  if (changed.length === 0) return { symbols: previous.symbols, occurrences: previous.occurrences, milliseconds: 0 };
+  const moves = new Map(changed.map((f) => [f, lineMove(previousFiles.get(f) ?? "", files.get(f) ?? "")]));
+  const keyOf = (s: XrefSymbol): string => (s.definition === undefined ? `${s.name}\0${s.hover}` : `${s.name}\0${s.definition.file}\0${s.definition.line}\0${s.definition.character}`);
+  const symbols: XrefSymbol[] = previous.symbols.map((s) => {
+    const move = s.definition === undefined ? undefined : moves.get(s.definition.file);
+    if (s.definition === undefined || move === undefined) return s;
+    const line = move(s.definition.line);
+    return line === undefined ? s : { ...s, definition: { ...s.definition, line } };
+  });
+  const byKey = new Map<string, number>();
+  symbols.forEach((s, i) => byKey.set(keyOf(s), i));
+  // A declaration inside the edited stretch has no line to move to: it is matched by its name in its file.
+  const byName = new Map<string, number[]>();
+  symbols.forEach((s, i) => {
+    if (s.definition === undefined || !moves.has(s.definition.file)) return;
+    const key = `${s.name}\0${s.definition.file}`;
+    byName.set(key, [...(byName.get(key) ?? []), i]);
+  });
+  const claimed = new Set<number>();
+  const changedSet = new Set(changed);
+  const occurrences = previous.occurrences.filter((o) => !changedSet.has(o.file));
+  const resolve = resolver(root, files, options, memory);
+  const seen = new Map<ts.Symbol, number>();
+  resolve.walk(changed, occurrences, (target, describe) => {
+    let index = seen.get(target);
+    if (index !== undefined) return index;
+    const symbol = describe();
+    index = byKey.get(keyOf(symbol));
+    if (index === undefined && symbol.definition !== undefined) index = byName.get(`${symbol.name}\0${symbol.definition.file}`)?.find((i) => !claimed.has(i));
+    if (index !== undefined) claimed.add(index);
+    if (index === undefined) {
+      index = symbols.length;
+      symbols.push(symbol);
+      byKey.set(keyOf(symbol), index);
+    } else symbols[index] = symbol;
+    seen.set(target, index);
+    return index;
+  });
+  return { symbols, occurrences, milliseconds: performance.now() - started, program: resolve.program };
+}
+
+/**
+ * Where the lines of `before` went in `after`, when one stretch of lines was replaced: lines
+ * above and below the stretch move with it, lines inside it have no place (`undefined`).
+ */
+export function lineMove(before: string, after: string): (line: number) => number | undefined {
+  const a = before.split("\n");
+  const b = after.split("\n");
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  return (line) => (line < head ? line : line >= a.length - tail ? line + b.length - a.length : undefined);
+}
+
+/** One program over `files` and the walk that records their identifiers' occurrences and symbols. */
+function resolver(root: string, files: ReadonlyMap<string, string>, options: ts.CompilerOptions, memory: XrefMemory | undefined): { program: ts.Program; walk: (which: readonly string[], occurrences: XrefOccurrence[], indexOf: (target: ts.Symbol, describe: () => XrefSymbol) => number) => void } {
   const absolute = new Map([...files].map(([path, content]) => [join(root, path), content]));
   const toRelative = (fileName: string): string => relative(root, fileName).split(sep).join("/");
   const host = ts.createCompilerHost(options, true);
@@ -69,16 +175,18 @@ export function crossReference(root: string, files: ReadonlyMap<string, string>,
   host.readFile = (fileName) => absolute.get(fileName) ?? readFile(fileName);
   host.getSourceFile = (fileName, language, onError, shouldCreate) => {
     const text = absolute.get(fileName);
-    return text === undefined ? getSourceFile(fileName, language, onError, shouldCreate) : ts.createSourceFile(fileName, text, language, true);
+    const kept = memory?.sources.get(fileName);
+    // The program reuses a file only when the host hands back the very same object.
+    if (kept !== undefined && kept.text === text) return kept.file;
+    const file = text === undefined ? getSourceFile(fileName, language, onError, shouldCreate) : ts.createSourceFile(fileName, text, language, true);
+    if (memory !== undefined && file !== undefined) memory.sources.set(fileName, { text, file });
+    return file;
   };
   host.fileExists = (fileName) => absolute.has(fileName) || fileExists(fileName);
   host.getCurrentDirectory = () => root;
-  const program = ts.createProgram({ rootNames: [...absolute.keys()], options, host });
+  const program = ts.createProgram({ rootNames: [...absolute.keys()], options, host, ...(memory?.program === undefined ? {} : { oldProgram: memory.program }) });
+  if (memory !== undefined) memory.program = program;
   const checker = program.getTypeChecker();
-
-  const symbols: XrefSymbol[] = [];
-  const symbolIndex = new Map<ts.Symbol, number>();
-  const occurrences: XrefOccurrence[] = [];
 
   const definitionOf = (symbol: ts.Symbol): XrefSymbol["definition"] => {
     for (const declaration of symbol.declarations ?? []) {
@@ -98,43 +206,40 @@ export function crossReference(root: string, files: ReadonlyMap<string, string>,
     return shortDoc === "" ? head : `${head}\n\n${shortDoc}`;
   };
 
-  for (const fileName of absolute.keys()) {
-    const source = program.getSourceFile(fileName);
-    if (source === undefined) continue;
-    const file = toRelative(fileName);
-    const visit = (node: ts.Node): void => {
-      if (ts.isIdentifier(node) || ts.isPrivateIdentifier(node)) {
-        record(node, source, file);
-        return;
-      }
-      ts.forEachChild(node, visit);
+  const walk = (which: readonly string[], occurrences: XrefOccurrence[], indexOf: (target: ts.Symbol, describe: () => XrefSymbol) => number): void => {
+    const record = (node: ts.Identifier | ts.PrivateIdentifier, source: ts.SourceFile, file: string): void => {
+      if (isKeywordLike(node)) return;
+      const symbol = checker.getSymbolAtLocation(node);
+      if (symbol === undefined) return;
+      const aliased = (symbol.flags & ts.SymbolFlags.Alias) !== 0;
+      const target = aliased ? checker.getAliasedSymbol(symbol) : symbol;
+      const start = node.getStart(source);
+      const index = indexOf(target, () => {
+        const definition = definitionOf(target);
+        // An import renamed on export (`expect` is vitest's `globalExpect`) shows by the name used here.
+        const local = ts.isImportSpecifier(node.parent) ? node.parent.name : node;
+        const name = aliased && ts.isIdentifier(local) ? local.text : target.getName();
+        return { name, hover: hoverOf(target, node, name), ...(definition === undefined ? {} : { definition }) };
+      });
+      const isDefinition = (target.declarations ?? []).some((d) => ts.getNameOfDeclaration(d) === node);
+      const pos = source.getLineAndCharacterOfPosition(start);
+      occurrences.push({ file, line: pos.line, character: pos.character, length: node.getEnd() - start, symbol: index, isDefinition });
     };
-    visit(source);
-  }
-
-  function record(node: ts.Identifier | ts.PrivateIdentifier, source: ts.SourceFile, file: string): void {
-    if (isKeywordLike(node)) return;
-    const symbol = checker.getSymbolAtLocation(node);
-    if (symbol === undefined) return;
-    const aliased = (symbol.flags & ts.SymbolFlags.Alias) !== 0;
-    const target = aliased ? checker.getAliasedSymbol(symbol) : symbol;
-    let index = symbolIndex.get(target);
-    const start = node.getStart(source);
-    if (index === undefined) {
-      const definition = definitionOf(target);
-      index = symbols.length;
-      // An import renamed on export (`expect` is vitest's `globalExpect`) shows by the name used here.
-      const local = ts.isImportSpecifier(node.parent) ? node.parent.name : node;
-      const name = aliased && ts.isIdentifier(local) ? local.text : target.getName();
-      symbols.push({ name, hover: hoverOf(target, node, name), ...(definition === undefined ? {} : { definition }) });
-      symbolIndex.set(target, index);
+    for (const path of which) {
+      const source = program.getSourceFile(join(root, path));
+      if (source === undefined) continue;
+      const file = toRelative(source.fileName);
+      const visit = (node: ts.Node): void => {
+        if (ts.isIdentifier(node) || ts.isPrivateIdentifier(node)) {
+          record(node, source, file);
+          return;
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
     }
-    const isDefinition = (target.declarations ?? []).some((d) => ts.getNameOfDeclaration(d) === node);
-    const pos = source.getLineAndCharacterOfPosition(start);
-    occurrences.push({ file, line: pos.line, character: pos.character, length: node.getEnd() - start, symbol: index, isDefinition });
-  }
-
-  return { symbols, occurrences, milliseconds: performance.now() - started, program };
+  };
+  return { program, walk };
 }
 
 const F = ts.SymbolFlags;

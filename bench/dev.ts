@@ -1,0 +1,278 @@
+/**
+ * `npm run dev` as an author meets it: save to verdict, and save to the chapter's page updated.
+ *
+ * `benchDev` copies this project to a temporary folder (on tmpfs, `/dev/shm`, when there is one;
+ * `node_modules` linked, not copied), starts `node tools/run.cjs dev --port 0` there as a user
+ * would, waits until it is watching and its first docs build is done, then scripts `edits` saves
+ * of one block of `literate/memory.md` (the `contentHash` block): each save puts a comment line
+ * with a new number into the block's body. A comment is a real change to the block (its hash, so
+ * its stamp, changes; tangle, the type-check, its tests with coverage and the stamp all run again)
+ * that no test can pin, and it shows on the chapter's page, so the page can be checked for it.
+ *
+ * For each save it measures, from the write of the file:
+ * - the verdict: the line `literate/memory.md:LINE compiles ✓ tested ✓ stamped ✓` on dev's stdout;
+ * - the page: an `update` event naming `chapters/memory.html` on the dev server's event stream
+ *   (`/__dev/events`), read as the script injected into every page reads it; the page's HTML is
+ *   then fetched and must show the save's comment, or the run fails (the event named a stale page).
+ *
+ * `tsx bench/run.ts --only dev` runs these rows alone; `runDevBench` is the measuring part, on any
+ * project folder with any launcher (the test runs it on a one-chapter project).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { get, type IncomingMessage } from "node:http";
+import { tmpdir } from "node:os";
+import { join, relative, sep } from "node:path";
+import { chapterPath } from "../tools/lib/docs/html.ts";
+
+/** What to run and edit. */
+export interface DevBenchOptions {
+  /** The project folder dev runs in (it is edited). */
+  readonly root: string;
+  /** The launcher started as `node LAUNCHER dev --root ROOT --port 0`; default `ROOT/tools/run.cjs`. */
+  readonly launcher?: string;
+  /** The chapter edited, project-relative. */
+  readonly doc: string;
+  /** Text of a line inside the edited block's body; the comment goes right after it. */
+  readonly anchor: string;
+  /** How many saves (at least 1). */
+  readonly edits: number;
+  /** Give up on any one wait after this long (default 180 s: a cold first docs build under load). */
+  readonly timeoutMs?: number;
+  readonly log?: (line: string) => void;
+}
+
+/** What one run measured, in milliseconds. */
+export interface DevBenchResult {
+  /** From spawn to `dev: watching`. */
+  readonly startMs: number;
+  /** From spawn to the end of the first docs build. */
+  readonly firstDocsMs: number;
+  /** Per save: to the verdict line. */
+  readonly verdictMs: readonly number[];
+  /** Per save: to the page's `update` event. */
+  readonly pageMs: readonly number[];
+  /** The verdict line waited for. */
+  readonly verdict: string;
+  /** Dev's own `docs updated in N ms` lines, per save (the build alone, in the worker). */
+  readonly docsBuildMs: readonly number[];
+}
+
+/** The marker a save writes: a comment line, unique per save. */
+export function editMarker(n: number): string {
+  return `// dev bench edit ${n}`;
+}
+
+/**
+ * `text` with the marker comment of save `n` right after the line containing `anchor` (replacing
+ * an earlier save's marker there), and the 1-based line of the block's opening fence. Throws when
+ * the anchor is missing or not inside a fenced block.
+ */
+export function editBlock(text: string, anchor: string, n: number): { readonly text: string; readonly fenceLine: number } {
+  const lines = text.split("\n");
+  const at = lines.findIndex((l) => l.includes(anchor));
+  if (at < 0) throw new Error(`dev bench: no line contains \`${anchor}\``);
+  let fence = -1;
+  for (let i = at - 1; i >= 0; i--) {
+    if ((lines[i] ?? "").startsWith("```")) {
+      fence = i;
+      break;
+    }
+  }
+  if (fence < 0 || !/^```ts\b/.test(lines[fence] ?? "")) throw new Error(`dev bench: \`${anchor}\` is not inside a \`\`\`ts block`);
+  const indent = /^\s*/.exec(lines[at + 1] ?? "")?.[0] ?? "  ";
+  const marker = `${indent === "" ? "  " : indent}${editMarker(n)}`;
+  if (/\/\/ dev bench edit \d+$/.test(lines[at + 1] ?? "")) lines[at + 1] = marker;
+  else lines.splice(at + 1, 0, marker);
+  return { text: lines.join("\n"), fenceLine: fence + 1 };
+}
+
+/** One server-sent event. */
+export interface ServerEvent {
+  readonly event: string;
+  readonly data: string;
+}
+
+/**
+ * Parses server-sent events out of a growing stream: feed it each chunk; it returns the events
+ * completed so far (a blank line ends one) and keeps the rest. Comments (`: …`) are skipped.
+ */
+export function eventParser(): (chunk: string) => ServerEvent[] {
+  let buffer = "";
+  return (chunk) => {
+    buffer += chunk.replace(/\r\n/g, "\n");
+    const events: ServerEvent[] = [];
+    let end: number;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const raw = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event = "message";
+      const data: string[] = [];
+      for (const line of raw.split("\n")) {
+        if (line.startsWith(":")) continue;
+        const colon = line.indexOf(":");
+        const field = colon < 0 ? line : line.slice(0, colon);
+        const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+        if (field === "event") event = value;
+        else if (field === "data") data.push(value);
+      }
+      if (raw.split("\n").some((l) => !l.startsWith(":"))) events.push({ event, data: data.join("\n") });
+    }
+    return events;
+  };
+}
+
+/** True when an `update` event's data names `page` (or names no page: everything changed). */
+export function updateNames(data: string, page: string): boolean {
+  const pages = (JSON.parse(data) as { pages?: unknown }).pages;
+  return Array.isArray(pages) && (pages.length === 0 || pages.includes(page));
+}
+
+/** Something that happened, with when (performance.now()). */
+interface Stamped<T> {
+  readonly at: number;
+  readonly value: T;
+}
+
+/** Waits for the first item at or after `from` that `match` accepts; fails after `timeoutMs` with `context()`. */
+async function waitIn<T>(list: readonly Stamped<T>[], from: number, match: (value: T) => boolean, timeoutMs: number, what: string, context: () => string, dead: () => boolean): Promise<Stamped<T> & { readonly index: number }> {
+  const until = performance.now() + timeoutMs;
+  for (;;) {
+    for (let i = from; i < list.length; i++) {
+      const item = list[i];
+      if (item !== undefined && match(item.value)) return { ...item, index: i };
+    }
+    if (performance.now() > until || dead()) throw new Error(`dev bench: ${dead() ? "dev exited" : `no ${what} within ${timeoutMs / 1000} s`}; dev's output:\n${context()}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The environment of dev: ours, without what a surrounding Vitest set for its workers. */
+function devEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("VITEST") && key !== "NODE_V8_COVERAGE" && key !== "TEST") env[key] = value;
+  env["NO_COLOR"] = "1";
+  return env;
+}
+
+/** Runs dev in `options.root`, scripts the saves, and measures them; stops dev (SIGINT) at the end, also on failure. */
+export async function runDevBench(options: DevBenchOptions): Promise<DevBenchResult> {
+  const { root, doc, anchor } = options;
+  const timeoutMs = options.timeoutMs ?? 180_000;
+  const log = options.log ?? (() => {});
+  const launcher = options.launcher ?? join(root, "tools", "run.cjs");
+  const lines: Stamped<string>[] = [];
+  let output = "";
+  let partial = "";
+  const started = performance.now();
+  const child: ChildProcess = spawn(process.execPath, [launcher, "dev", "--root", root, "--port", "0"], { cwd: root, env: devEnvironment(), stdio: ["ignore", "pipe", "pipe"] });
+  const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  const onData = (chunk: string): void => {
+    const at = performance.now();
+    output += chunk;
+    partial += chunk;
+    const parts = partial.split("\n");
+    partial = parts.pop() ?? "";
+    for (const line of parts) lines.push({ at, value: line });
+  };
+  child.stdout?.setEncoding("utf8").on("data", onData);
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  const dead = (): boolean => child.exitCode !== null || child.signalCode !== null;
+  const context = (): string => output.slice(-4000);
+  let stream: IncomingMessage | undefined;
+  try {
+    const watching = await waitIn(lines, 0, (l) => l.startsWith("dev: watching"), timeoutMs, "`dev: watching` line", context, dead);
+    const url = /docs at (http:\S+)/.exec(watching.value)?.[1];
+    if (url === undefined) throw new Error(`dev bench: dev serves no docs: ${watching.value}`);
+    const firstDocs = await waitIn(lines, 0, (l) => l.startsWith("dev: docs updated"), timeoutMs, "first docs build", context, dead);
+    log(`dev bench: watching after ${(watching.at - started).toFixed(0)} ms, first docs build done after ${(firstDocs.at - started).toFixed(0)} ms`);
+
+    const events: Stamped<ServerEvent>[] = [];
+    const parse = eventParser();
+    stream = await new Promise<IncomingMessage>((resolve, reject) => get(new URL("__dev/events", url), resolve).once("error", reject));
+    stream.setEncoding("utf8").on("data", (chunk: string) => {
+      const at = performance.now();
+      for (const event of parse(chunk)) events.push({ at, value: event });
+    });
+    const page = chapterPath(doc);
+    const verdictMs: number[] = [];
+    const pageMs: number[] = [];
+    const docsBuildMs: number[] = [];
+    let verdict = "";
+    const path = join(root, doc);
+    for (let n = 1; n <= options.edits; n++) {
+      const edited = editBlock(readFileSync(path, "utf8"), anchor, n);
+      verdict = `${doc}:${edited.fenceLine} compiles ✓ tested ✓ stamped ✓`;
+      const fromLine = lines.length;
+      const fromEvent = events.length;
+      const saved = performance.now();
+      writeFileSync(path, edited.text);
+      const judged = await waitIn(lines, fromLine, (l) => l.startsWith(`${doc}:${edited.fenceLine} `), timeoutMs, `verdict for ${doc}:${edited.fenceLine}`, context, dead);
+      if (judged.value !== verdict) throw new Error(`dev bench: save ${n} was judged \`${judged.value}\`, not \`${verdict}\`; dev's output:\n${context()}`);
+      const updated = await waitIn(events, fromEvent, (e) => e.event === "update" && updateNames(e.data, page), timeoutMs, `update event for ${page}`, context, dead);
+      const html = await (await fetch(new URL(page, url))).text();
+      if (!html.includes(editMarker(n))) throw new Error(`dev bench: the update event for save ${n} came, but ${page} does not show \`${editMarker(n)}\``);
+      const built = await waitIn(lines, fromLine, (l) => l.startsWith("dev: docs updated"), timeoutMs, "docs updated line", context, dead);
+      docsBuildMs.push(Number(/in (\d+) ms/.exec(built.value)?.[1] ?? "NaN"));
+      verdictMs.push(judged.at - saved);
+      pageMs.push(updated.at - saved);
+      log(`dev bench: save ${n}: verdict ${(judged.at - saved).toFixed(0)} ms, page ${(updated.at - saved).toFixed(0)} ms (${built.value.replace(/^dev: /, "")})`);
+      // The stamp dev wrote is a save of its own: let its cycle pass before the next edit.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    return { startMs: watching.at - started, firstDocsMs: firstDocs.at - started, verdictMs, pageMs, verdict, docsBuildMs };
+  } finally {
+    stream?.destroy();
+    if (!dead()) child.kill("SIGINT");
+    const bound = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    await exited;
+    clearTimeout(bound);
+  }
+}
+
+/** Folders never copied: dependencies (linked instead), history, caches and outputs. */
+const notCopied: ReadonlySet<string> = new Set(["node_modules", ".git", ".cache", "site", "site-artifacts", "coverage", join("bench", ".corpus")]);
+
+/**
+ * Copies the project at `from` into a fresh folder under `base` (default: `/dev/shm` when it
+ * exists, else the system's temporary folder), with `node_modules` linked to `from`'s; returns it.
+ */
+export function copyProject(from: string, base?: string): string {
+  const parent = base ?? (existsSync("/dev/shm") ? "/dev/shm" : tmpdir());
+  const to = mkdtempSync(join(parent, "passepartout-dev-bench-"));
+  cpSync(from, to, {
+    recursive: true,
+    filter: (source) => {
+      const rel = relative(from, source);
+      return rel === "" || (!notCopied.has(rel) && !rel.split(sep).some((part) => part.includes(".tmp-")));
+    },
+  });
+  symlinkSync(join(from, "node_modules"), join(to, "node_modules"), "dir");
+  return to;
+}
+
+/** A row for bench/run.ts: a median against an absolute target in milliseconds. */
+export interface DevRow {
+  readonly name: string;
+  readonly samples: readonly number[];
+  readonly limitMs?: number;
+  readonly note: string;
+}
+
+/** The dev rows of `npm run bench`, on a copy of `projectRoot`, with `edits` saves; the copy is removed after. */
+export async function benchDev(projectRoot: string, edits: number, print: (line: string) => void): Promise<DevRow[]> {
+  const copy = copyProject(projectRoot);
+  print(`  dev bench: project copied to ${copy}${copy.startsWith("/dev/shm") ? " (tmpfs)" : ""}`);
+  try {
+    const result = await runDevBench({ root: copy, doc: "literate/memory.md", anchor: "export function contentHash(", edits, log: print });
+    const how = `${edits} saves of the contentHash block of literate/memory.md (a numbered comment line in its body), project copied to ${copy.startsWith("/dev/shm") ? "tmpfs (/dev/shm)" : "the temporary folder"}, dev started as \`node tools/run.cjs dev --port 0\``;
+    return [
+      { name: "dev: start to watching", samples: [result.startMs], note: "spawn to `dev: watching` (tangle, first type-check, no verdicts)" },
+      { name: "dev: start to first docs build", samples: [result.firstDocsMs], note: "spawn to the first `dev: docs updated` (a cold docs worker, the docs cache empty in the copy)" },
+      { name: "dev: save to verdict (literate/memory.md)", samples: result.verdictMs, limitMs: 3000, note: `${how}; write of the file to the line \`${result.verdict}\` on stdout` },
+      { name: "dev: save to chapter page updated", samples: result.pageMs, limitMs: 4000, note: `${how}; write of the file to the \`update\` event naming chapters/memory.html on /__dev/events (an EventSource's view; the page's HTML then checked for the edit); dev's own docs build times ${result.docsBuildMs.join(", ")} ms` },
+    ];
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
