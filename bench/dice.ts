@@ -4,17 +4,9 @@
  * loading the bench.
  */
 
-/** mulberry32: a tiny seeded PRNG, so every run generates the same corpus (and the same test documents). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "../tools/lib/seeded.ts";
+
+export { mulberry32 };
 
 /** Seeded dice over `mulberry32`, shared by the bench corpus and the scanners' differential test. */
 export class Dice {

@@ -2,38 +2,7 @@
 // one-chapter project with the real launcher, dev server and event stream.
 import { afterAll, describe, expect, it } from "vitest";
 import { editBlock, editMarker, eventParser, runDevBench, updateNames } from "../../bench/dev.ts";
-import { Project, launcher } from "./verify-project.ts";
-
-const fence = "```";
-
-const chapter = [
-  "---",
-  "tangle: generated/a.ts",
-  "test: test/a.test.ts",
-  "---",
-  "# Doubling",
-  "",
-  "Doubling is what this chapter is about.",
-  "",
-  `${fence}ts`,
-  "/** Twice `n`. */",
-  "export function double(n: number): number {",
-  "  return n * 2;",
-  "}",
-  fence,
-  "",
-  "The tests.",
-  "",
-  `${fence}ts test`,
-  'import { expect, it } from "vitest";',
-  'import { double } from "../generated/a.ts";',
-  "",
-  'it("doubles", () => {',
-  "  expect(double(2)).toBe(4);",
-  "});",
-  fence,
-  "",
-].join("\n");
+import { Project, doublingChapter as chapter, launcher } from "./verify-project.ts";
 
 describe("the dev bench's scripted edit", () => {
   it("puts a numbered comment into the block after the anchor line, replaces it on the next save, and names the block's fence line", () => {

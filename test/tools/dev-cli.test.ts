@@ -5,38 +5,9 @@ import { get } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blockHashes } from "../../tools/lib/stamps.ts";
 import { tangle } from "../../tools/lib/tangle.ts";
-import { Project, edit, launcher, lineOf } from "./verify-project.ts";
+import { Project, doublingChapter as chapter, edit, launcher, lineOf } from "./verify-project.ts";
 
 const fence = "```";
-
-const chapter = [
-  "---",
-  "tangle: generated/a.ts",
-  "test: test/a.test.ts",
-  "---",
-  "# Doubling",
-  "",
-  "Doubling is what this chapter is about.",
-  "",
-  `${fence}ts`,
-  "/** Twice `n`. */",
-  "export function double(n: number): number {",
-  "  return n * 2;",
-  "}",
-  fence,
-  "",
-  "The tests.",
-  "",
-  `${fence}ts test`,
-  'import { expect, it } from "vitest";',
-  'import { double } from "../generated/a.ts";',
-  "",
-  'it("doubles", () => {',
-  "  expect(double(2)).toBe(4);",
-  "});",
-  fence,
-  "",
-].join("\n");
 
 /** The environment of a child: ours without what the vitest running this file set for its workers. */
 function childEnvironment(): NodeJS.ProcessEnv {

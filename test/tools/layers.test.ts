@@ -10,7 +10,7 @@ import { byChapterOrder, parseLiterateDocument } from "../../tools/lib/document.
 
 /** Lower layers first. */
 const layers: readonly (readonly string[])[] = [
-  ["diagnostics", "paths", "sourcemap"],
+  ["diagnostics", "paths", "sourcemap", "seeded"],
   ["markdown", "remark", "plan"],
   ["document", "io", "cli"],
   ["tangle"],
@@ -22,7 +22,7 @@ const layers: readonly (readonly string[])[] = [
 ];
 
 /** Modules that compute over in-memory inputs only. */
-const pure = ["diagnostics", "paths", "sourcemap", "markdown", "remark", "plan", "document", "tangle", "definitions", "stamps", "runs", "order", "repetition", "dev", "mutation"];
+const pure = ["seeded", "diagnostics", "paths", "sourcemap", "markdown", "remark", "plan", "document", "tangle", "definitions", "stamps", "runs", "order", "repetition", "dev", "mutation"];
 
 const layerOf = (name: string): number => layers.findIndex((layer) => layer.includes(name));
 const modules = readdirSync("tools/lib").filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3));

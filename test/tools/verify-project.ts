@@ -101,3 +101,33 @@ export function edit(text: string, from: string, to: string): string {
   if (first < 0 || text.indexOf(from, first + 1) >= 0) throw new Error(`\`${from}\` must occur exactly once`);
   return text.slice(0, first) + to + text.slice(first + from.length);
 }
+
+/** A one-chapter book for the dev loop's tests: one function, `double`, and the test that runs it. */
+export const doublingChapter = [
+  "---",
+  "tangle: generated/a.ts",
+  "test: test/a.test.ts",
+  "---",
+  "# Doubling",
+  "",
+  "Doubling is what this chapter is about.",
+  "",
+  "```ts",
+  "/** Twice `n`. */",
+  "export function double(n: number): number {",
+  "  return n * 2;",
+  "}",
+  "```",
+  "",
+  "The tests.",
+  "",
+  "```ts test",
+  'import { expect, it } from "vitest";',
+  'import { double } from "../generated/a.ts";',
+  "",
+  'it("doubles", () => {',
+  "  expect(double(2)).toBe(4);",
+  "});",
+  "```",
+  "",
+].join("\n");

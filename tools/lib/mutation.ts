@@ -15,6 +15,7 @@ import { basename } from "node:path";
 import { error, LiterateError, type Diagnostic } from "./diagnostics.ts";
 import type { BlockAnalysis } from "./definitions.ts";
 import type { TangleResult } from "./tangle.ts";
+import { mulberry32 } from "./seeded.ts";
 
 /** What happened to a mutant: detected (`killed`, `timeout`) or not (`survived`, `no-coverage`). */
 export type MutantStatus = "killed" | "timeout" | "survived" | "no-coverage";
@@ -453,18 +454,6 @@ export interface SampledKill {
   readonly tests: string;
 }
 
-/** A small seeded generator (mulberry32), so a sample can be drawn again from its seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Draws `count` recorded kills (status `killed`, with the tests that killed them) from current
  * block records, uniformly, reproducibly from `seed`.
@@ -478,7 +467,7 @@ export function sampleKills(result: TangleResult, hashes: readonly string[], rec
       for (const mutant of mine?.mutants ?? []) if (mutant.status === "killed" && mutant.killedBy.length > 0) pool.push({ doc: record.doc, block: index, mutant, tests: record.tests });
     });
   }
-  const random = seededRandom(seed);
+  const random = mulberry32(seed);
   for (let i = pool.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
     const a = pool[i];
