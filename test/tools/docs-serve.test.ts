@@ -35,6 +35,14 @@ async function site(failure?: () => readonly string[] | undefined) {
 }
 
 describe("docs:serve's static server", () => {
+  it("serves a folder's index, refuses a path that climbs out of the site, and says what it did not find", async () => {
+    const url = await site();
+    expect(await get(url, "/")).toEqual({ status: 200, body: "<h1>previous build</h1>" });
+    expect((await get(url, "/..%2f..%2fsite.css")).status).toBe(403);
+    expect((await get(url, "/..%2F" + "x".repeat(3))).status).toBe(403);
+    expect(await get(url, "/missing.html")).toEqual({ status: 404, body: "not found: /missing.html" });
+  });
+
   it("answers a malformed percent-encoding with 400 instead of crashing", async () => {
     const url = await site();
     expect((await get(url, "/%E0%A4%A")).status).toBe(400);

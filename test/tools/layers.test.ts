@@ -51,7 +51,7 @@ describe("the toolchain's layers", () => {
 
 /** The docs site's library, tools/lib/docs/, lower layers first; all of tools/lib sits below it. */
 const docsLayers: readonly (readonly string[])[] = [
-  ["html", "errors-index", "search", "chapter", "attribution-folder"],
+  ["html", "errors-index", "search", "chapter", "attribution-folder", "static"],
   ["code-html", "layout"],
   ["highlight", "xref"],
   ["model"],

@@ -12,25 +12,16 @@
  * time, and in this process it would hold up the next save's verdict. Builds run one at a time
  * beside the cycles; saves during a build cause one more.
  */
-import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
 import { spawn, type ChildProcess } from "node:child_process";
-import { dirname, extname, join, normalize, sep } from "node:path";
+import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { formatDiagnostic } from "../diagnostics.ts";
 import type { CycleReport } from "../dev-session.ts";
 import { chapterPath } from "./html.ts";
 import { writeAtomically } from "../io.ts";
-
-const types: Readonly<Record<string, string>> = {
-  ".html": "text/html; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".json": "application/json; charset=utf-8",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".woff2": "font/woff2",
-};
+import { contentTypes, requestPath, siteFile } from "./static.ts";
 
 /** Where the live-update script is served, and where it listens. */
 export const livePaths = { script: "/__dev/live.js", events: "/__dev/events" } as const;
@@ -183,13 +174,8 @@ export async function startDevDocs(options: { readonly root: string; readonly po
     for (const response of listeners) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
   const server = createServer((request, response) => {
-    let path: string;
-    try {
-      path = decodeURIComponent(new URL(request.url ?? "/", "http://127.0.0.1").pathname);
-    } catch {
-      response.writeHead(400, { "content-type": "text/plain; charset=utf-8" }).end("bad request: the path is not a valid URL encoding");
-      return;
-    }
+    const path = requestPath(request.url, response);
+    if (path === undefined) return;
     if (path === livePaths.events) {
       response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" });
       response.write(": dev\n\n");
@@ -198,20 +184,12 @@ export async function startDevDocs(options: { readonly root: string; readonly po
       return;
     }
     if (path === livePaths.script) {
-      response.writeHead(200, { "content-type": types[".js"] ?? "", "cache-control": "no-store" }).end(liveScript);
+      response.writeHead(200, { "content-type": contentTypes[".js"] ?? "", "cache-control": "no-store" }).end(liveScript);
       return;
     }
-    let file = normalize(join(site, path));
-    if (file !== site && !file.startsWith(site + sep)) {
-      response.writeHead(403).end("forbidden");
-      return;
-    }
-    if (existsSync(file) && statSync(file).isDirectory()) file = join(file, "index.html");
-    if (!existsSync(file)) {
-      response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end(`not found: ${path} (the first build may still be running)`);
-      return;
-    }
-    const type = types[extname(file)] ?? "application/octet-stream";
+    const file = siteFile(site, path, response, `not found: ${path} (the first build may still be running)`);
+    if (file === undefined) return;
+    const type = contentTypes[extname(file)] ?? "application/octet-stream";
     const body = extname(file) === ".html" ? withLiveScript(readFileSync(file, "utf8")) : readFileSync(file);
     response.writeHead(200, { "content-type": type, "cache-control": "no-store" }).end(body);
   });

@@ -6,25 +6,16 @@
  * fails, every page request answers with the error (a page that reloads itself until the
  * problem is fixed) instead of silently showing the previous site.
  */
-import { createReadStream, existsSync, statSync } from "node:fs";
+import { createReadStream } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { extname, join, normalize, sep } from "node:path";
+import { extname, join } from "node:path";
 import { watch } from "chokidar";
 import { formatDiagnostic, LiterateError } from "../diagnostics.ts";
 import { manifestPath } from "../paths.ts";
 import { runTangle } from "../tangle-run.ts";
 import { buildDocs, type DocsOptions } from "./build.ts";
 import { escapeHtml } from "./html.ts";
-
-const types: Readonly<Record<string, string>> = {
-  ".html": "text/html; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".json": "application/json; charset=utf-8",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".woff2": "font/woff2",
-};
+import { contentTypes, requestPath, siteFile } from "./static.ts";
 
 /** The page shown instead of the site while the last rebuild failed; it reloads every two seconds. */
 export function errorPage(lines: readonly string[]): string {
@@ -40,29 +31,16 @@ export function errorPage(lines: readonly string[]): string {
  */
 export function serveStatic(site: string, port: number, failure: () => readonly string[] | undefined = () => undefined): Promise<{ server: Server; url: string }> {
   const server = createServer((request, response) => {
-    let path: string;
-    try {
-      path = decodeURIComponent(new URL(request.url ?? "/", "http://127.0.0.1").pathname);
-    } catch {
-      response.writeHead(400, { "content-type": "text/plain; charset=utf-8" }).end("bad request: the path is not a valid URL encoding");
-      return;
-    }
+    const path = requestPath(request.url, response);
+    if (path === undefined) return;
     const failed = failure();
     if (failed !== undefined && (path.endsWith("/") || path.endsWith(".html"))) {
       response.writeHead(500, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(errorPage(failed));
       return;
     }
-    let file = normalize(join(site, path));
-    if (file !== site && !file.startsWith(site + sep)) {
-      response.writeHead(403).end("forbidden");
-      return;
-    }
-    if (existsSync(file) && statSync(file).isDirectory()) file = join(file, "index.html");
-    if (!existsSync(file)) {
-      response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end(`not found: ${path}`);
-      return;
-    }
-    response.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream", "cache-control": "no-store" });
+    const file = siteFile(site, path, response, `not found: ${path}`);
+    if (file === undefined) return;
+    response.writeHead(200, { "content-type": contentTypes[extname(file)] ?? "application/octet-stream", "cache-control": "no-store" });
     createReadStream(file).pipe(response);
   });
   return new Promise((resolve, reject) => {
