@@ -17,7 +17,7 @@ import type { TestEvidence } from "./evidence.ts";
 import { findRunnables, judgeRunnables } from "./runs.ts";
 import type { TangleResult } from "./tangle.ts";
 import type { TypeCheckResult } from "./typecheck.ts";
-import { childrenOf, isRuntime, mapCompilerDiagnostics, missedParts, partsOf, type BlockReport, type DocumentSummary, type TestedState, type VerifyReport } from "./verify.ts";
+import { blockIdentity, childrenOf, isRuntime, mapCompilerDiagnostics, missedParts, partsOf, type BlockReport, type DocumentSummary, type TestedState, type VerifyReport } from "./verify.ts";
 
 /** The identity of a block across saves: its document and its hash. */
 export function blockKey(doc: string, hash: string): string {
@@ -213,16 +213,7 @@ export function devReport(
     }
     const stamp = verdict?.stamped === true ? hash : block.attrs.tested;
     return {
-      doc: block.doc,
-      index: block.index,
-      line: block.line,
-      lang: block.lang,
-      kind: analysis.kind,
-      names: analysis.names,
-      typeOnly: analysis.typeOnly,
-      hash,
-      ...(stamp === undefined ? {} : { stamp }),
-      ...(analysis.generated === undefined ? {} : { generated: analysis.generated }),
+      ...blockIdentity(block, analysis, hash, stamp),
       checks: { oneDefinition: oneDefinition.length === 0, prose, compiles: compileList.length === 0, tested },
       problems,
     };

@@ -21,7 +21,8 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { LiterateError, error, sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
-import { analyzeDefinitions, type BlockKind } from "./definitions.ts";
+import { analyzeDefinitions, type BlockAnalysis, type BlockKind } from "./definitions.ts";
+import type { LiterateBlock } from "./document.ts";
 import { evidencePaths, judgeExecution, loadEvidence, type TestEvidence } from "./evidence.ts";
 import { listDocuments, readIfExists, writeAtomically } from "./io.ts";
 import { readingOrderProblems } from "./order.ts";
@@ -227,16 +228,7 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
             survivors: (pinned.survivors.get(index) ?? []).map((m) => ({ line: block.line + m.line, column: m.column, mutator: m.mutator, original: spanText(block.lines, block.columnShift, m), replacement: m.replacement })),
           };
     reports.push({
-      doc: block.doc,
-      index: block.index,
-      line: block.line,
-      lang: block.lang,
-      kind: analysis.kind,
-      names: analysis.names,
-      typeOnly: analysis.typeOnly,
-      hash,
-      ...(stampNow === undefined ? {} : { stamp: stampNow }),
-      ...(analysis.generated === undefined ? {} : { generated: analysis.generated }),
+      ...blockIdentity(block, analysis, hash, stampNow),
       checks: { oneDefinition: oneDefinitionProblems.length === 0, prose, compiles: compileList.length === 0, tested },
       ...(mutation === undefined ? {} : { mutation }),
       problems,
@@ -439,6 +431,22 @@ export function missedParts(
   const declared = runnables.kinds.get(index);
   const what = `the ${declared?.kind ?? "value"} \`${analysis.names.join("`, `")}\`${declared === undefined ? "" : ` (line ${declared.line})`}`;
   return [{ message: `${what} is never read by code that ran`, hint: "add a test that uses it, or the code that reads it (or remove it, if nothing needs it), then `npm run verify -- --stamp`" }];
+}
+
+/** What a block's report says of the block itself, whoever judged it: where it stands, what it defines, its hash and its stamp. */
+export function blockIdentity(block: LiterateBlock, analysis: BlockAnalysis, hash: string, stamp: string | undefined): Omit<BlockReport, "checks" | "mutation" | "problems"> {
+  return {
+    doc: block.doc,
+    index: block.index,
+    line: block.line,
+    lang: block.lang,
+    kind: analysis.kind,
+    names: analysis.names,
+    typeOnly: analysis.typeOnly,
+    hash,
+    ...(stamp === undefined ? {} : { stamp }),
+    ...(analysis.generated === undefined ? {} : { generated: analysis.generated }),
+  };
 }
 
 /** Blocks spliced into each block (first placements). */
