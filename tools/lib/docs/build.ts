@@ -13,7 +13,7 @@ import { copyFileSync, mkdirSync, readdirSync, rm, rmSync, renameSync, statSync,
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LiterateError, error, type Diagnostic } from "../diagnostics.ts";
-import type { ScanMode } from "../document.ts";
+import type { LiterateBlock, ScanMode } from "../document.ts";
 import { listDocuments, readDocument, readIfExists } from "../io.ts";
 import { scanBlocks, withoutBom } from "../markdown.ts";
 import { ProjectModel } from "../project.ts";
@@ -690,7 +690,7 @@ function pageKeys(model: DocsModel, codeVersion: string, input: { siteTitle: str
     if (b === undefined) return "";
     const linked = new Set<number>([...b.usedBy, ...b.splicedInto, ...b.chunkRefs.flatMap((c) => c.blocks), ...b.identifiers.flatMap((i) => (i.definedIn === undefined ? [] : [i.definedIn]))]);
     const hovers = [...new Set(b.identifiers.map((i) => i.symbol))].map((i) => symbols[i]?.hover ?? "");
-    return JSON.stringify([b, [...linked].map(about), hovers]);
+    return JSON.stringify([{ ...b, block: shownBlock(b.block) }, [...linked].map(about), hovers]);
   };
   const chapters = model.chapters.map((c, i) => hashParts([shared, "chapter", String(i), input.texts.get(c.doc) ?? "", ...c.blocks.map(blockFacts)]));
   const occurrencesByFile = new Map<string, XrefResult["occurrences"][number][]>();
@@ -709,6 +709,16 @@ function pageKeys(model: DocsModel, codeVersion: string, input: { siteTitle: str
     return hashParts([shared, "source", file, content, JSON.stringify(occurrences), JSON.stringify([target.lineBlock, target.lineSource, target.sources]), ...used, ...blocks]);
   };
   return { chapters, source };
+}
+
+/**
+ * A block as its page shows it, for a page key: without what only one of the two scanners
+ * records (the fast scanner's `verbatim` text, remark's prose facts), so a page's key is the same
+ * whether the build scanned with remark (to run verify) or not.
+ */
+function shownBlock(block: LiterateBlock): Omit<LiterateBlock, "verbatim" | "proseBefore" | "prose"> {
+  const { verbatim: _verbatim, proseBefore: _proseBefore, prose: _prose, ...shown } = block;
+  return shown;
 }
 
 const markdownCacheName = "markdown.json";
