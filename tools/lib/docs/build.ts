@@ -108,7 +108,7 @@ function typeScriptFiles(tangled: TangleResult): Map<string, string> {
 }
 
 /**
- * The cross-references of `tsFiles`, keyed by everything they depend on: from `memory` when it
+ * Step 3: the cross-references of `tsFiles`, keyed by everything they depend on: from `memory` when it
  * holds this key's (exact ones, unless `quick`), else from the cache, else (`quick`, with a
  * previous build in memory) for the changed files only, else from one program (then cached).
  * Kept in memory when there is one.
