@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import ts from "typescript";
 import type { LogLevel, PartialStrykerOptions } from "@stryker-mutator/api/core";
 import { runCli } from "./lib/cli.ts";
-import { analyzeDefinitions, type BlockAnalysis } from "./lib/definitions.ts";
+import type { BlockAnalysis } from "./lib/definitions.ts";
 import { error, formatDiagnostic, LiterateError, type Diagnostic } from "./lib/diagnostics.ts";
 import { listDocuments, parseJson, readIfExists, writeAtomically } from "./lib/io.ts";
 import {
@@ -42,9 +42,9 @@ import {
   type SampledKill,
   type StrykerReport,
 } from "./lib/mutation.ts";
-import { parseTargets } from "./lib/runs.ts";
-import { blockHashes } from "./lib/stamps.ts";
-import { tangle, type TangleResult } from "./lib/tangle.ts";
+import { ProjectModel } from "./lib/project.ts";
+import { definitionAnalyses, targetTrees } from "./lib/project-code.ts";
+import type { TangleResult } from "./lib/tangle.ts";
 
 const usage = `usage: mutate [--chapter NAME]... [--all] [--fresh] [--sample N [--seed S]] [--concurrency N] [--root DIR]
 
@@ -66,16 +66,15 @@ interface Book {
 
 function readBook(root: string): Book {
   const paths = listDocuments(root);
-  const result = tangle(paths.map((path) => ({ path, text: readIfExists(join(root, path)) ?? "" })), { scan: "remark" });
+  const model = ProjectModel.of(paths.map((path) => ({ path, text: readIfExists(join(root, path)) ?? "" })), { scan: "remark" });
+  const result = model.tangle();
   if (!result.ok) throw new LiterateError(result.diagnostics);
   const stale: Diagnostic[] = [];
   for (const [path, content] of result.files) {
     if (readIfExists(join(root, path)) !== content) stale.push(error({ file: path, line: 0, column: 0 }, "out-of-date", `\`${path}\` is not what the documents tangle to`, "run `npm run tangle` first"));
   }
   if (stale.length > 0) throw new LiterateError(stale);
-  const sources = parseTargets(result);
-  const { analyses } = analyzeDefinitions(result, sources);
-  return { root, result, sources, analyses, hashes: blockHashes(result) };
+  return { root, result, sources: model.derived(targetTrees), analyses: model.derived(definitionAnalyses).analyses, hashes: model.hashes() };
 }
 
 function loadRecord(root: string, doc: string): ChapterRecord | undefined {

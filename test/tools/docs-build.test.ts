@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildDocs, firstHeading, type DocsResult } from "../../tools/lib/docs/build.ts";
+import { buildDocs, docsMemory, firstHeading, type DocsResult } from "../../tools/lib/docs/build.ts";
 import { runTangle } from "../../tools/lib/tangle-run.ts";
 
 const fence = "```";
@@ -88,6 +88,36 @@ describe("the docs build", () => {
     const markdown = readFileSync(join(cache, "markdown.json"), "utf8");
     expect(markdown).toContain("An export without words.");
     expect(markdown).not.toContain("An export nobody documented.");
+  }, 120_000);
+});
+
+describe("the docs build reads the project once", () => {
+  it("tangles the documents once per build, verify included, and a build kept in memory parses again only the changed document", async () => {
+    const twice = join(process.cwd(), "bench", ".corpus", `docs-build-once-${process.pid}`);
+    rmSync(twice, { recursive: true, force: true });
+    mkdirSync(join(twice, "literate"), { recursive: true });
+    try {
+      writeFileSync(join(twice, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, module: "NodeNext", moduleResolution: "NodeNext", allowImportingTsExtensions: true, noEmit: true, types: [] }, include: ["generated"] }));
+      writeFileSync(join(twice, "package.json"), JSON.stringify({ name: "docs-build-once", private: true, type: "module" }));
+      const other = (said: string): string => `---\ntangle: generated/other.ts\n---\n# Other\n\n${said}\n\n${fence}ts\nexport const other = 2;\n${fence}\n`;
+      writeFileSync(join(twice, "literate", "index.md"), doc);
+      writeFileSync(join(twice, "literate", "other.md"), other("Another constant."));
+      runTangle({ root: twice });
+      const memory = docsMemory();
+      const first = await buildDocs({ root: twice, out: join(twice, "site"), cache: false, api: false, memory });
+      expect(first.model.chapters.map((c) => c.doc)).toEqual(["literate/index.md", "literate/other.md"]);
+      expect(memory.project?.scan).toBe("remark");
+      expect(memory.project?.counts.tangles).toBe(1);
+      expect(memory.project?.counts.parses).toBe(2);
+      writeFileSync(join(twice, "literate", "other.md"), other("Another constant, said differently."));
+      const second = await buildDocs({ root: twice, out: join(twice, "site"), cache: false, api: false, memory });
+      expect(readFileSync(join(twice, "site", "chapters", "other.html"), "utf8")).toContain("said differently");
+      expect(second.pages).toBe(first.pages);
+      expect(memory.project?.counts.tangles).toBe(2);
+      expect(memory.project?.counts.parses).toBe(3);
+    } finally {
+      rmSync(twice, { recursive: true, force: true });
+    }
   }, 120_000);
 });
 

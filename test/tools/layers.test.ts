@@ -14,15 +14,16 @@ const layers: readonly (readonly string[])[] = [
   ["markdown", "remark", "plan"],
   ["document", "io", "cli"],
   ["tangle"],
-  ["tangle-run", "definitions", "typecheck", "evidence", "stamps", "runs", "order", "repetition", "mutation"],
-  ["verify"],
+  ["definitions", "typecheck", "evidence", "stamps", "runs", "order", "repetition", "mutation"],
+  ["project", "project-code"],
+  ["tangle-run", "verify"],
   ["tangle-command", "verify-command"],
   ["dev", "dev-typecheck", "dev-tests"],
   ["dev-session"],
 ];
 
 /** Modules that compute over in-memory inputs only. */
-const pure = ["seeded", "diagnostics", "paths", "sourcemap", "markdown", "remark", "plan", "document", "tangle", "definitions", "stamps", "runs", "order", "repetition", "dev", "mutation"];
+const pure = ["seeded", "diagnostics", "paths", "sourcemap", "markdown", "remark", "plan", "document", "tangle", "definitions", "stamps", "runs", "order", "repetition", "dev", "mutation", "project", "project-code"];
 
 const layerOf = (name: string): number => layers.findIndex((layer) => layer.includes(name));
 const modules = readdirSync("tools/lib").filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3));

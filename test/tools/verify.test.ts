@@ -12,6 +12,8 @@ import { existsSync, symlinkSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatDiagnostic } from "../../tools/lib/diagnostics.ts";
+import { parseLiterateDocument } from "../../tools/lib/document.ts";
+import { ProjectModel } from "../../tools/lib/project.ts";
 import { blockHashes } from "../../tools/lib/stamps.ts";
 import { tangle } from "../../tools/lib/tangle.ts";
 import { verifyProject, type VerifyReport } from "../../tools/lib/verify.ts";
@@ -629,6 +631,41 @@ describe("verify --stamp while someone edits a document", () => {
         expect(report.problems.map(formatDiagnostic)).toContain(
           `${doc} tested: the document changed while verify ran, so its stamps were not written\n  hint: run \`npm run verify -- --stamp\` again`,
         );
+      } finally {
+        project.remove();
+      }
+    },
+    slow,
+  );
+});
+
+describe("verify over a project model its caller holds", () => {
+  it(
+    "judges the documents as the model holds them, without reading or tangling them again, and refuses a model without prose facts",
+    () => {
+      const project = new Project({ [doc]: good });
+      try {
+        project.tangleNow();
+        // The model's text has a blank line for the prose before \`Pair\`; the file on disk has the prose, and tangles to the same files.
+        const withoutProse = good.replace("A **Pair** is two numbers; a type needs no test, the compiler checks it.", "");
+        const parsed: string[] = [];
+        const model = ProjectModel.of([{ path: doc, text: withoutProse }], {
+          scan: "remark",
+          parse: (path, text, scan) => {
+            parsed.push(path);
+            return parseLiterateDocument(path, text, scan);
+          },
+        });
+        const fromModel = verifyProject({ root: project.root, model });
+        const fromDisk = verifyProject({ root: project.root });
+        const fence = lineOf(withoutProse, "export interface Pair") - 1;
+        expect(fromModel.problems.map(formatDiagnostic)).toContain(
+          `${doc}:${fence}:1 prose: no prose before this block\n  hint: write a heading or a paragraph that says why this code exists, between it and the previous block`,
+        );
+        expect(fromDisk.problems.filter((p) => p.rule === "prose")).toEqual([]);
+        expect(model.counts.tangles).toBe(1);
+        expect(parsed).toEqual([doc]);
+        expect(() => verifyProject({ root: project.root, model: ProjectModel.of([{ path: doc, text: good }]) })).toThrow("verifyProject needs a model scanned with remark");
       } finally {
         project.remove();
       }

@@ -2,10 +2,10 @@
  * `npm run dev`'s loop: on every save of a document, tangle, type-check, run the tests of the
  * changed blocks, print a verdict per block and stamp the blocks it proves.
  *
- * Order of work in a cycle: read the documents; tangle them to disk with the ordinary
- * incremental tangle (which writes nothing when any document has an error, so the last good
- * output stays); tangle them again in memory with the remark scanner (what verify reads, with
- * prose before blocks); compare block hashes with the previous cycle (the blocks of a saved
+ * Order of work in a cycle: read the documents into the session's project model (scanned with
+ * remark, what verify reads, with prose before blocks; only the saved documents are parsed
+ * again); tangle them to disk with the ordinary incremental tangle, over that model (it writes
+ * nothing when any document has an error, so the last good output stays); compare block hashes with the previous cycle (the blocks of a saved
  * document that carry no current stamp are judged too); type-check; pick the test
  * files (those that import a changed module directly, and a changed test block's own file; when
  * they leave a block unexecuted, the rest of Vitest's `related` set); run them with coverage;
@@ -15,16 +15,15 @@
  * Cycles are serialized: saves during a cycle cause exactly one more.
  */
 import { join } from "node:path";
-import ts from "typescript";
-import { analyzeDefinitions } from "./definitions.ts";
 import { LiterateError, formatDiagnostic, type Diagnostic } from "./diagnostics.ts";
-import type { LiterateDocument } from "./document.ts";
 import { blockKey, changedBlocks, devReport, directImporters, formatVerdict, judgeBlocks, wantsStamp, writtenBlockKeys, type BlockVerdict } from "./dev.ts";
 import { IncrementalTypeChecker } from "./dev-typecheck.ts";
 import { DevTestRunner, type DevRun } from "./dev-tests.ts";
 import { listDocuments, readIfExists, writeAtomically } from "./io.ts";
-import { applyStampEdits, blockHashes, type StampEdit } from "./stamps.ts";
-import { tangle, type TangleResult } from "./tangle.ts";
+import { ProjectModel } from "./project.ts";
+import { definitionAnalyses, targetTrees } from "./project-code.ts";
+import { applyStampEdits, type StampEdit } from "./stamps.ts";
+import type { TangleResult } from "./tangle.ts";
 import { runTangle } from "./tangle-run.ts";
 import { isRuntime, type VerifyReport } from "./verify.ts";
 
@@ -53,7 +52,7 @@ export interface DevSessionOptions {
 
 const typeScriptTarget = /\.(c|m)?tsx?$/;
 
-/** One `npm run dev` process's state: the previous cycle's blocks, the warm type-checker and Vitest. */
+/** One `npm run dev` process's state: the project model, the previous cycle's blocks, the warm type-checker and Vitest. */
 export class DevSession {
   readonly #root: string;
   readonly #log: (line: string) => void;
@@ -64,8 +63,8 @@ export class DevSession {
   #texts = new Map<string, string>();
   /** Files tangle rewrote since Vitest last ran: a cycle that judges nothing still leaves them to invalidate. */
   readonly #rewritten = new Set<string>();
-  readonly #parsed = new Map<string, { readonly text: string; readonly document: LiterateDocument }>();
-  readonly #trees = new Map<string, { readonly content: string; readonly source: ts.SourceFile }>();
+  /** The documents as the last cycle read them, and what they tangle to; a cycle updates only the saved ones. */
+  readonly #model = new ProjectModel({ scan: "remark" });
 
   constructor(options: DevSessionOptions) {
     this.#root = options.root;
@@ -80,9 +79,9 @@ export class DevSession {
    */
   async cycle(): Promise<CycleReport> {
     const started = performance.now();
-    const texts = new Map(listDocuments(this.#root).map((path) => [path, readIfExists(join(this.#root, path)) ?? ""]));
+    this.#model.sync(listDocuments(this.#root).map((path) => ({ path, text: readIfExists(join(this.#root, path)) ?? "" })));
     try {
-      const report = runTangle({ root: this.#root });
+      const report = runTangle({ root: this.#root, model: this.#model });
       for (const w of report.warnings) this.#log(formatDiagnostic(w));
       for (const action of report.actions) this.#rewritten.add(action.path);
     } catch (caught) {
@@ -91,13 +90,14 @@ export class DevSession {
       this.#log("dev: the documents do not tangle; the generated files are kept as they were");
       return { tangleErrors: caught.diagnostics, verdicts: [], documents: [], milliseconds: performance.now() - started };
     }
-    const result = tangle([...texts].map(([path, text]) => ({ path, text })), { scan: "remark", parsed: (input) => this.#reuse(input.path, input.text) });
-    for (const document of result.documents) this.#parsed.set(document.path, { text: texts.get(document.path) ?? "", document });
+    // The texts the model holds: those tangle read when it tangled, else this cycle's own read.
+    const texts = this.#model.texts();
+    const result = this.#model.tangle();
     if (!result.ok) {
-      // A document changed between the two reads; the save that changed it starts another cycle.
+      // Tangle found nothing to do on disk, but a document changed after it looked; the save that changed it starts another cycle.
       return { tangleErrors: result.diagnostics.filter((d) => d.severity === "error"), verdicts: [], documents: [], milliseconds: performance.now() - started };
     }
-    const hashes = blockHashes(result);
+    const hashes = this.#model.hashes();
     const first = this.#previous === undefined;
     const changed = changedBlocks(this.#previous ?? [], result, hashes);
     this.#previous = writtenBlockKeys(result, hashes);
@@ -106,8 +106,8 @@ export class DevSession {
     if (!first && changed.length === 0 && saved.size === 0) return { verdicts: [], documents: [], result, hashes, milliseconds: performance.now() - started };
 
     const checked = await this.#checker.check();
-    const sources = this.#parseTargets(result);
-    const { analyses, diagnostics: definitionProblems } = analyzeDefinitions(result, sources);
+    const sources = this.#model.derived(targetTrees);
+    const { analyses, diagnostics: definitionProblems } = this.#model.derived(definitionAnalyses);
     if (first) {
       const unstamped = result.blocks.filter((b, i) => result.placements[i] !== undefined && isRuntime(analyses[i]?.kind ?? "other", analyses[i]?.typeOnly ?? false) && b.attrs.tested !== hashes[i]);
       if (unstamped.length > 0) {
@@ -161,7 +161,7 @@ export class DevSession {
         if (unexecuted.length === 0) break;
       }
     }
-    verdicts = this.#stamp(verdicts, texts, result, blocks);
+    verdicts = this.#stamp(verdicts, texts, result, hashes, blocks);
     for (const v of verdicts) this.#log(formatVerdict(v));
     const documents = [...new Set(blocks.map((i) => result.blocks[i]?.doc ?? ""))].filter((d) => d !== "").sort();
     const milliseconds = performance.now() - started;
@@ -187,7 +187,7 @@ export class DevSession {
    * still `texts`' version; a document edited meanwhile is left alone and its blocks forgotten,
    * so the next cycle judges them again.
    */
-  #stamp(verdicts: BlockVerdict[], texts: ReadonlyMap<string, string>, result: TangleResult, changed: readonly number[]): BlockVerdict[] {
+  #stamp(verdicts: BlockVerdict[], texts: ReadonlyMap<string, string>, result: TangleResult, hashes: readonly string[], changed: readonly number[]): BlockVerdict[] {
     const edits = new Map<string, StampEdit[]>();
     for (const v of verdicts) if (wantsStamp(v)) edits.set(v.doc, [...(edits.get(v.doc) ?? []), { line: v.line, stamp: v.hash }]);
     const stampedDocs = new Set<string>();
@@ -195,7 +195,7 @@ export class DevSession {
       const text = texts.get(doc) ?? "";
       if (readIfExists(join(this.#root, doc)) !== text) {
         this.#log(`${doc}: changed while its tests ran, so its stamps were not written; judging it again`);
-        this.#forget(changed.filter((i) => result.blocks[i]?.doc === doc), result);
+        this.#forget(changed.filter((i) => result.blocks[i]?.doc === doc), result, hashes);
         continue;
       }
       const stamped = applyStampEdits(text, list);
@@ -208,31 +208,11 @@ export class DevSession {
   }
 
   /** Removes blocks from the previous cycle's record, so the next cycle sees them as changed. */
-  #forget(blocks: readonly number[], result: TangleResult): void {
-    const hashes = blockHashes(result);
+  #forget(blocks: readonly number[], result: TangleResult, hashes: readonly string[]): void {
     for (const i of blocks) {
       const key = blockKey(result.blocks[i]?.doc ?? "", hashes[i] ?? "");
       const at = this.#previous?.indexOf(key) ?? -1;
       if (at >= 0) this.#previous?.splice(at, 1);
     }
-  }
-
-  /** The document parsed in an earlier cycle, when its text is unchanged. */
-  #reuse(path: string, text: string): LiterateDocument | undefined {
-    const known = this.#parsed.get(path);
-    return known !== undefined && known.text === text ? known.document : undefined;
-  }
-
-  /** The syntax trees of the TypeScript targets, re-parsing only the files whose content changed. */
-  #parseTargets(result: TangleResult): Map<string, ts.SourceFile> {
-    const sources = new Map<string, ts.SourceFile>();
-    for (const target of result.targets) {
-      if (!typeScriptTarget.test(target.path)) continue;
-      const known = this.#trees.get(target.path);
-      const source = known !== undefined && known.content === target.content ? known.source : ts.createSourceFile(target.path, target.content, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
-      this.#trees.set(target.path, { content: target.content, source });
-      sources.set(target.path, source);
-    }
-    return sources;
   }
 }

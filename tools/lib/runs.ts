@@ -73,11 +73,16 @@ export interface ValueBlock {
 
 const typeScriptTarget = /\.(c|m)?tsx?$/;
 
-/** Parses every TypeScript target once; verify shares the trees between rule 1 and rule 4. */
-export function parseTargets(result: TangleResult): Map<string, ts.SourceFile> {
+/**
+ * Parses every TypeScript target once; verify shares the trees between rule 1 and rule 4. A tree
+ * in `reuse` (an earlier parse) is taken as it is when its text is the target's content.
+ */
+export function parseTargets(result: TangleResult, reuse?: ReadonlyMap<string, ts.SourceFile>): Map<string, ts.SourceFile> {
   const sources = new Map<string, ts.SourceFile>();
   for (const target of result.targets) {
-    if (typeScriptTarget.test(target.path)) sources.set(target.path, ts.createSourceFile(target.path, target.content, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS));
+    if (!typeScriptTarget.test(target.path)) continue;
+    const known = reuse?.get(target.path);
+    sources.set(target.path, known !== undefined && known.text === target.content ? known : ts.createSourceFile(target.path, target.content, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS));
   }
   return sources;
 }

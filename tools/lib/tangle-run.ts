@@ -2,8 +2,8 @@
  * One tangle run against a project folder: the CLI's whole job, as a function tests can call.
  *
  * Order of work: refuse a folder without `literate/`, read documents (through the stat cache),
- * tangle in memory, refuse on any error, check every target path against symlinks, plan,
- * refuse on conflicts, then write every file as one batch (new files in place after a journal
+ * tangle in memory (through a `ProjectModel`, the caller's when it keeps one), refuse on any
+ * error, check every target path against symlinks, plan, refuse on conflicts, then write every file as one batch (new files in place after a journal
  * naming them, replacements to temporary files; then all renames, the manifest last), delete
  * orphans and the folders they leave empty. Warnings ride along with every outcome, and are
  * kept in the stat cache for runs that tangle nothing.
@@ -13,7 +13,8 @@ import { LiterateError, error, type Diagnostic, type Location } from "./diagnost
 import { BatchWriteError, FolderListings, HashingReader, decodeTexts, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, parseJson, readFiles, readIfExists, type StatStamp, removeEmptyFolders, writeAllAtomically, writeAtomically } from "./io.ts";
 import { isCanonicalTarget, manifestPath } from "./paths.ts";
 import { formatManifest, parseManifest, planWrites, sha256, type Action, type Manifest } from "./plan.ts";
-import { tangle, type TangleInput, type TangleResult } from "./tangle.ts";
+import { ProjectModel } from "./project.ts";
+import type { TangleInput, TangleResult } from "./tangle.ts";
 import { Buffer } from "node:buffer";
 import { rmSync, statSync, unlinkSync } from "node:fs";
 
@@ -24,6 +25,12 @@ export interface TangleRunOptions {
   readonly check?: boolean;
   /** Overwrite hand-edited and foreign files. */
   readonly force?: boolean;
+  /**
+   * The project model to tangle with, when the caller keeps one (`npm run dev`): a run that must
+   * tangle updates it with the documents it read, so only the changed ones are parsed again, and
+   * the caller reads the same tangle result from it. Without one, a model of its own (fast scanner).
+   */
+  readonly model?: ProjectModel;
 }
 
 /** What a run did (or, with `check`, would do). */
@@ -152,7 +159,9 @@ function tangleProject(options: TangleRunOptions, warnings: Diagnostic[]): Tangl
     documents = readDocuments(root, fresh);
   }
 
-  const result = tangle(documents.inputs);
+  const model = options.model ?? new ProjectModel();
+  model.sync(documents.inputs);
+  const result = model.tangle();
   warnings.push(...result.diagnostics.filter((d) => d.severity === "warning"));
   if (!result.ok) throw new LiterateError(result.diagnostics);
 

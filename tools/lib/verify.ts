@@ -21,16 +21,18 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { LiterateError, error, sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
-import { analyzeDefinitions, type BlockAnalysis, type BlockKind } from "./definitions.ts";
+import type { BlockAnalysis, BlockKind } from "./definitions.ts";
 import type { LiterateBlock } from "./document.ts";
 import { evidencePaths, judgeExecution, loadEvidence, type TestEvidence } from "./evidence.ts";
 import { listDocuments, readIfExists, writeAtomically } from "./io.ts";
 import { readingOrderProblems } from "./order.ts";
 import { judgePinned, recordPath, spanText } from "./mutation.ts";
 import { measureRepetition, repetitionWarnings } from "./repetition.ts";
-import { findRunnables, judgeRunnables, parseTargets, type Runnables, type RunVerdicts } from "./runs.ts";
-import { applyStampEdits, blockHashes, type StampEdit } from "./stamps.ts";
-import { tangle, type TangleResult } from "./tangle.ts";
+import { ProjectModel } from "./project.ts";
+import { definitionAnalyses, targetTrees } from "./project-code.ts";
+import { findRunnables, judgeRunnables, type Runnables, type RunVerdicts } from "./runs.ts";
+import { applyStampEdits, type StampEdit } from "./stamps.ts";
+import type { TangleResult } from "./tangle.ts";
 import { typeCheck, type TypeCheckResult } from "./typecheck.ts";
 
 /** The state of rule 4 for one block. */
@@ -113,6 +115,12 @@ export interface VerifyOptions {
   /** Runs the test suite with coverage in `root`; returns true when every test passed. Required with `stamp`. */
   readonly runTests?: (root: string) => boolean;
   readonly compiler?: "native" | "javascript";
+  /**
+   * The project as the caller already holds it, scanned with remark (rule 2 reads the prose
+   * before each block), instead of reading and tangling the documents again. Its texts must be
+   * the documents on disk: the stamps are written over them.
+   */
+  readonly model?: ProjectModel;
 }
 
 export const isRuntime = (kind: BlockKind, typeOnly: boolean): boolean => (kind === "definition" || kind === "fragment") && !typeOnly;
@@ -124,9 +132,11 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
   if (statSync(root, { throwIfNoEntry: false })?.isDirectory() !== true) {
     throw new LiterateError([error({ file: root, line: 0, column: 0 }, "bad-root", `\`${root}\` is not a folder`, "run verify in the project root, or name it with `--root DIR`")]);
   }
-  const paths = listDocuments(root);
-  const texts = new Map(paths.map((path) => [path, readIfExists(join(root, path)) ?? ""]));
-  const result = tangle([...texts].map(([path, text]) => ({ path, text })), { scan: "remark" });
+  const model = options.model ?? ProjectModel.of(listDocuments(root).map((path) => ({ path, text: readIfExists(join(root, path)) ?? "" })), { scan: "remark" });
+  if (model.scan !== "remark") throw new Error("verifyProject needs a model scanned with remark: rule 2 reads the prose before each block");
+  const paths = model.paths;
+  const texts = model.texts();
+  const result = model.tangle();
   if (!result.ok) throw new LiterateError(result.diagnostics);
   requireCurrentFiles(root, result);
 
@@ -138,13 +148,13 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
   }
 
   const global: Diagnostic[] = [];
-  const sources = parseTargets(result);
-  const { analyses, diagnostics: definitionProblems } = analyzeDefinitions(result, sources);
+  const sources = model.derived(targetTrees);
+  const { analyses, diagnostics: definitionProblems } = model.derived(definitionAnalyses);
   const checked = typeCheck(root, options.compiler === undefined ? {} : { compiler: options.compiler });
   const compileProblems = mapCompilerDiagnostics(result, checked, global);
   requireInProgram(root, result, global);
   const { evidence, missing } = usableEvidence(root, result, global);
-  const hashes = blockHashes(result);
+  const hashes = model.hashes();
   const children = childrenOf(result);
   const values = analyses.flatMap((a, block) => (a.kind === "definition" && !a.typeOnly && a.names.length > 0 ? [{ block, names: a.names }] : []));
   const runnables = findRunnables(result, sources, values);

@@ -1,7 +1,8 @@
 /**
  * `npm run docs`: the whole build, from the documents on disk to a static site.
  *
- * Order of work: read and tangle the documents in memory; take verify's report (run in-process,
+ * Order of work (`buildDocs`, one named step each): read and tangle the documents in memory, once,
+ * into a project model; take verify's report (run in-process over that model, from the cache,
  * or read from `verify --json` output); resolve every identifier with one language service;
  * attribute tests to blocks; build the API reference with typedoc; render chapters, source
  * pages and the index (one progress line per document); write the search index and assets.
@@ -12,9 +13,11 @@ import { copyFileSync, mkdirSync, readdirSync, rm, rmSync, renameSync, statSync,
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LiterateError, error, type Diagnostic } from "../diagnostics.ts";
+import type { LiterateBlock, ScanMode } from "../document.ts";
 import { listDocuments, readDocument, readIfExists } from "../io.ts";
 import { scanBlocks, withoutBom } from "../markdown.ts";
-import { tangle, type TangleResult } from "../tangle.ts";
+import { ProjectModel } from "../project.ts";
+import type { TangleResult } from "../tangle.ts";
 import { verifyProject, type VerifyReport } from "../verify.ts";
 import { apiFolder, buildApi, type ApiResult } from "./api.ts";
 import { writeAssets } from "./assets.ts";
@@ -74,6 +77,8 @@ export interface DocsMemory {
   tokenizer?: Promise<Tokenize>;
   /** The highlight cache as the last build left it, instead of reading its file again. */
   highlighted?: Record<string, CodeToken[][]>;
+  /** The project as the last build (or `prepareDocs`) read it: a build parses again only the documents that changed. */
+  project?: ProjectModel;
 }
 
 /** Empty memory for the first of several builds. */
@@ -88,8 +93,11 @@ export function docsMemory(): DocsMemory {
  * documents do not tangle (the build will say why).
  */
 export function prepareDocs(options: Pick<DocsOptions, "root" | "cache" | "quick"> & { readonly memory: DocsMemory }): void {
-  const { root } = options;
-  const tangled = tangle(listDocuments(root).map((path) => ({ path, text: readDocument(root, path) })));
+  const { root, memory } = options;
+  const model = memory.project ?? new ProjectModel();
+  model.sync(listDocuments(root).map((path) => ({ path, text: readDocument(root, path) })));
+  memory.project = model;
+  const tangled = model.tangle();
   if (!tangled.ok) return;
   crossReferenceStep(root, typeScriptFiles(tangled), options.cache !== false, docsCodeVersion(), options.memory, options.quick === true);
 }
@@ -100,7 +108,7 @@ function typeScriptFiles(tangled: TangleResult): Map<string, string> {
 }
 
 /**
- * The cross-references of `tsFiles`, keyed by everything they depend on: from `memory` when it
+ * Step 3: the cross-references of `tsFiles`, keyed by everything they depend on: from `memory` when it
  * holds this key's (exact ones, unless `quick`), else from the cache, else (`quick`, with a
  * previous build in memory) for the changed files only, else from one program (then cached).
  * Kept in memory when there is one.
@@ -147,76 +155,184 @@ export interface DocsResult {
 
 const description = "An AI-agent harness written as a literate program: every chapter below is prose and verified code, cross-referenced by one TypeScript program.";
 
-/** Builds the site. Throws `LiterateError` when the documents do not tangle or verify cannot run. */
+/**
+ * Builds the site. Throws `LiterateError` when the documents do not tangle or verify cannot run.
+ * A sequence of named steps, each a function below with its inputs, outputs and cache explicit;
+ * the project is read and tangled once, by the first, and every later step reads that model.
+ */
 export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   const started = performance.now();
   const progress = options.progress ?? (() => {});
   const { root } = options;
   const out = options.out ?? join(root, "site");
   const siteTitle = options.siteTitle ?? "Passepartout";
-  const lap = (() => {
-    let last = performance.now();
-    return (): number => {
-      const now = performance.now();
-      const ms = now - last;
-      last = now;
-      return ms;
-    };
-  })();
-
-  const paths = listDocuments(root);
-  // Read as tangle reads them: a document that is not UTF-8 is an error at its byte, not U+FFFD on a page.
-  const texts = new Map(paths.map((p) => [p, readDocument(root, p)]));
-  // The fast scanner where it is sure: blocks are the same, and verify judges prose itself.
-  const tangled = tangle([...texts].map(([path, text]) => ({ path, text })));
-  if (!tangled.ok) throw new LiterateError(tangled.diagnostics);
-  const tTangle = lap();
-  progress(`docs: ${paths.length} documents, ${tangled.blocks.length} blocks, ${tangled.targets.length} tangled files`);
-
   const useCache = options.cache !== false;
   const codeVersion = docsCodeVersion();
   const cachedSteps: string[] = [];
-  const report = options.verifyJson === undefined ? cachedVerify(root, useCache, cachedSteps) : readReport(options.verifyJson);
-  const tVerify = lap();
-  progress(`docs: verify ${report.ok ? "PASS" : `FAIL (${report.problems.length} problems)`} in ${Math.round(tVerify)} ms${cachedSteps.includes("verify") ? " (cached report of this tree)" : ""}`);
+  const timed = <T>(step: () => T): { value: T; ms: number } => {
+    const t0 = performance.now();
+    const value = step();
+    return { value, ms: performance.now() - t0 };
+  };
+  const timedAsync = async <T>(step: () => Promise<T>): Promise<{ value: T; ms: number }> => {
+    const t0 = performance.now();
+    const value = await step();
+    return { value, ms: performance.now() - t0 };
+  };
+
+  // Which verify report the build takes decides how the documents are scanned: running verify needs remark's prose facts.
+  const lookup = timed(() => lookUpVerify(root, options.verifyJson, useCache));
+  const read = timed(() => readProjectStep(root, lookup.value.kind === "run" ? "remark" : "auto", options.memory));
+  const { model: project, texts, tangled } = read.value;
+  progress(`docs: ${texts.size} documents, ${tangled.blocks.length} blocks, ${tangled.targets.length} tangled files`);
+
+  const verified = timed(() => verifyStep(root, lookup.value, project));
+  const report = verified.value.report;
+  if (verified.value.cached) cachedSteps.push("verify");
+  const tVerify = lookup.ms + verified.ms;
+  progress(`docs: verify ${report.ok ? "PASS" : `FAIL (${report.problems.length} problems)`} in ${Math.round(tVerify)} ms${verified.value.cached ? " (cached report of this tree)" : ""}`);
 
   // The inline source map on a target's last line is for machines: no program, highlighter or page reads it.
   const tsFiles = typeScriptFiles(tangled);
-  const { xref, sourcesKey, from } = crossReferenceStep(root, tsFiles, useCache, codeVersion, options.memory, options.quick === true);
+  const referenced = timed(() => crossReferenceStep(root, tsFiles, useCache, codeVersion, options.memory, options.quick === true));
+  const { xref, sourcesKey, from } = referenced.value;
   if (from === "memory" || from === "cache") cachedSteps.push("xref");
-  const tXref = lap();
-  progress(`docs: cross-references: ${xref.occurrences.length} identifiers, ${xref.symbols.length} symbols, one program, ${Math.round(tXref)} ms${from === "program" ? "" : from === "changed files" ? " (the changed files only)" : ` (${from === "memory" ? "prepared" : "cached"} for these sources)`}`);
-
-  const tests = attributeTests(root, tangled, loadAttribution(root));
+  progress(`docs: cross-references: ${xref.occurrences.length} identifiers, ${xref.symbols.length} symbols, one program, ${Math.round(referenced.ms)} ms${from === "program" ? "" : from === "changed files" ? " (the changed files only)" : ` (${from === "memory" ? "prepared" : "cached"} for these sources)`}`);
 
   const staging = `${out}.tmp-build-${process.pid}`;
+  const apiStarted = performance.now();
+  const tests = attributeTests(root, tangled, loadAttribution(root));
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
-  const problems: Diagnostic[] = [];
-  let api: ApiResult | undefined;
-  if (options.api !== false) {
-    const apiOptions = { root, site: staging, ...(options.apiEntryPoints === undefined ? {} : { entryPoints: options.apiEntryPoints }), ...(options.apiStrict === undefined ? {} : { strict: options.apiStrict }) };
-    // The API pages depend on the sources, the entry and where each line's block is.
-    const apiKey = hashParts([sourcesKey, typedocVersion, JSON.stringify(apiOptions.entryPoints ?? null), String(apiOptions.strict ?? ""), JSON.stringify(tangled.blocks.map((b) => [b.doc, b.index])), ...tangled.targets.map((t) => t.lineBlock.join(","))]);
-    const restored = useCache ? restoreApi(root, apiKey, staging, out) : undefined;
-    if (restored !== undefined) {
-      api = restored;
-      cachedSteps.push("api");
-    } else {
-      api = await buildApi(apiOptions, tangled, xref.program);
-      if (useCache) storeApi(root, apiKey, staging, api);
-    }
-    progress(`docs: API reference: ${api.entryPoints.length} entry point(s), ${api.pages.size} blocks linked, ${api.problems.length} warning(s)${api.strict ? "" : " (not fatal without generated/index.ts)"}, ${Math.round(api.milliseconds)} ms`);
-    if (api.strict) {
-      for (const p of api.problems) {
-        const block = p.block === undefined ? undefined : tangled.blocks[p.block];
-        const at = block === undefined ? { file: api.entryPoints.join(", "), line: 0, column: 0 } : { file: block.doc, line: block.line, column: block.column };
-        problems.push(error(at, "api", p.message, "give the export a doc comment in its block: typedoc documents the public entry `generated/index.ts`"));
-      }
-    }
-  }
-  const tApi = lap();
+  const api = options.api === false ? undefined : await apiStep({ root, staging, out, tangled, xref, sourcesKey, useCache, entryPoints: options.apiEntryPoints, strict: options.apiStrict, cachedSteps, progress });
+  const problems: Diagnostic[] = api === undefined ? [] : apiProblemsOf(api, tangled);
+  const tApi = performance.now() - apiStarted;
 
+  const rendering = await timedAsync(async () => {
+    const model = docsModelStep(tangled, report, xref, tests, api, texts);
+    const errorSites = errorSitesStep(root, tangled, tsFiles, codeVersion, useCache);
+    const sources = sourceFilesStep(root, tangled, tsFiles, errorSites);
+    const paths = [...texts.keys()];
+    const cachedPages = pageCacheStep(root, model, codeVersion, { siteTitle, sourceFiles: sources.files, paths, texts, api: api !== undefined }, sources.contents, useCache);
+    const highlighting = await highlightStep(root, model, sources, cachedPages, codeVersion, options.memory, useCache);
+    const ctx: PageContext = { model, tokenize: highlighting.tokenize, siteTitle, sourcePages: sources.files, documents: new Set(paths), parsed: highlighting.markdown.parsed };
+    const { pages, fresh } = renderStep(ctx, model, texts, sources, cachedPages, highlighting, progress);
+    pages.push(renderIndexPage(ctx, { errors: indexErrors(model, tangled, errorSites), globalProblems: report.problems.filter((p) => !report.blocks.some((b) => b.problems.includes(p)) && p.line === 0), apiProblems: (api?.problems ?? []).map((p) => p.message), apiStrict: api?.strict ?? false, generatedFiles: [...sources.files].sort(), description }));
+    storeRenderCachesStep(root, highlighting, cachedPages, fresh, options.memory, { useCache, quick: options.quick === true });
+    return { model, pages, sources, cachedPages, highlighting };
+  });
+  const { model, pages, sources, cachedPages, highlighting } = rendering.value;
+  progress(`docs: rendered ${pages.length} pages (${model.chapters.length} chapters, ${sources.files.size} source files, index) in ${Math.round(rendering.ms)} ms; ${cachedPages.fromCache()} pages and ${highlighting.toRender.size - highlighting.misses} of ${highlighting.toRender.size} highlighted code texts from the cache`);
+
+  const written = timed(() => writeSiteStep(root, model, pages, cachedPages.copied, staging, out, useCache));
+
+  const total = performance.now() - started;
+  progress(`docs: wrote ${out} in ${Math.round(total)} ms${problems.length > 0 ? `; ${problems.length} problem(s)` : ""}`);
+  return {
+    ok: problems.length === 0,
+    out,
+    pages: pages.length,
+    problems,
+    ...(api === undefined ? {} : { api: { entryPoints: api.entryPoints, strict: api.strict, problems: api.problems } }),
+    timings: { tangle: read.ms, verify: tVerify, xref: referenced.ms, api: tApi, render: rendering.ms, write: written.ms, total },
+    cached: { steps: cachedSteps, highlighted: highlighting.toRender.size, highlightedFromCache: highlighting.toRender.size - highlighting.misses, pages: cachedPages.fromCache() },
+    rendered: pages.filter((page) => !cachedPages.copied.has(page.path)).map((page) => page.path),
+    model,
+  };
+}
+
+/**
+ * Step 1: the documents, read as tangle reads them (a document that is not UTF-8 is an error at
+ * its byte, not U+FFFD on a page), into the model `memory` keeps between builds when its scan
+ * fits (only the documents that changed are parsed again), and tangled once.
+ */
+function readProjectStep(root: string, scan: ScanMode, memory: DocsMemory | undefined): { model: ProjectModel; texts: Map<string, string>; tangled: TangleResult } {
+  const model = memory?.project !== undefined && memory.project.scan === scan ? memory.project : new ProjectModel({ scan });
+  model.sync(listDocuments(root).map((path) => ({ path, text: readDocument(root, path) })));
+  if (memory !== undefined) memory.project = model;
+  const tangled = model.tangle();
+  if (!tangled.ok) throw new LiterateError(tangled.diagnostics);
+  return { model, texts: model.texts(), tangled };
+}
+
+/** Where verify's report comes from: a JSON file, the cache (already read), or a run of verify (cached under `cacheName` when caching). */
+type VerifySource = { readonly kind: "json"; readonly path: string } | { readonly kind: "cached"; readonly report: VerifyReport } | { readonly kind: "run"; readonly cacheName: string | undefined };
+
+/**
+ * Looks up verify's report of the tree as it is: from `--verify-json`, else from the cache when
+ * the tree's fingerprint (every source, document and evidence file's size and time) matches one
+ * verify already judged; else verify must run.
+ */
+function lookUpVerify(root: string, verifyJson: string | undefined, useCache: boolean): VerifySource {
+  if (verifyJson !== undefined) return { kind: "json", path: verifyJson };
+  if (!useCache) return { kind: "run", cacheName: undefined };
+  const name = `verify-${treeFingerprint(root)}.json`;
+  const cached = readCachedJson<VerifyReport>(root, name);
+  return cached === undefined ? { kind: "run", cacheName: name } : { kind: "cached", report: cached };
+}
+
+/**
+ * Step 2: verify's report. A run is verify in-process over the build's own model (`npm run
+ * verify` is the same function, so the cached report is exactly what it would print), then cached.
+ */
+function verifyStep(root: string, source: VerifySource, model: ProjectModel): { report: VerifyReport; cached: boolean } {
+  if (source.kind === "json") return { report: readReport(source.path), cached: false };
+  if (source.kind === "cached") return { report: source.report, cached: true };
+  const report = verifyProject({ root, model });
+  if (source.cacheName !== undefined) {
+    writeCachedJson(root, source.cacheName, report);
+    const name = source.cacheName;
+    pruneCache(root, (n) => n.startsWith("verify-") && n !== name);
+  }
+  return { report, cached: false };
+}
+
+/**
+ * Step 4: the API reference, written into `staging`: from the cache when its key (the sources,
+ * the entry and where each line's block is) was built before, else by typedoc (then cached).
+ */
+async function apiStep(input: {
+  readonly root: string;
+  readonly staging: string;
+  readonly out: string;
+  readonly tangled: TangleResult;
+  readonly xref: XrefResult;
+  readonly sourcesKey: string;
+  readonly useCache: boolean;
+  readonly entryPoints: readonly string[] | undefined;
+  readonly strict: boolean | undefined;
+  readonly cachedSteps: string[];
+  readonly progress: (line: string) => void;
+}): Promise<ApiResult> {
+  const { root, staging, tangled, useCache } = input;
+  const apiOptions = { root, site: staging, ...(input.entryPoints === undefined ? {} : { entryPoints: input.entryPoints }), ...(input.strict === undefined ? {} : { strict: input.strict }) };
+  // The API pages depend on the sources, the entry and where each line's block is.
+  const apiKey = hashParts([input.sourcesKey, typedocVersion, JSON.stringify(apiOptions.entryPoints ?? null), String(apiOptions.strict ?? ""), JSON.stringify(tangled.blocks.map((b) => [b.doc, b.index])), ...tangled.targets.map((t) => t.lineBlock.join(","))]);
+  const restored = useCache ? restoreApi(root, apiKey, staging, input.out) : undefined;
+  let api: ApiResult;
+  if (restored !== undefined) {
+    api = restored;
+    input.cachedSteps.push("api");
+  } else {
+    api = await buildApi(apiOptions, tangled, input.xref.program);
+    if (useCache) storeApi(root, apiKey, staging, api);
+  }
+  input.progress(`docs: API reference: ${api.entryPoints.length} entry point(s), ${api.pages.size} blocks linked, ${api.problems.length} warning(s)${api.strict ? "" : " (not fatal without generated/index.ts)"}, ${Math.round(api.milliseconds)} ms`);
+  return api;
+}
+
+/** The build's problems from the API reference: an undocumented export fails the build only when the entry is strict. */
+function apiProblemsOf(api: ApiResult, tangled: TangleResult): Diagnostic[] {
+  if (!api.strict) return [];
+  return api.problems.map((p) => {
+    const block = p.block === undefined ? undefined : tangled.blocks[p.block];
+    const at = block === undefined ? { file: api.entryPoints.join(", "), line: 0, column: 0 } : { file: block.doc, line: block.line, column: block.column };
+    return error(at, "api", p.message, "give the export a doc comment in its block: typedoc documents the public entry `generated/index.ts`");
+  });
+}
+
+/** Step 5: the docs model, joining the tangle, verify's report, the cross-references, the tests and the API pages. */
+function docsModelStep(tangled: TangleResult, report: VerifyReport, xref: XrefResult, tests: ReturnType<typeof attributeTests>, api: ApiResult | undefined, texts: ReadonlyMap<string, string>): DocsModel {
   const headings = new Map<string, string>();
   for (const [path, text] of texts) {
     const first = firstHeading(text);
@@ -224,26 +340,54 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   }
   const apiProblems = new Map<number, string[]>();
   for (const p of api?.problems ?? []) if (p.block !== undefined) apiProblems.set(p.block, [...(apiProblems.get(p.block) ?? []), p.message]);
-  const model = buildModel({ tangle: tangled, report, xref, tests, ...(api === undefined ? {} : { api: api.pages }), apiProblems, headings });
+  return buildModel({ tangle: tangled, report, xref, tests, ...(api === undefined ? {} : { api: api.pages }), apiProblems, headings });
+}
+
+/** Step 6: the error sites of the harness's and the tools' own sources (tests raise errors on purpose and are left out), cached by their texts. */
+function errorSitesStep(root: string, tangled: TangleResult, tsFiles: ReadonlyMap<string, string>, codeVersion: string, useCache: boolean): ErrorSite[] {
   const toolFiles = listTools(root);
-  // The harness's and the tools' own sources; tests raise errors on purpose and are left out.
   const errorInputs = [...tangled.targets.filter((t) => tsFiles.has(t.path) && !isTestFile(t.path)).map((t) => ({ file: t.path, text: tsFiles.get(t.path) ?? "" })), ...toolFiles.map((f) => ({ file: f, text: readIfExists(join(root, f)) ?? "" }))];
   const errorsName = `errors-${hashParts([codeVersion, ...errorInputs.flatMap((f) => [f.file, f.text])])}.json`;
-  let errorSites = useCache ? readCachedJson<ErrorSite[]>(root, errorsName) : undefined;
-  if (errorSites === undefined) {
-    errorSites = findErrorSites(errorInputs);
-    if (useCache) {
-      writeCachedJson(root, errorsName, errorSites);
-      pruneCache(root, (n) => n.startsWith("errors-") && n !== errorsName);
-    }
+  const cached = useCache ? readCachedJson<ErrorSite[]>(root, errorsName) : undefined;
+  if (cached !== undefined) return cached;
+  const errorSites = findErrorSites(errorInputs);
+  if (useCache) {
+    writeCachedJson(root, errorsName, errorSites);
+    pruneCache(root, (n) => n.startsWith("errors-") && n !== errorsName);
   }
-  const sourceFiles = new Set([...tangled.targets.map((t) => t.path), ...new Set(errorSites.filter((s) => !tsFiles.has(s.file)).map((s) => s.file))]);
-  const sourceContents = new Map([...sourceFiles].map((file) => [file, tangled.files.get(file) ?? readIfExists(join(root, file)) ?? ""]));
+  return errorSites;
+}
 
-  // Rendered pages are cached by a key over everything the page shows (see `pageKeys`).
-  const keys = useCache ? pageKeys(model, codeVersion, { siteTitle, sourceFiles, paths, texts, api: api !== undefined }) : undefined;
-  let pagesFromCache = 0;
-  // A cached page is its HTML file (copied into the site unread) and its headings and sections (for search).
+/** The files with a source page: every tangled file, and every other file an error is raised in. */
+interface SourceFiles {
+  readonly files: ReadonlySet<string>;
+  readonly contents: ReadonlyMap<string, string>;
+}
+
+/** Step 7: the source pages' files and their contents (tangled ones from memory). */
+function sourceFilesStep(root: string, tangled: TangleResult, tsFiles: ReadonlyMap<string, string>, errorSites: readonly ErrorSite[]): SourceFiles {
+  const files = new Set([...tangled.targets.map((t) => t.path), ...new Set(errorSites.filter((s) => !tsFiles.has(s.file)).map((s) => s.file))]);
+  const contents = new Map([...files].map((file) => [file, tangled.files.get(file) ?? readIfExists(join(root, file)) ?? ""]));
+  return { files, contents };
+}
+
+/** Which pages the page cache holds: their keys, the cached pages (HTML copied unread), and the site path → cached HTML file of each. */
+interface CachedPages {
+  readonly chapterKeys: readonly (string | undefined)[];
+  readonly sourceKeys: ReadonlyMap<string, string | undefined>;
+  readonly chapters: readonly (RenderedPage | undefined)[];
+  readonly sources: ReadonlyMap<string, RenderedPage | undefined>;
+  readonly copied: ReadonlyMap<string, string>;
+  /** How many pages came from the cache. */
+  fromCache(): number;
+}
+
+/**
+ * Step 8: the page keys (see `pageKeys`) and the pages the cache holds under them. A cached page
+ * is its HTML file (copied into the site unread) and its headings and sections (for search).
+ */
+function pageCacheStep(root: string, model: DocsModel, codeVersion: string, input: Parameters<typeof pageKeys>[2], contents: ReadonlyMap<string, string>, useCache: boolean): CachedPages {
+  const keys = useCache ? pageKeys(model, codeVersion, input) : undefined;
   const copied = new Map<string, string>();
   const fromCache = (key: string | undefined): RenderedPage | undefined => {
     if (key === undefined) return undefined;
@@ -251,18 +395,37 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     const html = cachedPath(root, `${pagesFolder}/${key}.html`);
     if (meta === undefined || statSync(html, { throwIfNoEntry: false }) === undefined) return undefined;
     copied.set(meta.path, html);
-    pagesFromCache++;
     return { ...meta, html: "" };
   };
   const chapterKeys = model.chapters.map((_c, i) => keys?.chapters[i]);
-  const sourceKeys = new Map([...sourceContents].map(([file, content]) => [file, keys?.source(file, content)]));
-  const cachedChapters = chapterKeys.map(fromCache);
-  const cachedSources = new Map([...sourceKeys].map(([file, key]) => [file, fromCache(key)]));
+  const sourceKeys = new Map([...contents].map(([file, content]) => [file, keys?.source(file, content)]));
+  const chapters = chapterKeys.map(fromCache);
+  const sources = new Map([...sourceKeys].map(([file, key]) => [file, fromCache(key)]));
+  return { chapterKeys, sourceKeys, chapters, sources, copied, fromCache: () => copied.size };
+}
 
-  // Highlighted code is cached per (language, code). The code each page shows is known from the
-  // model before rendering: the highlighter is loaded once, only when code of a page to render
-  // is missing from the cache, and every page is rendered once. The cache keeps exactly the code
-  // of this build's pages; it is not read at all when every page comes from the page cache.
+/** What the highlighting step hands to rendering and to the caches it leaves behind. */
+interface Highlighting {
+  /** The highlighted code, by key: what this build's pages show. */
+  readonly tokenCache: ReadonlyMap<string, CodeToken[][]>;
+  /** The code of the pages to render, by key. */
+  readonly toRender: ReadonlyMap<string, { code: string; lang: string }>;
+  /** The highlight cache as read (or as `memory` held it). */
+  readonly stored: Record<string, CodeToken[][]> | undefined;
+  readonly misses: number;
+  readonly tokenize: (code: string, lang: string) => CodeToken[][];
+  /** How many times a page asked for code the model did not predict (such a page is not cached). */
+  unpredicted(): number;
+  readonly markdown: MarkdownTrees;
+}
+
+/**
+ * Step 9: highlighted code, cached per (language, code). The code each page shows is known from
+ * the model before rendering: the highlighter is loaded once, only when code of a page to render
+ * is missing from the cache, and every page is rendered once. The cache keeps exactly the code
+ * of this build's pages; it is not read at all when every page comes from the page cache.
+ */
+async function highlightStep(root: string, model: DocsModel, sources: SourceFiles, cached: CachedPages, codeVersion: string, memory: DocsMemory | undefined, useCache: boolean): Promise<Highlighting> {
   const tokenKey = (code: string, lang: string): string => hashParts([codeVersion, codeTheme, lang, code]);
   const codesOf = (wanted: Map<string, { code: string; lang: string }>, code: string, lang: string): void => {
     wanted.set(tokenKey(code, lang), { code, lang });
@@ -273,7 +436,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   };
   const targetsByPath = new Map(model.targets.map((t) => [t.path, t]));
   const sourceCodes = (wanted: Map<string, { code: string; lang: string }>, file: string): void => {
-    const content = withoutInlineSourceMap(sourceContents.get(file) ?? "").code;
+    const content = withoutInlineSourceMap(sources.contents.get(file) ?? "").code;
     const target = targetsByPath.get(file);
     const lang = sourceLanguage(file);
     if (target !== undefined && lang === "ts") for (const global of new Set(target.lineBlock)) blockCode(wanted, global);
@@ -284,23 +447,23 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   model.chapters.forEach((chapter, i) => {
     for (const global of chapter.blocks) {
       blockCode(everyCode, global);
-      if (cachedChapters[i] === undefined) blockCode(toRender, global);
+      if (cached.chapters[i] === undefined) blockCode(toRender, global);
     }
   });
-  for (const file of sourceFiles) {
+  for (const file of sources.files) {
     sourceCodes(everyCode, file);
-    if (cachedSources.get(file) === undefined) sourceCodes(toRender, file);
+    if (cached.sources.get(file) === undefined) sourceCodes(toRender, file);
   }
   const tokenCache = new Map<string, CodeToken[][]>();
   let stored: Record<string, CodeToken[][]> | undefined;
   let misses = 0;
   if (toRender.size > 0) {
-    stored = options.memory?.highlighted ?? (useCache ? readCachedJson<Record<string, CodeToken[][]>>(root, highlightCacheName) : undefined);
+    stored = memory?.highlighted ?? (useCache ? readCachedJson<Record<string, CodeToken[][]>>(root, highlightCacheName) : undefined);
     for (const [key, tokens] of Object.entries(stored ?? {})) if (everyCode.has(key)) tokenCache.set(key, tokens);
     const lacking = [...toRender].filter(([key]) => !tokenCache.has(key));
     misses = lacking.length;
     if (lacking.length > 0) {
-      const highlight = await (options.memory === undefined ? createTokenizer() : (options.memory.tokenizer ??= createTokenizer()));
+      const highlight = await (memory === undefined ? createTokenizer() : (memory.tokenizer ??= createTokenizer()));
       for (const [key, { code, lang }] of lacking) tokenCache.set(key, highlight(code, lang));
     }
   }
@@ -312,6 +475,20 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     unpredicted++;
     return plainTokens(code);
   };
+  return { tokenCache, toRender, stored, misses, tokenize, unpredicted: () => unpredicted, markdown: markdownTrees(root, useCache) };
+}
+
+/** The chapters' Markdown syntax trees, cached by text: read from the cache file on first use. */
+interface MarkdownTrees {
+  readonly parsed: NonNullable<ChapterOptions["parsed"]>;
+  readonly trees: ReadonlyMap<string, MdastRoot>;
+  /** The cache file's trees, when it was read. */
+  stored(): Record<string, MdastRoot> | undefined;
+  /** Whether a tree was parsed (not found). */
+  missed(): boolean;
+}
+
+function markdownTrees(root: string, useCache: boolean): MarkdownTrees {
   let storedTrees: Record<string, MdastRoot> | undefined;
   let treesLoaded = false;
   const trees = new Map<string, MdastRoot>();
@@ -332,46 +509,65 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
       treesMissed = true;
     },
   };
-  const ctx: PageContext = { model, tokenize, siteTitle, sourcePages: sourceFiles, documents: new Set(paths), parsed };
+  return { parsed, trees, stored: () => storedTrees, missed: () => treesMissed };
+}
 
+/**
+ * Step 10: every chapter and source page, from the page cache or rendered (one progress line
+ * per chapter). A rendered page is kept for the page cache (`fresh`, by key) unless it showed unpredicted code.
+ */
+function renderStep(ctx: PageContext, model: DocsModel, texts: ReadonlyMap<string, string>, sources: SourceFiles, cached: CachedPages, highlighting: Highlighting, progress: (line: string) => void): { pages: RenderedPage[]; fresh: Map<string, RenderedPage> } {
   const freshPages = new Map<string, RenderedPage>();
   const rendered = (key: string | undefined, render: () => RenderedPage): RenderedPage => {
-    const before = unpredicted;
+    const before = highlighting.unpredicted();
     const page = render();
-    if (key !== undefined && unpredicted === before) freshPages.set(key, page);
+    if (key !== undefined && highlighting.unpredicted() === before) freshPages.set(key, page);
     return page;
   };
   const pages: RenderedPage[] = [];
   model.chapters.forEach((chapter, i) => {
     const t0 = performance.now();
-    const page = cachedChapters[i] ?? rendered(chapterKeys[i], () => renderChapterPage(ctx, chapter, texts.get(chapter.doc) ?? "", i));
+    const page = cached.chapters[i] ?? rendered(cached.chapterKeys[i], () => renderChapterPage(ctx, chapter, texts.get(chapter.doc) ?? "", i));
     pages.push(page);
     const s = chapter.summary;
     progress(`docs: [${i + 1}/${model.chapters.length}] ${chapter.doc} → ${page.path} (${chapter.blocks.length} blocks${s === undefined ? "" : `, ${s.tested}/${s.definitions - s.typeOnly} tested, ${s.problems} problem(s)`}) ${Math.round(performance.now() - t0)} ms`);
   });
-  for (const [file, content] of sourceContents) {
-    pages.push(cachedSources.get(file) ?? rendered(sourceKeys.get(file), () => renderSourcePage(ctx, file, content)));
+  for (const [file, content] of sources.contents) {
+    pages.push(cached.sources.get(file) ?? rendered(cached.sourceKeys.get(file), () => renderSourcePage(ctx, file, content)));
   }
-  const indexed = indexErrors(model, tangled, errorSites);
-  pages.push(renderIndexPage(ctx, { errors: indexed, globalProblems: report.problems.filter((p) => !report.blocks.some((b) => b.problems.includes(p)) && p.line === 0), apiProblems: (api?.problems ?? []).map((p) => p.message), apiStrict: api?.strict ?? false, generatedFiles: [...sourceFiles].sort(), description }));
-  // Each cache keeps only what this build used: the code of every page, the trees parsed or read.
-  if (options.memory !== undefined && toRender.size > 0) options.memory.highlighted = Object.fromEntries(tokenCache);
+  return { pages, fresh: freshPages };
+}
+
+/**
+ * Step 11: what rendering leaves in the caches. Each cache keeps only what this build used: the
+ * code of every page, the Markdown trees parsed or read, the pages whose keys are live.
+ */
+function storeRenderCachesStep(root: string, highlighting: Highlighting, cached: CachedPages, fresh: ReadonlyMap<string, RenderedPage>, memory: DocsMemory | undefined, options: { readonly useCache: boolean; readonly quick: boolean }): void {
+  const { tokenCache, toRender, stored, misses, markdown } = highlighting;
+  const { useCache } = options;
+  if (memory !== undefined && toRender.size > 0) memory.highlighted = Object.fromEntries(tokenCache);
   // A quick build leaves the file (megabytes of JSON) to the exact build after it.
-  if (useCache && options.quick !== true && toRender.size > 0 && (misses > 0 || Object.keys(stored ?? {}).some((k) => !tokenCache.has(k)))) {
+  if (useCache && !options.quick && toRender.size > 0 && (misses > 0 || Object.keys(stored ?? {}).some((k) => !tokenCache.has(k)))) {
     writeCachedJson(root, highlightCacheName, Object.fromEntries(tokenCache));
   }
-  if (useCache && (treesMissed || Object.keys(storedTrees ?? {}).some((k) => !trees.has(k)))) writeCachedJson(root, markdownCacheName, Object.fromEntries(trees));
+  const storedTrees = markdown.stored();
+  if (useCache && (markdown.missed() || Object.keys(storedTrees ?? {}).some((k) => !markdown.trees.has(k)))) writeCachedJson(root, markdownCacheName, Object.fromEntries(markdown.trees));
   if (useCache) {
-    for (const [key, page] of freshPages) {
+    for (const [key, page] of fresh) {
       writeCachedText(root, `${pagesFolder}/${key}.html`, page.html);
       writeCachedJson(root, `${pagesFolder}/${key}.json`, { path: page.path, headings: page.headings, sections: page.sections });
     }
-    const live = new Set([...chapterKeys, ...sourceKeys.values()].flatMap((k) => (k === undefined ? [] : [`${k}.json`, `${k}.html`])));
+    const live = new Set([...cached.chapterKeys, ...cached.sourceKeys.values()].flatMap((k) => (k === undefined ? [] : [`${k}.json`, `${k}.html`])));
     pruneCache(root, (name) => !live.has(name), pagesFolder);
   }
-  const tRender = lap();
-  progress(`docs: rendered ${pages.length} pages (${model.chapters.length} chapters, ${sourceFiles.size} source files, index) in ${Math.round(tRender)} ms; ${pagesFromCache} pages and ${toRender.size - misses} of ${toRender.size} highlighted code texts from the cache`);
+}
 
+/**
+ * Step 12: the site, written into `staging` (pages, the search index, cached by its entries, and
+ * the assets) and swapped in: the old site is renamed aside and removed in the background, so
+ * the swap itself is two renames.
+ */
+function writeSiteStep(root: string, model: DocsModel, pages: readonly RenderedPage[], copied: ReadonlyMap<string, string>, staging: string, out: string, useCache: boolean): void {
   for (const page of pages) {
     const path = join(staging, page.path);
     mkdirSync(dirname(path), { recursive: true });
@@ -390,7 +586,6 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     }
   }
   writeAssets(staging, searchIndex);
-  // The old site is renamed aside and removed in the background: the swap itself is two renames.
   const old = `${out}.tmp-old-${process.pid}-${Date.now()}`;
   try {
     renameSync(out, old);
@@ -399,21 +594,6 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   }
   renameSync(staging, out);
   rm(old, { recursive: true, force: true }, () => {});
-  const tWrite = lap();
-
-  const total = performance.now() - started;
-  progress(`docs: wrote ${out} in ${Math.round(total)} ms${problems.length > 0 ? `; ${problems.length} problem(s)` : ""}`);
-  return {
-    ok: problems.length === 0,
-    out,
-    pages: pages.length,
-    problems,
-    ...(api === undefined ? {} : { api: { entryPoints: api.entryPoints, strict: api.strict, problems: api.problems } }),
-    timings: { tangle: tTangle, verify: tVerify, xref: tXref, api: tApi, render: tRender, write: tWrite, total },
-    cached: { steps: cachedSteps, highlighted: toRender.size, highlightedFromCache: toRender.size - misses, pages: pagesFromCache },
-    rendered: pages.filter((page) => !copied.has(page.path)).map((page) => page.path),
-    model,
-  };
 }
 
 /**
@@ -510,7 +690,7 @@ function pageKeys(model: DocsModel, codeVersion: string, input: { siteTitle: str
     if (b === undefined) return "";
     const linked = new Set<number>([...b.usedBy, ...b.splicedInto, ...b.chunkRefs.flatMap((c) => c.blocks), ...b.identifiers.flatMap((i) => (i.definedIn === undefined ? [] : [i.definedIn]))]);
     const hovers = [...new Set(b.identifiers.map((i) => i.symbol))].map((i) => symbols[i]?.hover ?? "");
-    return JSON.stringify([b, [...linked].map(about), hovers]);
+    return JSON.stringify([{ ...b, block: shownBlock(b.block) }, [...linked].map(about), hovers]);
   };
   const chapters = model.chapters.map((c, i) => hashParts([shared, "chapter", String(i), input.texts.get(c.doc) ?? "", ...c.blocks.map(blockFacts)]));
   const occurrencesByFile = new Map<string, XrefResult["occurrences"][number][]>();
@@ -531,6 +711,16 @@ function pageKeys(model: DocsModel, codeVersion: string, input: { siteTitle: str
   return { chapters, source };
 }
 
+/**
+ * A block as its page shows it, for a page key: without what only one of the two scanners
+ * records (the fast scanner's `verbatim` text, remark's prose facts), so a page's key is the same
+ * whether the build scanned with remark (to run verify) or not.
+ */
+function shownBlock(block: LiterateBlock): Omit<LiterateBlock, "verbatim" | "proseBefore" | "prose"> {
+  const { verbatim: _verbatim, proseBefore: _proseBefore, prose: _prose, ...shown } = block;
+  return shown;
+}
+
 const markdownCacheName = "markdown.json";
 const typedocVersion = (createRequire(import.meta.url)("typedoc/package.json") as { version: string }).version;
 
@@ -545,27 +735,6 @@ function docsCodeVersion(): string {
 function lockStamp(root: string): string {
   const stat = statSync(join(root, "package-lock.json"), { throwIfNoEntry: false });
   return stat === undefined ? "" : `${stat.size}:${stat.mtimeMs}`;
-}
-
-/**
- * Verify's report of the tree as it is: from the cache when the tree's fingerprint (every source,
- * document and evidence file's size and time) matches one verify already judged, else by running
- * verify in-process, whose report is then cached. `npm run verify` is the same function, so the
- * cached report is exactly what it would print.
- */
-function cachedVerify(root: string, useCache: boolean, cachedSteps: string[]): VerifyReport {
-  const name = `verify-${treeFingerprint(root)}.json`;
-  const cached = useCache ? readCachedJson<VerifyReport>(root, name) : undefined;
-  if (cached !== undefined) {
-    cachedSteps.push("verify");
-    return cached;
-  }
-  const report = verifyProject({ root });
-  if (useCache) {
-    writeCachedJson(root, name, report);
-    pruneCache(root, (n) => n.startsWith("verify-") && n !== name);
-  }
-  return report;
 }
 
 interface CachedApi {
