@@ -3,6 +3,7 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { docsMemory } from "../../tools/lib/docs/build.ts";
 import { serveDocs, serveStatic } from "../../tools/lib/docs/serve.ts";
 import { runTangle } from "../../tools/lib/tangle-run.ts";
 
@@ -89,7 +90,8 @@ describe("docs:serve", () => {
     runTangle({ root });
     const log: string[] = [];
     logged = log;
-    const served = await serveDocs({ root, out: join(root, "site"), port: 0, api: false, progress: (line) => log.push(line) });
+    const memory = docsMemory();
+    const served = await serveDocs({ root, out: join(root, "site"), port: 0, api: false, memory, progress: (line) => log.push(line) });
     cleanups.push(() => {
       void served.close().then(() => rmSync(root, { recursive: true, force: true }));
     });
@@ -98,6 +100,8 @@ describe("docs:serve", () => {
     writeFileSync(join(root, "literate", "one.md"), doc("The second sentence.", "export const one = 2;"));
     await until(served.url, "/chapters/one.html", (body) => body.includes("The second sentence."));
     expect(readFileSync(join(root, "generated", "one.ts"), "utf8")).toContain("export const one = 2;");
+    // The rebuild updates the server's one model: the edit is parsed once more and tangled once more.
+    expect(memory.project?.counts).toMatchObject({ parses: 2, tangles: 2 });
     // The files its own tangle wrote do not cause a second build; a tangle run by hand does cause one.
     await new Promise((r) => setTimeout(r, 2500));
     expect(log.filter((line) => line.endsWith("changed; rebuilding"))).toEqual([`docs: ${join(root, "literate", "one.md")} changed; rebuilding`]);

@@ -13,7 +13,7 @@ import { watch } from "chokidar";
 import { formatDiagnostic, LiterateError } from "../diagnostics.ts";
 import { manifestPath } from "../paths.ts";
 import { runTangle } from "../tangle-run.ts";
-import { buildDocs, type DocsOptions } from "./build.ts";
+import { buildDocs, docsMemory, type DocsOptions } from "./build.ts";
 import { escapeHtml } from "./html.ts";
 import { contentTypes, requestPath, siteFile } from "./static.ts";
 
@@ -67,6 +67,9 @@ export interface DocsServer {
 export async function serveDocs(options: DocsOptions & { readonly port: number }): Promise<DocsServer> {
   const out = options.out ?? join(options.root, "site");
   const log = options.progress ?? ((line: string) => process.stdout.write(`${line}\n`));
+  // One project model and one TypeScript program for the server's life: a rebuild tangles once
+  // (the server's tangle and the build read the same model) and re-parses only what changed.
+  const memory = options.memory ?? docsMemory();
   let building = false;
   let again = false;
   let retangle = false;
@@ -89,12 +92,12 @@ export async function serveDocs(options: DocsOptions & { readonly port: number }
         try {
           if (retangle) {
             retangle = false;
-            const tangled = runTangle({ root: options.root });
+            const tangled = runTangle({ root: options.root, ...(memory.project === undefined ? {} : { model: memory.project }) });
             for (const action of tangled.actions) ownWrites.set(join(options.root, action.path), Number.POSITIVE_INFINITY);
             ownWrites.set(join(options.root, manifestPath), Number.POSITIVE_INFINITY);
             log(`docs: tangled ${tangled.documents} documents (${tangled.actions.length} file(s) written)`);
           }
-          const result = await buildDocs({ ...options, out });
+          const result = await buildDocs({ ...options, out, memory });
           for (const p of result.problems) lines.push(formatDiagnostic(p));
           failed = result.ok ? undefined : lines;
         } catch (caught) {
