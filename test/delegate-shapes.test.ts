@@ -2,11 +2,22 @@
 
 // literate/delegate-shapes.md:438
 import { describe, expect, it } from "vitest";
-import { describeModelCall } from "../generated/delegate-shapes.ts";
+import { DelegateError, describeModelCall, retriggerModes } from "../generated/delegate-shapes.ts";
 
 describe("the delegate-shapes module", () => {
   it("exports exactly its public runtime names", async () => {
     expect(Object.keys(await import("../generated/delegate-shapes.ts")).sort()).toEqual(["DelegateError", "describeModelCall", "modelContextBounds", "retriggerModes"]);
+  });
+
+  it("lists the four retrigger modes in the order the docs give them", () => {
+    expect(retriggerModes).toEqual(["single", "restart", "queue", "spawn"]);
+  });
+
+  it("gives a delegate error its code, its message and a name a log line can show", () => {
+    const error = new DelegateError("too-many-loops", "registry: at most `2` loops");
+    expect(error).toBeInstanceOf(Error);
+    expect({ name: error.name, code: error.code, message: error.message }).toEqual({ name: "DelegateError", code: "too-many-loops", message: "registry: at most `2` loops" });
+    expect(String(error)).toBe("DelegateError: registry: at most `2` loops");
   });
 });
 
@@ -17,5 +28,16 @@ describe("describeModelCall", () => {
     const cut = describeModelCall({ system: "", prompt: "😀".repeat(500), tools: [] }, 1).excerpt;
     expect(cut).toBe(`${"😀".repeat(200)} … ${"😀".repeat(200)}`);
   });
+
+  it("keeps a prompt of exactly four hundred characters whole", () => {
+    const prompt = "a".repeat(399) + "z";
+    expect(describeModelCall({ system: "", prompt, tools: [] }, 1).excerpt).toBe(prompt);
+  });
+
+  it("sorts the tools before it keeps fifty, escaping each name", () => {
+    const tools = Array.from({ length: 60 }, (_, i) => `t${String(59 - i).padStart(2, "0")}`);
+    expect(describeModelCall({ system: "", prompt: "", tools }, 1).tools).toEqual(Array.from({ length: 50 }, (_, i) => `t${String(i).padStart(2, "0")}`));
+    expect(describeModelCall({ system: "", prompt: "", tools: ["b\u001b[2J", "a"] }, 1).tools).toEqual(["a", "b\\x1b[2J"]);
+  });
 });
-//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiZGVsZWdhdGUtc2hhcGVzLnRlc3QudHMiLCJzb3VyY2VzIjpbIi4uL2xpdGVyYXRlL2RlbGVnYXRlLXNoYXBlcy5tZCJdLCJuYW1lcyI6W10sIm1hcHBpbmdzIjoiOzs7QUFxYkEsT0FBTyxFQUFFLFVBQVUsUUFBUSxHQUFHLEVBQUUsS0FBSztBQUNyQyxPQUFPLEVBQUUsa0JBQWtCLEVBQUUsS0FBSzs7QUFFbEMsY0FBYyxnQkFBZ0IsU0FBUyxHQUFHLEdBQUc7RUFDM0MsWUFBWSxRQUFRLElBQUksT0FBTyxRQUFRLFFBQVEsTUFBTSxHQUFHLEdBQUc7SUFDekQseUJBQXlCLDZFQUE2RSxxQkFBcUIsc0JBQXNCO0VBQ25KO0FBQ0Y7O0FBRUEsOEJBQThCLEdBQUcsR0FBRztFQUNsQyxjQUFjLEVBQUUsTUFBTSxLQUFLLE1BQU0sSUFBSSxNQUFNLEdBQUcsS0FBSyxNQUFNLEtBQUssUUFBUSxHQUFHLEdBQUc7SUFDMUUsTUFBTSxNQUFNLEVBQUUsYUFBYSxRQUFRLEdBQUcsR0FBRyxJQUFJLEdBQUcsR0FBRywwQkFBMEI7SUFDN0UsMkJBQTJCLFFBQVEsSUFBSSxRQUFRLE9BQU8sWUFBWSxNQUFNLEdBQUcsY0FBYyxTQUFTLEdBQUcsYUFBYSxHQUFHLGFBQWEsSUFBSSxPQUFPLGVBQWUsS0FBSyxTQUFTLE9BQU8sWUFBWTtJQUM3TCxNQUFNLElBQUksRUFBRSxvQkFBb0IsUUFBUSxJQUFJLFFBQVEsa0JBQWtCLE9BQU8sR0FBRyxHQUFHO0lBQ25GLHNDQUFzQyxFQUFFO0VBQzFDO0FBQ0Y7In0=
+//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiZGVsZWdhdGUtc2hhcGVzLnRlc3QudHMiLCJzb3VyY2VzIjpbIi4uL2xpdGVyYXRlL2RlbGVnYXRlLXNoYXBlcy5tZCJdLCJuYW1lcyI6W10sIm1hcHBpbmdzIjoiOzs7QUFxYkEsT0FBTyxFQUFFLFVBQVUsUUFBUSxHQUFHLEVBQUUsS0FBSztBQUNyQyxPQUFPLEVBQUUsZUFBZSxtQkFBbUIsZUFBZSxFQUFFLEtBQUs7O0FBRWpFLGNBQWMsZ0JBQWdCLFNBQVMsR0FBRyxHQUFHO0VBQzNDLFlBQVksUUFBUSxJQUFJLE9BQU8sUUFBUSxRQUFRLE1BQU0sR0FBRyxHQUFHO0lBQ3pELHlCQUF5Qiw2RUFBNkUscUJBQXFCLHNCQUFzQjtFQUNuSjs7RUFFQSxVQUFVLElBQUksS0FBSyxVQUFVLE1BQU0sR0FBRyxJQUFJLE1BQU0sSUFBSSxLQUFLLEtBQUssT0FBTyxHQUFHLEdBQUc7SUFDekUsMENBQTBDLFdBQVcsU0FBUztFQUNoRTs7RUFFQSxVQUFVLEVBQUUsU0FBUyxNQUFNLElBQUksTUFBTSxJQUFJLFFBQVEsSUFBSSxFQUFFLEtBQUssRUFBRSxJQUFJLEtBQUssSUFBSSxPQUFPLEdBQUcsR0FBRztJQUN0RixNQUFNLE1BQU0sRUFBRSxJQUFJLGdDQUFnQyxXQUFXLEdBQUcsS0FBSyxJQUFJO0lBQ3pFO0lBQ0EsU0FBUyxNQUFNLFlBQVksTUFBTSxZQUFZLFNBQVMsY0FBYyxhQUFhLE1BQU0saUJBQWlCLE1BQU0sa0JBQWtCLFNBQVMsV0FBVyxHQUFHLEtBQUssSUFBSSxPQUFPO0lBQ3ZLLDJDQUEyQyxVQUFVLEdBQUcsS0FBSyxJQUFJO0VBQ25FO0FBQ0Y7O0FBRUEsOEJBQThCLEdBQUcsR0FBRztFQUNsQyxjQUFjLEVBQUUsTUFBTSxLQUFLLE1BQU0sSUFBSSxNQUFNLEdBQUcsS0FBSyxNQUFNLEtBQUssUUFBUSxHQUFHLEdBQUc7SUFDMUUsTUFBTSxNQUFNLEVBQUUsYUFBYSxRQUFRLEdBQUcsR0FBRyxJQUFJLEdBQUcsR0FBRywwQkFBMEI7SUFDN0UsMkJBQTJCLFFBQVEsSUFBSSxRQUFRLE9BQU8sWUFBWSxNQUFNLEdBQUcsY0FBYyxTQUFTLEdBQUcsYUFBYSxHQUFHLGFBQWEsSUFBSSxPQUFPLGVBQWUsS0FBSyxTQUFTLE9BQU8sWUFBWTtJQUM3TCxNQUFNLElBQUksRUFBRSxvQkFBb0IsUUFBUSxJQUFJLFFBQVEsa0JBQWtCLE9BQU8sR0FBRyxHQUFHO0lBQ25GLHNDQUFzQyxFQUFFO0VBQzFDOztFQUVBLFVBQVUsRUFBRSxPQUFPLEdBQUcsUUFBUSxLQUFLLFFBQVEsV0FBVyxRQUFRLEdBQUcsR0FBRztJQUNsRSxNQUFNLE9BQU8sRUFBRSxnQkFBZ0IsRUFBRTtJQUNqQywyQkFBMkIsUUFBUSxJQUFJLFFBQVEsT0FBTyxHQUFHLEdBQUc7RUFDOUQ7O0VBRUEsVUFBVSxJQUFJLE1BQU0sT0FBTyxHQUFHLE1BQU0sT0FBTyxTQUFTLEtBQUssT0FBTyxHQUFHLEdBQUc7SUFDcEUsTUFBTSxNQUFNLEVBQUUsYUFBYSxRQUFRLEdBQUcsR0FBRyxJQUFJLEdBQUcsR0FBRyxjQUFjLEVBQUUsZUFBZTtJQUNsRiwyQkFBMkIsUUFBUSxJQUFJLFFBQVEsSUFBSSxNQUFNLEdBQUcsK0JBQStCLFFBQVEsR0FBRyxHQUFHLElBQUksR0FBRyxHQUFHLDBCQUEwQjtJQUM3SSwyQkFBMkIsUUFBUSxJQUFJLFFBQVEsSUFBSSxPQUFPLGVBQWUsS0FBSyxHQUFHLHdCQUF3QjtFQUMzRztBQUNGOyJ9

@@ -229,8 +229,8 @@ function recheck(dir: string, book: Book, kill: SampledKill): Recheck {
 }
 
 /**
- * Whether generated position `line`:`column` of `target` lies outside every function: code that
- * runs once, when the module loads ("static" in StrykerJS's words).
+ * Whether generated position `line`:`column` of `target` lies outside every function body: code that
+ * runs once, when the module loads ("static" in StrykerJS's words), a function written there included.
  */
 function moduleLevel(book: Book, target: string, line: number, column: number): boolean {
   const source = book.sources.get(target);
@@ -240,7 +240,8 @@ function moduleLevel(book: Book, target: string, line: number, column: number): 
   const visit = (node: ts.Node): void => {
     if (inside || position < node.getStart(source) || position >= node.getEnd()) return;
     if (ts.isFunctionLike(node)) {
-      inside = true;
+      // A mutant that starts where the function starts replaces the function itself (`() => undefined`), a value made when the code around it runs.
+      inside = position > node.getStart(source);
       return;
     }
     ts.forEachChild(node, visit);
