@@ -121,6 +121,35 @@ describe("the docs build reads the project once", () => {
   }, 120_000);
 });
 
+describe("the sidebar's statuses", () => {
+  it("re-renders only the page of a chapter whose verdict changed, and shows the new status in every page's sidebar", async () => {
+    const dir = join(process.cwd(), "bench", ".corpus", `docs-build-status-${process.pid}`);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(join(dir, "literate"), { recursive: true });
+    try {
+      writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, module: "NodeNext", moduleResolution: "NodeNext", allowImportingTsExtensions: true, noEmit: true, types: [] }, include: ["generated"] }));
+      writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "docs-build-status", private: true, type: "module" }));
+      const chapter = (name: string): string => `---\ntangle: generated/${name}.ts\n---\n# ${name}\n\nA constant named ${name}.\n\n${fence}ts\nexport const ${name} = 1;\n${fence}\n`;
+      for (const name of ["alpha", "beta", "gamma"]) writeFileSync(join(dir, "literate", `${name}.md`), chapter(name));
+      runTangle({ root: dir });
+      const first = await buildDocs({ root: dir, out: join(dir, "site"), api: false });
+      const report = { ...first.model.report, documents: first.model.report.documents.map((d) => (d.path === "literate/beta.md" ? { ...d, problems: 3 } : d)) };
+      const verifyJson = join(dir, "report.json");
+      writeFileSync(verifyJson, JSON.stringify(report));
+      const second = await buildDocs({ root: dir, out: join(dir, "site"), api: false, verifyJson });
+      expect(second.rendered.filter((path) => path.startsWith("chapters/"))).toEqual(["chapters/beta.html"]);
+      for (const name of ["alpha", "beta", "gamma"]) {
+        const page = readFileSync(join(dir, "site", "chapters", `${name}.html`), "utf8");
+        expect(page).toMatch(/beta<\/a> <span class="status bad">3 ✗<\/span>/);
+        expect(page).toContain(`aria-current="page">${name}</a>`);
+        expect(page).not.toContain("<!--chapter-list-->");
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 describe("the docs build reads documents as tangle does", () => {
   it("refuses a document that is not UTF-8 at its first bad byte, building nothing", async () => {
     const bad = join(process.cwd(), "bench", ".corpus", `docs-build-utf8-${process.pid}`);

@@ -9,7 +9,7 @@
  * The site is written into a fresh folder beside `out` and swapped in at the end, so a server
  * never shows half a site.
  */
-import { copyFileSync, mkdirSync, readdirSync, rm, rmSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rm, rmSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LiterateError, error, type Diagnostic } from "../diagnostics.ts";
@@ -28,6 +28,7 @@ import { codeTheme, createTokenizer, type Tokenize } from "./highlight.ts";
 import { lineAnchor, sourcePath } from "./html.ts";
 import { buildModel, type DocsModel } from "./model.ts";
 import { chapterLinks, renderChapterPage, renderIndexPage, renderSourcePage, type IndexedError, type PageContext, type RenderedPage, sourceLanguage, withoutInlineSourceMap } from "./pages.ts";
+import { fillChapterList } from "./layout.ts";
 import { buildSearchIndex, type SearchEntry } from "./search.ts";
 import { crossReference, crossReferenceChanged, readCompilerOptions, xrefMemory, type XrefMemory, type XrefResult } from "./xref.ts";
 import { cachedPath, hashParts, linkTree, pruneCache, writeCachedText, readCachedJson, restoreCachedFolder, storeCachedFolder, treeFingerprint, writeCachedJson } from "./cache.ts";
@@ -215,7 +216,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     const paths = [...texts.keys()];
     const cachedPages = pageCacheStep(root, model, codeVersion, { siteTitle, sourceFiles: sources.files, paths, texts, api: api !== undefined }, sources.contents, useCache);
     const highlighting = await highlightStep(root, model, sources, cachedPages, codeVersion, options.memory, useCache);
-    const ctx: PageContext = { model, tokenize: highlighting.tokenize, siteTitle, sourcePages: sources.files, documents: new Set(paths), parsed: highlighting.markdown.parsed };
+    const ctx: PageContext = { model, tokenize: highlighting.tokenize, siteTitle, sourcePages: sources.files, documents: new Set(paths), parsed: highlighting.markdown.parsed, deferChapterList: true };
     const { pages, fresh } = renderStep(ctx, model, texts, sources, cachedPages, highlighting, progress);
     pages.push(renderIndexPage(ctx, { errors: indexErrors(model, tangled, errorSites), globalProblems: report.problems.filter((p) => !report.blocks.some((b) => b.problems.includes(p)) && p.line === 0), apiProblems: (api?.problems ?? []).map((p) => p.message), apiStrict: api?.strict ?? false, generatedFiles: [...sources.files].sort(), description }));
     storeRenderCachesStep(root, highlighting, cachedPages, fresh, options.memory, { useCache, quick: options.quick === true });
@@ -568,12 +569,14 @@ function storeRenderCachesStep(root: string, highlighting: Highlighting, cached:
  * the swap itself is two renames.
  */
 function writeSiteStep(root: string, model: DocsModel, pages: readonly RenderedPage[], copied: ReadonlyMap<string, string>, staging: string, out: string, useCache: boolean): void {
+  // Pages are rendered and cached without the sidebar's chapter list, whose statuses change with
+  // any chapter's verdict: it is filled in here, so a status change re-renders no page.
+  const links = chapterLinks(model);
   for (const page of pages) {
     const path = join(staging, page.path);
     mkdirSync(dirname(path), { recursive: true });
     const from = copied.get(page.path);
-    if (from === undefined) writeFileSync(path, page.html);
-    else copyFileSync(from, path);
+    writeFileSync(path, fillChapterList(from === undefined ? page.html : readFileSync(from, "utf8"), page.path, links));
   }
   const entries = searchEntries(model, pages);
   const searchName = `search-${hashParts([JSON.stringify(entries)])}.json`;
@@ -679,7 +682,7 @@ const pagesFolder = "pages";
  * Conservative by design: a change that might show on a page changes its key.
  */
 function pageKeys(model: DocsModel, codeVersion: string, input: { siteTitle: string; sourceFiles: ReadonlySet<string>; paths: readonly string[]; texts: ReadonlyMap<string, string>; api: boolean }): { chapters: string[]; source: (file: string, content: string) => string } {
-  const shared = hashParts([codeVersion, input.siteTitle, String(input.api), JSON.stringify(chapterLinks(model)), JSON.stringify(model.chapters.map((c) => [c.doc, c.title, c.description ?? "", c.summary ?? null])), JSON.stringify([...input.sourceFiles]), JSON.stringify(input.paths)]);
+  const shared = hashParts([codeVersion, input.siteTitle, String(input.api), JSON.stringify(chapterLinks(model).map((link) => [link.title, link.path])), JSON.stringify(model.chapters.map((c) => [c.doc, c.title, c.description ?? ""])), JSON.stringify([...input.sourceFiles]), JSON.stringify(input.paths)]);
   const symbols = model.xref.symbols;
   const about = (g: number): string => {
     const r = model.blocks[g];
@@ -692,7 +695,8 @@ function pageKeys(model: DocsModel, codeVersion: string, input: { siteTitle: str
     const hovers = [...new Set(b.identifiers.map((i) => i.symbol))].map((i) => symbols[i]?.hover ?? "");
     return JSON.stringify([{ ...b, block: shownBlock(b.block) }, [...linked].map(about), hovers]);
   };
-  const chapters = model.chapters.map((c, i) => hashParts([shared, "chapter", String(i), input.texts.get(c.doc) ?? "", ...c.blocks.map(blockFacts)]));
+  // A chapter's summary shows on its own page only (the sidebar's statuses are filled in at write time).
+  const chapters = model.chapters.map((c, i) => hashParts([shared, "chapter", String(i), JSON.stringify(c.summary ?? null), input.texts.get(c.doc) ?? "", ...c.blocks.map(blockFacts)]));
   const occurrencesByFile = new Map<string, XrefResult["occurrences"][number][]>();
   for (const o of model.xref.occurrences) {
     const list = occurrencesByFile.get(o.file);

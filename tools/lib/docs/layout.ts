@@ -26,7 +26,8 @@ export interface PageShell {
   readonly path: string;
   readonly title: string;
   readonly description?: string;
-  readonly chapters: readonly NavLink[];
+  /** The sidebar's chapters; absent, the page holds `chapterListSlot` for `fillChapterList` to fill. */
+  readonly chapters?: readonly NavLink[];
   readonly outline?: readonly OutlineEntry[];
   readonly body: string;
   readonly previous?: NavLink;
@@ -38,16 +39,34 @@ export interface PageShell {
   readonly siteTitle: string;
 }
 
-/** Wraps a body in the shared page shell. */
-export function renderPage(page: PageShell): string {
-  const href = (to: string): string => escapeHtml(relativeHref(page.path, to));
-  const chapterList = page.chapters
+/** Where a page rendered without its chapter list will have it. */
+export const chapterListSlot = "<!--chapter-list-->";
+
+/** The sidebar's chapter list as the page at `path` shows it: links relative to it, its own marked current. */
+function chapterListHtml(path: string, chapters: readonly NavLink[]): string {
+  const href = (to: string): string => escapeHtml(relativeHref(path, to));
+  return chapters
     .map((c) => {
-      const current = c.path === page.path ? ' aria-current="page"' : "";
+      const current = c.path === path ? ' aria-current="page"' : "";
       const status = c.status === undefined ? "" : ` <span class="status ${c.status.ok ? "ok" : "bad"}">${escapeHtml(c.status.text)}</span>`;
       return `<li><a href="${href(c.path)}"${current}>${escapeHtml(c.title)}</a>${status}</li>`;
     })
     .join("");
+}
+
+/**
+ * Fills the chapter list into a page rendered without one (its first `chapterListSlot`, which
+ * the sidebar holds before any body). A page cached this way stays valid when only the chapters'
+ * statuses change: filling it is a string replacement, not a render.
+ */
+export function fillChapterList(html: string, path: string, chapters: readonly NavLink[]): string {
+  return html.replace(chapterListSlot, () => chapterListHtml(path, chapters));
+}
+
+/** Wraps a body in the shared page shell. */
+export function renderPage(page: PageShell): string {
+  const href = (to: string): string => escapeHtml(relativeHref(page.path, to));
+  const chapterList = page.chapters === undefined ? chapterListSlot : chapterListHtml(page.path, page.chapters);
   const outline = (page.outline ?? []).filter((o) => o.depth >= 2 && o.depth <= 3 && o.id !== "");
   const outlineHtml = outline.length === 0 ? "" : `<h2>On this page</h2><ul class="outline">${outline.map((o) => `<li class="d${o.depth}"><a href="#${escapeHtml(o.id)}">${escapeHtml(o.text)}</a></li>`).join("")}</ul>`;
   const pager =

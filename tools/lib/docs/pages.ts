@@ -32,6 +32,8 @@ export interface PageContext {
   readonly documents: ReadonlySet<string>;
   /** Parsed Markdown by text, kept across builds by the caller (see `ChapterOptions.parsed`). */
   readonly parsed?: ChapterOptions["parsed"];
+  /** Render pages without the sidebar's chapter list, for the build to fill in when it writes them (`fillChapterList`). */
+  readonly deferChapterList?: boolean;
 }
 
 /** The sidebar's chapter links, each with its verify status. */
@@ -50,7 +52,7 @@ function chapterStatus(c: ChapterModel): { ok: boolean; text: string } {
 }
 
 function shell(ctx: PageContext, page: Omit<PageShell, "chapters" | "siteTitle">): string {
-  return renderPage({ ...page, chapters: chapterLinks(ctx.model), siteTitle: ctx.siteTitle });
+  return renderPage({ ...page, ...(ctx.deferChapterList === true ? {} : { chapters: chapterLinks(ctx.model) }), siteTitle: ctx.siteTitle });
 }
 
 /** A short human name for a block: what it defines, its `#name`, or its role. */
