@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Env } from "../generated/config.ts";
+import type { Env } from "../generated/environment.ts";
 import { acquireDataLock, holderAlive, parseLock, processAlive, processStartTime } from "../generated/data-folder.ts";
 
 const dirs: string[] = [];

@@ -7,7 +7,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Env } from "../generated/config.ts";
+import type { Env } from "../generated/environment.ts";
 
 const dirs: string[] = [];
 const children: ChildProcess[] = [];

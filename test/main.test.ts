@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Env } from "../generated/config.ts";
+import type { Env } from "../generated/environment.ts";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { bootAgent, shutdownAgent, type AgentEvent } from "../generated/boot.ts";

@@ -8,7 +8,7 @@ import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Env } from "../generated/config.ts";
+import type { Env } from "../generated/environment.ts";
 import { installSignalHandlers } from "../generated/process-signals.ts";
 
 const dirs: string[] = [];
