@@ -3,7 +3,7 @@
 // literate/repair.md:16
 import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import type { Paths } from "./config.ts";
+import type { Paths } from "./environment.ts";
 import { ensureToken } from "./daemon-door.ts";
 import { loosePaths } from "./doctor.ts";
 import { describeError } from "./log.ts";

@@ -10,7 +10,7 @@ import { interrupt, processSignal } from "../generated/loop.ts";
 import { registerBackend } from "../generated/reason.ts";
 import { createSignal, type Signal } from "../generated/signals.ts";
 import { defineSkill } from "../generated/skills.ts";
-import { installShellTool } from "../generated/workspace.ts";
+import { installShellTool } from "../generated/shell.ts";
 import { collectingActuator, instantBackend, scriptedBackend, testHarness } from "./helpers/scripted.ts";
 
 const userSays = (text: string, meta: Signal["meta"] = {}): Signal => createSignal({ type: "event", payload: { sensor: "user-input", text }, meta });

@@ -2,7 +2,7 @@
 
 // literate/heartbeat.md:178
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../generated/config.ts";
+import { ConfigError } from "../generated/environment.ts";
 import { Registry } from "../generated/delegate-registry.ts";
 import { checkSeconds, heartbeatLoop, startHeartbeat } from "../generated/heartbeat.ts";
 import { contextGetSystemLogs } from "../generated/log.ts";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../generated/cli.ts";
 import { cliChildren, dataOf, fakeIO, freePort } from "./helpers/cli-children.ts";
-import type { Env } from "../generated/config.ts";
+import type { Env } from "../generated/environment.ts";
 import { contextGetSystemLogs } from "../generated/log.ts";
 import { injectStimulus } from "../generated/entering.ts";
 import { bootAgent, shutdownAgent, type Agent } from "../generated/boot.ts";

@@ -8,7 +8,7 @@ import { createServer as createNetServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cliChildren } from "./helpers/cli-children.ts";
-import type { Env } from "../generated/config.ts";
+import type { Env } from "../generated/environment.ts";
 import { installSignalHandlers } from "../generated/process-signals.ts";
 
 const { homeEnv, cleanup } = cliChildren("pp-main-");

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { EventEmitter } from "node:events";
 import type { CliIO } from "../../generated/cli.ts";
-import type { Env } from "../../generated/config.ts";
+import type { Env } from "../../generated/environment.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
 
