@@ -5,7 +5,7 @@ import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs"
 import { envPrefix, readConfig, readProviders, resolvePaths, type Config, type Env, type Paths, type ProviderConfig } from "./config.ts";
 import { readMemoryFile, type LoadReport } from "./memory-file.ts";
 import { readLimited } from "./completions.ts";
-import { inspectSkills } from "./skill-tools.ts";
+import { inspectSkills } from "./agent-tools.ts";
 
 // literate/doctor.md:29
 export interface Check {
