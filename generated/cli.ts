@@ -16,7 +16,7 @@ import { describeError } from "./log.ts";
 import { bootAgent, shutdownAgent } from "./boot.ts";
 import { BootError } from "./data-folder.ts";
 import { installSignalHandlers, type SignalTarget } from "./process-signals.ts";
-import { formatSkillListing, inspectSkills } from "./skill-tools.ts";
+import { formatSkillListing, inspectSkills } from "./agent-tools.ts";
 import { escapeForTerminal, type JsonValue } from "./schema.ts";
 
 // literate/cli.md:70

@@ -6,7 +6,7 @@ import { envPrefix, readConfig, readProviders, type Config, type ProviderConfig 
 import { resolvePaths, type Env, type Paths } from "./environment.ts";
 import { readMemoryFile, type LoadReport } from "./memory-file.ts";
 import { readLimited } from "./completions.ts";
-import { inspectSkills } from "./skill-tools.ts";
+import { inspectSkills } from "./agent-tools.ts";
 
 // literate/doctor.md:30
 export interface Check {
