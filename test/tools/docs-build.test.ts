@@ -91,14 +91,20 @@ describe("the docs build", () => {
   }, 120_000);
 });
 
+/** A fresh project folder `name` under bench/.corpus with a strict tsconfig over `generated/` and a package.json, and its `literate/` made. */
+function scratchProject(name: string): string {
+  const dir = join(process.cwd(), "bench", ".corpus", `${name}-${process.pid}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, "literate"), { recursive: true });
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, module: "NodeNext", moduleResolution: "NodeNext", allowImportingTsExtensions: true, noEmit: true, types: [] }, include: ["generated"] }));
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name, private: true, type: "module" }));
+  return dir;
+}
+
 describe("the docs build reads the project once", () => {
   it("tangles the documents once per build, verify included, and a build kept in memory parses again only the changed document", async () => {
-    const twice = join(process.cwd(), "bench", ".corpus", `docs-build-once-${process.pid}`);
-    rmSync(twice, { recursive: true, force: true });
-    mkdirSync(join(twice, "literate"), { recursive: true });
+    const twice = scratchProject("docs-build-once");
     try {
-      writeFileSync(join(twice, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, module: "NodeNext", moduleResolution: "NodeNext", allowImportingTsExtensions: true, noEmit: true, types: [] }, include: ["generated"] }));
-      writeFileSync(join(twice, "package.json"), JSON.stringify({ name: "docs-build-once", private: true, type: "module" }));
       const other = (said: string): string => `---\ntangle: generated/other.ts\n---\n# Other\n\n${said}\n\n${fence}ts\nexport const other = 2;\n${fence}\n`;
       writeFileSync(join(twice, "literate", "index.md"), doc);
       writeFileSync(join(twice, "literate", "other.md"), other("Another constant."));
@@ -123,12 +129,8 @@ describe("the docs build reads the project once", () => {
 
 describe("the sidebar's statuses", () => {
   it("re-renders only the page of a chapter whose verdict changed, and shows the new status in every page's sidebar", async () => {
-    const dir = join(process.cwd(), "bench", ".corpus", `docs-build-status-${process.pid}`);
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(join(dir, "literate"), { recursive: true });
+    const dir = scratchProject("docs-build-status");
     try {
-      writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, module: "NodeNext", moduleResolution: "NodeNext", allowImportingTsExtensions: true, noEmit: true, types: [] }, include: ["generated"] }));
-      writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "docs-build-status", private: true, type: "module" }));
       const chapter = (name: string): string => `---\ntangle: generated/${name}.ts\n---\n# ${name}\n\nA constant named ${name}.\n\n${fence}ts\nexport const ${name} = 1;\n${fence}\n`;
       for (const name of ["alpha", "beta", "gamma"]) writeFileSync(join(dir, "literate", `${name}.md`), chapter(name));
       runTangle({ root: dir });
