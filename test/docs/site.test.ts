@@ -49,7 +49,7 @@ beforeAll(async () => {
   } finally {
     context = await launching;
   }
-  ({ server, url: base } = await serveStatic(result.out, 0));
+  ({ server, url: base } = await serveStatic(result.out, 0, undefined, { cacheAssets: true }));
 });
 
 afterAll(async () => {

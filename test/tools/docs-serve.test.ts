@@ -22,12 +22,12 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-async function site(failure?: () => readonly string[] | undefined) {
+async function site(failure?: () => readonly string[] | undefined, options: { readonly cacheAssets?: boolean } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "docs-serve-"));
   mkdirSync(join(dir, "site"));
   writeFileSync(join(dir, "site", "index.html"), "<h1>previous build</h1>");
   writeFileSync(join(dir, "site", "site.css"), "body{}");
-  const { server, url } = await serveStatic(join(dir, "site"), 0, failure);
+  const { server, url } = await serveStatic(join(dir, "site"), 0, failure, options);
   cleanups.push(() => {
     server.close();
     rmSync(dir, { recursive: true, force: true });
@@ -42,6 +42,14 @@ describe("docs:serve's static server", () => {
     expect((await get(url, "/..%2f..%2fsite.css")).status).toBe(403);
     expect((await get(url, "/..%2F" + "x".repeat(3))).status).toBe(403);
     expect(await get(url, "/missing.html")).toEqual({ status: 404, body: "not found: /missing.html" });
+  });
+
+  it("lets a browser keep nothing by default, and with cacheAssets keeps the assets but never a page", async () => {
+    const cacheOf = async (url: string, path: string): Promise<string | null> => (await fetch(new URL(path, url))).headers.get("cache-control");
+    const live = await site();
+    expect([await cacheOf(live, "/"), await cacheOf(live, "/site.css")]).toEqual(["no-store", "no-store"]);
+    const crawled = await site(undefined, { cacheAssets: true });
+    expect([await cacheOf(crawled, "/"), await cacheOf(crawled, "/index.html"), await cacheOf(crawled, "/site.css")]).toEqual(["no-store", "no-store", "max-age=3600"]);
   });
 
   it("answers a malformed percent-encoding with 400 instead of crashing", async () => {

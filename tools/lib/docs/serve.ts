@@ -28,8 +28,10 @@ export function errorPage(lines: readonly string[]): string {
 /**
  * Serves the static files of `site` on 127.0.0.1:`port` (0 picks a free port). While `failure()`
  * returns lines, pages (HTML and folders) are answered with `errorPage` of them, status 500.
+ * Nothing may be kept by the browser (the site changes under it), except with `cacheAssets`:
+ * then files other than pages may be kept for an hour, for a crawl of a site that does not change.
  */
-export function serveStatic(site: string, port: number, failure: () => readonly string[] | undefined = () => undefined): Promise<{ server: Server; url: string }> {
+export function serveStatic(site: string, port: number, failure: () => readonly string[] | undefined = () => undefined, options: { readonly cacheAssets?: boolean } = {}): Promise<{ server: Server; url: string }> {
   const server = createServer((request, response) => {
     const path = requestPath(request.url, response);
     if (path === undefined) return;
@@ -40,7 +42,8 @@ export function serveStatic(site: string, port: number, failure: () => readonly 
     }
     const file = siteFile(site, path, response, `not found: ${path}`);
     if (file === undefined) return;
-    response.writeHead(200, { "content-type": contentTypes[extname(file)] ?? "application/octet-stream", "cache-control": "no-store" });
+    const asset = options.cacheAssets === true && extname(file) !== ".html";
+    response.writeHead(200, { "content-type": contentTypes[extname(file)] ?? "application/octet-stream", "cache-control": asset ? "max-age=3600" : "no-store" });
     createReadStream(file).pipe(response);
   });
   return new Promise((resolve, reject) => {
