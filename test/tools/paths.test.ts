@@ -1,6 +1,6 @@
 /** Target paths: which ones tangle may write, and how they are normalized. */
 import { describe, expect, it } from "vitest";
-import { checkTargetPath, isCanonicalTarget } from "../../tools/lib/paths.ts";
+import { checkTargetPath, isCanonicalTarget, isTypeScriptPath } from "../../tools/lib/paths.ts";
 
 describe("checkTargetPath", () => {
   it.each([
@@ -46,5 +46,20 @@ describe("isCanonicalTarget", () => {
     expect(isCanonicalTarget("generated//a.ts")).toBe(false);
     expect(isCanonicalTarget("literate/a.md")).toBe(false);
     expect(isCanonicalTarget("../outside.ts")).toBe(false);
+  });
+});
+
+describe("isTypeScriptPath", () => {
+  it.each([
+    ["generated/a.ts", true],
+    ["test/a.test.tsx", true],
+    ["generated/a.mts", true],
+    ["generated/a.cts", true],
+    ["generated/a.js", false],
+    ["generated/a.d.json", false],
+    ["generated/ts", false],
+    ["README.md", false],
+  ])("reads %s as TypeScript: %s", (path, expected) => {
+    expect(isTypeScriptPath(path)).toBe(expected);
   });
 });

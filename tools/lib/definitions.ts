@@ -11,6 +11,7 @@ import ts from "typescript";
 import { error, type Diagnostic } from "./diagnostics.ts";
 import { isTypeScript, type LiterateBlock } from "./document.ts";
 import type { TangleResult } from "./tangle.ts";
+import { isTypeScriptPath } from "./paths.ts";
 
 /**
  * What a block is, for the rules:
@@ -37,7 +38,6 @@ interface Tally {
   others: string[];
 }
 
-const typeScriptTarget = /\.(c|m)?tsx?$/;
 
 /** Classifies every block and reports rule-1 problems; `sources` are the targets' trees, when already parsed. */
 export function analyzeDefinitions(result: TangleResult, sources?: ReadonlyMap<string, ts.SourceFile>): { analyses: BlockAnalysis[]; diagnostics: Diagnostic[] } {
@@ -63,7 +63,7 @@ export function analyzeDefinitions(result: TangleResult, sources?: ReadonlyMap<s
       if (span === undefined) spans.set(block, { target: target.path, first: line + 1, last: line + 1 });
       else span.last = line + 1;
     });
-    if (!typeScriptTarget.test(target.path) || testTargets.has(target.path)) continue;
+    if (!isTypeScriptPath(target.path) || testTargets.has(target.path)) continue;
     const source = sources?.get(target.path) ?? ts.createSourceFile(target.path, target.content, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
     const ownerOf = (node: ts.Node): number => target.lineBlock[source.getLineAndCharacterOfPosition(node.getStart(source)).line] ?? -1;
     for (const statement of source.statements) {

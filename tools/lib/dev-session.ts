@@ -26,6 +26,7 @@ import { applyStampEdits, type StampEdit } from "./stamps.ts";
 import type { TangleResult } from "./tangle.ts";
 import { runTangle } from "./tangle-run.ts";
 import { isRuntime, type VerifyReport } from "./verify.ts";
+import { isTypeScriptPath } from "./paths.ts";
 
 /** What a cycle did, for the docs and for tests. */
 export interface CycleReport {
@@ -50,7 +51,6 @@ export interface DevSessionOptions {
   readonly compiler?: "native" | "javascript";
 }
 
-const typeScriptTarget = /\.(c|m)?tsx?$/;
 
 /** One `npm run dev` process's state: the project model, the previous cycle's blocks, the warm type-checker and Vitest. */
 export class DevSession {
@@ -141,7 +141,7 @@ export class DevSession {
       const all = new Set(await this.#tests.testFiles());
       const docs = new Set(runtimeChanged.map((i) => result.blocks[i]?.doc));
       const ownTests = result.blocks.flatMap((b, i) => (docs.has(b.doc) && b.attrs.test ? (result.placements[i]?.target ?? []) : []));
-      const modulesOf = (indices: readonly number[]): string[] => [...new Set(indices.flatMap((i) => result.placements[i]?.target ?? []).filter((t) => typeScriptTarget.test(t)))];
+      const modulesOf = (indices: readonly number[]): string[] => [...new Set(indices.flatMap((i) => result.placements[i]?.target ?? []).filter(isTypeScriptPath))];
       const tiers: ((unexecuted: readonly number[]) => Promise<string[]>)[] = [
         async () => ownTests,
         async (unexecuted) => directImporters([...all].map((path) => ({ path, text: readIfExists(join(this.#root, path)) ?? "" })), new Set(modulesOf(unexecuted))),

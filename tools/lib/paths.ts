@@ -37,3 +37,8 @@ export function isCanonicalTarget(path: string): boolean {
   const checked = checkTargetPath(path);
   return checked.ok && checked.path === path;
 }
+
+/** True when `path` names a TypeScript file (`.ts`, `.tsx`, `.mts`, `.cts`): a target the type-checker, the analyses and the docs' cross-references read. */
+export function isTypeScriptPath(path: string): boolean {
+  return /\.(c|m)?tsx?$/.test(path);
+}

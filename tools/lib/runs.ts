@@ -26,6 +26,7 @@
 import ts from "typescript";
 import type { DocumentEvidence, TestEvidence } from "./evidence.ts";
 import type { TangleResult, TangledTarget } from "./tangle.ts";
+import { isTypeScriptPath } from "./paths.ts";
 
 /** A place in a Markdown document: 1-based line, 0-based column (as istanbul counts). */
 interface Place {
@@ -71,7 +72,6 @@ export interface ValueBlock {
   readonly names: readonly string[];
 }
 
-const typeScriptTarget = /\.(c|m)?tsx?$/;
 
 /**
  * Parses every TypeScript target once; verify shares the trees between rule 1 and rule 4. A tree
@@ -80,7 +80,7 @@ const typeScriptTarget = /\.(c|m)?tsx?$/;
 export function parseTargets(result: TangleResult, reuse?: ReadonlyMap<string, ts.SourceFile>): Map<string, ts.SourceFile> {
   const sources = new Map<string, ts.SourceFile>();
   for (const target of result.targets) {
-    if (!typeScriptTarget.test(target.path)) continue;
+    if (!isTypeScriptPath(target.path)) continue;
     const known = reuse?.get(target.path);
     sources.set(target.path, known !== undefined && known.text === target.content ? known : ts.createSourceFile(target.path, target.content, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS));
   }

@@ -34,6 +34,7 @@ import { findRunnables, judgeRunnables, type Runnables, type RunVerdicts } from 
 import { applyStampEdits, type StampEdit } from "./stamps.ts";
 import type { TangleResult } from "./tangle.ts";
 import { typeCheck, type TypeCheckResult } from "./typecheck.ts";
+import { isTypeScriptPath } from "./paths.ts";
 
 /** The state of rule 4 for one block. */
 export type TestedState = "tested" | "untested" | "unstamped" | "stale" | "exempt";
@@ -314,7 +315,7 @@ function requireInProgram(root: string, result: TangleResult, out: Diagnostic[])
   const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, root);
   const inProgram = new Set(parsed.fileNames.map((f) => f.replace(/\\/g, "/")));
   for (const target of result.targets) {
-    if (!/\.(c|m)?tsx?$/.test(target.path)) continue;
+    if (!isTypeScriptPath(target.path)) continue;
     if (!inProgram.has(join(root, target.path).replace(/\\/g, "/"))) {
       out.push(error({ file: target.path, line: 0, column: 0 }, "compiles", `\`${target.path}\` is not part of the program \`tsconfig.json\` checks`, "add its folder to `include` in tsconfig.json"));
     }

@@ -37,6 +37,7 @@ import type { ChapterOptions } from "./chapter.ts";
 import type { Root as MdastRoot } from "mdast";
 import ts from "typescript";
 import { createRequire } from "node:module";
+import { isTypeScriptPath } from "../paths.ts";
 
 /** Options of a build. */
 export interface DocsOptions {
@@ -105,7 +106,7 @@ export function prepareDocs(options: Pick<DocsOptions, "root" | "cache" | "quick
 
 /** The tangled TypeScript files by path, without their inline source maps. */
 function typeScriptFiles(tangled: TangleResult): Map<string, string> {
-  return new Map(tangled.targets.filter((t) => /\.(c|m)?tsx?$/.test(t.path)).map((t) => [t.path, withoutInlineSourceMap(t.content).code]));
+  return new Map(tangled.targets.filter((t) => isTypeScriptPath(t.path)).map((t) => [t.path, withoutInlineSourceMap(t.content).code]));
 }
 
 /**

@@ -12,6 +12,7 @@ import type { Tokenize } from "./highlight.ts";
 import { blockAnchor, chapterPath, escapeHtml, lineAnchor, relativeHref, sourcePath } from "./html.ts";
 import { renderPage, type NavLink, type PageShell } from "./layout.ts";
 import { definitionSortKey, type BlockModel, type ChapterModel, type DocsModel } from "./model.ts";
+import { isTypeScriptPath } from "../paths.ts";
 
 /** A rendered page: its site path, its HTML, and what search should know of it. */
 export interface RenderedPage {
@@ -273,7 +274,7 @@ function summaryText(chapter: ChapterModel): string {
 
 /** The language a source page highlights `file` as: `ts`, `md`, or plain text (`""`). */
 export function sourceLanguage(file: string): string {
-  return /\.(c|m)?tsx?$/.test(file) ? "ts" : /\.md$/.test(file) ? "md" : "";
+  return isTypeScriptPath(file) ? "ts" : /\.md$/.test(file) ? "md" : "";
 }
 
 /**
