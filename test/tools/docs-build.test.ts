@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDocs, docsMemory, firstHeading, type DocsResult } from "../../tools/lib/docs/build.ts";
+import { createTokenizer, highlightOnWorker } from "../../tools/lib/docs/highlight.ts";
 import { runTangle } from "../../tools/lib/tangle-run.ts";
 
 const fence = "```";
@@ -51,10 +52,27 @@ describe("the docs build", () => {
     expect(readFileSync(join(root, "site", "chapters", "index.html"), "utf8")).toBe(coldPage);
   });
 
-  it("highlights code on a cold build, in the pages it writes", () => {
+  it("highlights code on a cold build, in the pages it writes, all of it ahead on a second thread", () => {
     expect(cold.cached.highlighted).toBeGreaterThan(0);
     expect(cold.cached.highlightedFromCache).toBe(0);
+    expect(cold.highlightedAhead).toBe(cold.cached.highlighted);
+    expect(result.highlightedAhead).toBe(0);
     expect(coldPage).toMatch(/<span style="color:#[0-9A-Fa-f]{6}/);
+  });
+
+  it("highlights on a second thread exactly as on its own, a language it does not know as plain text", async () => {
+    const pieces = [
+      { code: "export const x: number = 1; // one\nconst s = `a${x}`;", lang: "ts" },
+      { code: '{ "a": [1, true] }', lang: "json" },
+      { code: "npm run tangle && npm test", lang: "sh" },
+      { code: "graph TD\n  A --> B", lang: "mermaid" },
+      { code: "", lang: "ts" },
+    ];
+    const here = await createTokenizer();
+    const there = await highlightOnWorker(pieces);
+    expect(there).toEqual(pieces.map((p) => here(p.code, p.lang)));
+    expect(there[3]).toEqual([[{ content: "graph TD", column: 0 }], [{ content: "  A --> B", column: 0 }]]);
+    expect(there[0]?.[0]?.some((t) => t.color !== undefined)).toBe(true);
   });
 
   it("keeps serving the previous site's API pages while a build restores them from the cache", () => {

@@ -24,7 +24,7 @@ import { writeAssets } from "./assets.ts";
 import { attributeTests, loadAttribution } from "./attribution.ts";
 import { findErrorSites, type ErrorSite } from "./errors-index.ts";
 import type { CodeToken } from "./code-html.ts";
-import { codeTheme, createTokenizer, type Tokenize } from "./highlight.ts";
+import { codeTheme, createTokenizer, highlightOnWorker, type Tokenize } from "./highlight.ts";
 import { lineAnchor, sourcePath } from "./html.ts";
 import { buildModel, type DocsModel } from "./model.ts";
 import { chapterLinks, renderChapterPage, renderIndexPage, renderSourcePage, type IndexedError, type PageContext, type RenderedPage, sourceLanguage, withoutInlineSourceMap } from "./pages.ts";
@@ -150,6 +150,8 @@ export interface DocsResult {
   readonly timings: Readonly<Record<"tangle" | "verify" | "xref" | "api" | "render" | "write" | "total", number>>;
   /** The steps whose result came from the cache (`verify`, `xref`, `api`) and the share of highlighted blocks that did. */
   readonly cached: { readonly steps: readonly string[]; readonly highlighted: number; readonly highlightedFromCache: number; readonly pages: number };
+  /** How many of the code texts not in the cache were highlighted ahead, on a second thread (a cold build's). */
+  readonly highlightedAhead: number;
   /** The site paths of the pages this build rendered (not copied from the page cache): the pages that may have changed. */
   readonly rendered: readonly string[];
   readonly model: DocsModel;
@@ -188,6 +190,8 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   const { model: project, texts, tangled } = read.value;
   progress(`docs: ${texts.size} documents, ${tangled.blocks.length} blocks, ${tangled.targets.length} tangled files`);
 
+  const early = earlyHighlightStep(root, tangled, codeVersion, options.memory, useCache);
+
   const verified = timed(() => verifyStep(root, lookup.value, project));
   const report = verified.value.report;
   if (verified.value.cached) cachedSteps.push("verify");
@@ -216,7 +220,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     const sources = sourceFilesStep(root, tangled, tsFiles, errorSites);
     const paths = [...texts.keys()];
     const cachedPages = pageCacheStep(root, model, codeVersion, { siteTitle, sourceFiles: sources.files, paths, texts, api: api !== undefined }, sources.contents, useCache);
-    const highlighting = await highlightStep(root, model, sources, cachedPages, codeVersion, options.memory, useCache);
+    const highlighting = await highlightStep(root, model, sources, cachedPages, codeVersion, options.memory, useCache, early);
     const ctx: PageContext = { model, tokenize: highlighting.tokenize, siteTitle, sourcePages: sources.files, documents: new Set(paths), parsed: highlighting.markdown.parsed, deferChapterList: true };
     const { pages, fresh } = renderStep(ctx, model, texts, sources, cachedPages, highlighting, progress);
     pages.push(renderIndexPage(ctx, { errors: indexErrors(model, tangled, errorSites), globalProblems: report.problems.filter((p) => !report.blocks.some((b) => b.problems.includes(p)) && p.line === 0), apiProblems: (api?.problems ?? []).map((p) => p.message), apiStrict: api?.strict ?? false, generatedFiles: [...sources.files].sort(), description }));
@@ -224,7 +228,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     return { model, pages, sources, cachedPages, highlighting };
   });
   const { model, pages, sources, cachedPages, highlighting } = rendering.value;
-  progress(`docs: rendered ${pages.length} pages (${model.chapters.length} chapters, ${sources.files.size} source files, index) in ${Math.round(rendering.ms)} ms; ${cachedPages.fromCache()} pages and ${highlighting.toRender.size - highlighting.misses} of ${highlighting.toRender.size} highlighted code texts from the cache`);
+  progress(`docs: rendered ${pages.length} pages (${model.chapters.length} chapters, ${sources.files.size} source files, index) in ${Math.round(rendering.ms)} ms; ${cachedPages.fromCache()} pages and ${highlighting.toRender.size - highlighting.misses} of ${highlighting.toRender.size} highlighted code texts from the cache${highlighting.ahead > 0 ? `, ${highlighting.ahead} highlighted ahead on a second thread` : ""}`);
 
   const written = timed(() => writeSiteStep(root, model, pages, cachedPages.copied, staging, out, useCache));
 
@@ -238,6 +242,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     ...(api === undefined ? {} : { api: { entryPoints: api.entryPoints, strict: api.strict, problems: api.problems } }),
     timings: { tangle: read.ms, verify: tVerify, xref: referenced.ms, api: tApi, render: rendering.ms, write: written.ms, total },
     cached: { steps: cachedSteps, highlighted: highlighting.toRender.size, highlightedFromCache: highlighting.toRender.size - highlighting.misses, pages: cachedPages.fromCache() },
+    highlightedAhead: highlighting.ahead,
     rendered: pages.filter((page) => !cachedPages.copied.has(page.path)).map((page) => page.path),
     model,
   };
@@ -406,6 +411,41 @@ function pageCacheStep(root: string, model: DocsModel, codeVersion: string, inpu
   return { chapterKeys, sourceKeys, chapters, sources, copied, fromCache: () => copied.size };
 }
 
+/** The key a highlighted piece of code is cached under. */
+function highlightKey(codeVersion: string, code: string, lang: string): string {
+  return hashParts([codeVersion, codeTheme, lang, code]);
+}
+
+/** Tokens highlighted ahead of the highlighting step, by `highlightKey`; `undefined` if the thread failed. */
+type EarlyHighlights = Promise<ReadonlyMap<string, CodeToken[][]> | undefined>;
+
+/**
+ * Step 2b, on a cold build only (no highlight cache, no earlier build in memory), when every
+ * block is to be highlighted: highlighting starts now on a worker thread, the pieces predicted
+ * from the tangle (each block, each tangled file that is not TypeScript), while this thread
+ * resolves identifiers and builds the API. The highlighting step takes what it finds there and
+ * highlights anything else itself. A thread that fails leaves its work to that step, which
+ * reports any real error itself.
+ */
+function earlyHighlightStep(root: string, tangled: TangleResult, codeVersion: string, memory: DocsMemory | undefined, useCache: boolean): EarlyHighlights | undefined {
+  if (memory?.highlighted !== undefined || memory?.tokenizer !== undefined) return undefined;
+  if (useCache && statSync(cachedPath(root, highlightCacheName), { throwIfNoEntry: false }) !== undefined) return undefined;
+  const pieces = new Map<string, { code: string; lang: string }>();
+  for (const block of tangled.blocks) pieces.set(highlightKey(codeVersion, block.lines.join("\n"), block.lang), { code: block.lines.join("\n"), lang: block.lang });
+  for (const target of tangled.targets) {
+    const lang = sourceLanguage(target.path);
+    if (lang === "ts") continue;
+    const content = withoutInlineSourceMap(target.content).code;
+    const code = content.endsWith("\n") ? content.slice(0, -1) : content;
+    pieces.set(highlightKey(codeVersion, code, lang), { code, lang });
+  }
+  const keys = [...pieces.keys()];
+  return highlightOnWorker([...pieces.values()]).then(
+    (tokens) => new Map(keys.map((key, i) => [key, tokens[i] ?? []])),
+    () => undefined,
+  );
+}
+
 /** What the highlighting step hands to rendering and to the caches it leaves behind. */
 interface Highlighting {
   /** The highlighted code, by key: what this build's pages show. */
@@ -415,6 +455,8 @@ interface Highlighting {
   /** The highlight cache as read (or as `memory` held it). */
   readonly stored: Record<string, CodeToken[][]> | undefined;
   readonly misses: number;
+  /** How many of the misses came from the early highlighting thread. */
+  readonly ahead: number;
   readonly tokenize: (code: string, lang: string) => CodeToken[][];
   /** How many times a page asked for code the model did not predict (such a page is not cached). */
   unpredicted(): number;
@@ -427,8 +469,8 @@ interface Highlighting {
  * is missing from the cache, and every page is rendered once. The cache keeps exactly the code
  * of this build's pages; it is not read at all when every page comes from the page cache.
  */
-async function highlightStep(root: string, model: DocsModel, sources: SourceFiles, cached: CachedPages, codeVersion: string, memory: DocsMemory | undefined, useCache: boolean): Promise<Highlighting> {
-  const tokenKey = (code: string, lang: string): string => hashParts([codeVersion, codeTheme, lang, code]);
+async function highlightStep(root: string, model: DocsModel, sources: SourceFiles, cached: CachedPages, codeVersion: string, memory: DocsMemory | undefined, useCache: boolean, early: EarlyHighlights | undefined): Promise<Highlighting> {
+  const tokenKey = (code: string, lang: string): string => highlightKey(codeVersion, code, lang);
   const codesOf = (wanted: Map<string, { code: string; lang: string }>, code: string, lang: string): void => {
     wanted.set(tokenKey(code, lang), { code, lang });
   };
@@ -459,14 +501,22 @@ async function highlightStep(root: string, model: DocsModel, sources: SourceFile
   const tokenCache = new Map<string, CodeToken[][]>();
   let stored: Record<string, CodeToken[][]> | undefined;
   let misses = 0;
+  let ahead = 0;
   if (toRender.size > 0) {
     stored = memory?.highlighted ?? (useCache ? readCachedJson<Record<string, CodeToken[][]>>(root, highlightCacheName) : undefined);
     for (const [key, tokens] of Object.entries(stored ?? {})) if (everyCode.has(key)) tokenCache.set(key, tokens);
     const lacking = [...toRender].filter(([key]) => !tokenCache.has(key));
     misses = lacking.length;
-    if (lacking.length > 0) {
+    const prepared = lacking.length > 0 && early !== undefined ? await early : undefined;
+    const left = lacking.filter(([key]) => {
+      const tokens = prepared?.get(key);
+      if (tokens !== undefined) tokenCache.set(key, tokens);
+      return tokens === undefined;
+    });
+    ahead = lacking.length - left.length;
+    if (left.length > 0) {
       const highlight = await (memory === undefined ? createTokenizer() : (memory.tokenizer ??= createTokenizer()));
-      for (const [key, { code, lang }] of lacking) tokenCache.set(key, highlight(code, lang));
+      for (const [key, { code, lang }] of left) tokenCache.set(key, highlight(code, lang));
     }
   }
   // A page asking for code the model did not predict gets plain text and is not cached.
@@ -477,7 +527,7 @@ async function highlightStep(root: string, model: DocsModel, sources: SourceFile
     unpredicted++;
     return plainTokens(code);
   };
-  return { tokenCache, toRender, stored, misses, tokenize, unpredicted: () => unpredicted, markdown: markdownTrees(root, useCache) };
+  return { tokenCache, toRender, stored, misses, ahead, tokenize, unpredicted: () => unpredicted, markdown: markdownTrees(root, useCache) };
 }
 
 /** The chapters' Markdown syntax trees, cached by text: read from the cache file on first use. */
