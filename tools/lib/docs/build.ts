@@ -4,7 +4,8 @@
  * Order of work (`buildDocs`, one named step each): read and tangle the documents in memory, once,
  * into a project model; take verify's report (run in-process over that model, from the cache,
  * or read from `verify --json` output); resolve every identifier with one language service;
- * attribute tests to blocks; build the API reference with typedoc; render chapters, source
+ * attribute tests to blocks; build the API reference with typedoc (a cold build highlights the
+ * code on a second thread meanwhile); render chapters, source
  * pages and the index (one progress line per document); write the search index and assets.
  * The site is written into a fresh folder beside `out` and swapped in at the end, so a server
  * never shows half a site.
