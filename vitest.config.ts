@@ -18,11 +18,33 @@ const collectsCoverage = process.argv.some((arg) => arg === "--coverage" || arg.
 // them, unless TMPDIR already names a folder.
 const scratch = process.env["TMPDIR"] ?? (existsSync("/dev/shm") ? "/dev/shm" : undefined);
 
-// The test files that take longest, longest first (measured with `npm run bench:test`, which
-// prints each run's slowest files). They start first, so on two cores no long file is left to run
-// alone at the end. The other files follow in vitest's own order (longest first once it has
-// timings in its cache).
-const slowest = ["test/tools/verify.test.ts", "test/end-to-end.test.ts", "test/tools/typecheck.test.ts", "test/tools/markdown.differential.test.ts", "test/process-signals.test.ts", "test/tools/docs-serve.test.ts", "test/data-folder.test.ts", "test/skill-tools.test.ts", "test/tools/tangle.test.ts", "test/workspace.test.ts", "test/tools/layers.test.ts", "test/tools/tangle-cli.test.ts"];
+// The test files that take longest, longest first (wall time, measured with `npm run bench:test`,
+// which prints each run's slowest files). They start first, so on two cores no long file is left
+// to run alone at the end. Several of them mostly wait (on child processes, servers and vitest
+// runs in scratch projects: dev-cli, docs-worker, dev, bench-dev, repair): they start early too,
+// beside files that keep the cores busy. The other files follow in vitest's own order (longest
+// first once it has timings in its cache).
+const slowest = [
+  "test/tools/verify.test.ts",
+  "test/tools/dev-cli.test.ts",
+  "test/end-to-end.test.ts",
+  "test/tools/docs-worker.test.ts",
+  "test/tools/dev.test.ts",
+  "test/operating.test.ts",
+  "test/tools/layers.test.ts",
+  "test/tools/bench-dev.test.ts",
+  "test/tools/mutation.test.ts",
+  "test/tools/typecheck.test.ts",
+  "test/agent-tools.test.ts",
+  "test/tools/tangle-cli.test.ts",
+  "test/tools/docs-build.test.ts",
+  "test/process-signals.test.ts",
+  "test/tools/docs-xref.test.ts",
+  "test/tools/markdown.differential.test.ts",
+  "test/tools/verify-reading.test.ts",
+  "test/repair.test.ts",
+  "test/data-folder.test.ts",
+];
 
 /** Starts the files in `slowest` first, in that order. */
 class SlowestFirst extends BaseSequencer {
@@ -50,9 +72,10 @@ export default defineConfig({
     reporters: collectsCoverage ? ["default", "json"] : ["default"],
     outputFile: { json: "coverage/vitest-results.json" },
     testTimeout: 30_000,
-    // vitest's default is one worker fewer than the cores, so one on two cores; many tests wait
-    // on child processes and servers, so at least two keep two cores busy.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // vitest's default is one worker fewer than the cores, so one on two cores. Many test files
+    // wait on child processes, servers and nested vitest runs, so one worker more than the cores
+    // keeps them busy while one of the workers waits.
+    maxWorkers: availableParallelism() + 1,
     // A worker keeps the modules it loaded from one test file to the next instead of loading
     // them again for each. The tests share no mocks and no global state: time, randomness and
     // the disk are injected or per test; the few files that change the process's environment
