@@ -66,8 +66,8 @@ class SlowestFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // The browser tests of the docs site run after verify, with vitest.docs.config.ts.
-    exclude: ["test/docs/**", "**/node_modules/**"],
+    // The browser tests of the docs site and the re-check of recorded kills run after verify, with vitest.docs.config.ts.
+    exclude: ["test/docs/**", "test/after-verify/**", "**/node_modules/**"],
     setupFiles: existsSync(attribution) ? [attribution] : [],
     reporters: collectsCoverage ? ["default", "json"] : ["default"],
     outputFile: { json: "coverage/vitest-results.json" },
