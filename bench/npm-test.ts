@@ -3,7 +3,9 @@
  * 2-core machine (`npm ci` not counted; Debian's chromium already installed).
  *
  * By default runs `npm test` as one process, as a developer does, and prints its wall time
- * against the target. With `--phases` it runs the test script's steps one by one instead (the
+ * against the target. With `--clean-clone` it does so in a fresh `git clone` of this project's
+ * committed HEAD in the temporary folder, after `npm ci` there (timed, printed, not counted),
+ * which is how the target is stated: no caches, no earlier test timings. With `--phases` it runs the test script's steps one by one instead (the
  * `&&`-separated commands of `package.json`'s `test`, after `pretest`), each timed, stopping at
  * the first that fails as `npm test` would (with `--keep-going` too, it runs them all, to time a
  * branch whose stamps are stale); the total is their sum. Either way it then reads the
@@ -13,9 +15,9 @@
  * The machine is shared: the load average is printed with the numbers, and a run on a busy
  * machine says little. It reports; the exit code is `npm test`'s.
  */
-import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { loadavg } from "node:os";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { projectRoot } from "./toolchain.ts";
 
@@ -37,27 +39,27 @@ const print = (line = ""): void => {
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 const load = (): string => loadavg().map((n) => n.toFixed(2)).join(" ");
 
-/** Runs a shell command in the project root, its output passed through to stderr; resolves to its exit code. */
-function sh(command: string): Promise<number> {
+/** Runs a shell command in `root`, its output passed through to stderr; resolves to its exit code. */
+function sh(command: string, root: string): Promise<number> {
   return new Promise((resolve, reject) => {
     // As npm runs a script: the project's node_modules/.bin first on the PATH.
-    const path = `${join(projectRoot, "node_modules", ".bin")}${delimiter}${process.env["PATH"] ?? ""}`;
-    const child = spawn(command, { cwd: projectRoot, shell: true, env: { ...process.env, PATH: path }, stdio: ["ignore", process.stderr, process.stderr] });
+    const path = `${join(root, "node_modules", ".bin")}${delimiter}${process.env["PATH"] ?? ""}`;
+    const child = spawn(command, { cwd: root, shell: true, env: { ...process.env, PATH: path }, stdio: ["ignore", process.stderr, process.stderr] });
     child.on("error", reject);
     child.on("close", (code) => resolve(code ?? 1));
   });
 }
 
-/** Runs `command` and returns its exit code and wall time in milliseconds. */
-async function timed(command: string): Promise<{ code: number; ms: number }> {
+/** Runs `command` in `root` and returns its exit code and wall time in milliseconds. */
+async function timed(command: string, root: string): Promise<{ code: number; ms: number }> {
   const started = performance.now();
-  const code = await sh(command);
+  const code = await sh(command, root);
   return { code, ms: performance.now() - started };
 }
 
 /** The slowest files of a vitest JSON report, with when each started (seconds into the run). */
-function slowest(file: string, count: number): void {
-  const path = join(projectRoot, "coverage", file);
+function slowest(root: string, file: string, count: number): void {
+  const path = join(root, "coverage", file);
   if (!existsSync(path)) {
     print(`  ${file}: not written`);
     return;
@@ -66,24 +68,36 @@ function slowest(file: string, count: number): void {
   print(`  ${file}: ${report.numPassedTests} passed, ${report.numFailedTests} failed; slowest files (start → end, duration):`);
   const files = [...report.testResults].sort((a, b) => b.endTime - b.startTime - (a.endTime - a.startTime));
   for (const f of files.slice(0, count)) {
-    const name = f.name.startsWith(projectRoot) ? f.name.slice(projectRoot.length + 1) : f.name;
+    const name = f.name.startsWith(root) ? f.name.slice(root.length + 1) : f.name;
     print(`    ${seconds(f.startTime - report.startTime).padStart(8)} → ${seconds(f.endTime - report.startTime).padStart(8)}  ${seconds(f.endTime - f.startTime).padStart(8)}  ${name}`);
   }
 }
 
 const keepGoing = process.argv.includes("--keep-going");
 const phases = keepGoing || process.argv.includes("--phases");
-print(`npm test on ${projectRoot}; load average at start: ${load()}`);
+const cleanClone = process.argv.includes("--clean-clone");
+let root = projectRoot;
+if (cleanClone) {
+  root = mkdtempSync(join(tmpdir(), "npm-test-clone-"));
+  const cloned = spawnSync("git", ["clone", "--quiet", projectRoot, root], { stdio: ["ignore", process.stderr, process.stderr] });
+  if (cloned.status !== 0) throw new Error(`git clone ${projectRoot} failed`);
+  const dirty = spawnSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: projectRoot, encoding: "utf8" }).stdout.trim();
+  if (dirty !== "") print("note: the working tree has uncommitted changes; the clone has HEAD only");
+  const install = await timed("npm ci --no-audit --no-fund", root);
+  print(`npm ci in ${root}: ${seconds(install.ms)} (not counted), exit code ${install.code}`);
+  if (install.code !== 0) process.exit(install.code);
+}
+print(`npm test on ${root}; load average at start: ${load()}`);
 let code: number;
 let total: number;
 if (phases) {
-  const scripts = (JSON.parse(readFileSync(join(projectRoot, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+  const scripts = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
   const steps = [...(scripts["pretest"] === undefined ? [] : [scripts["pretest"]]), ...(scripts["test"] ?? "").split("&&").map((s) => s.trim())];
   const rows: string[] = [];
   total = 0;
   code = 0;
   for (const step of steps) {
-    const run = await timed(step);
+    const run = await timed(step, root);
     total += run.ms;
     rows.push(`  ${seconds(run.ms).padStart(8)}  ${run.code === 0 ? "ok  " : `exit ${run.code}`}  ${step}`);
     if (run.code !== 0) {
@@ -95,11 +109,12 @@ if (phases) {
   print("phases:");
   for (const row of rows) print(row);
 } else {
-  const run = await timed("npm test");
+  const run = await timed("npm test", root);
   ({ code, ms: total } = run);
   print();
 }
 print(`npm test: ${seconds(total)} (target ≤ ${targetSeconds} s: ${total <= targetSeconds * 1000 ? "OK" : "MISSED"}), exit code ${code}; load average at end: ${load()}`);
-slowest("vitest-results.json", 8);
-slowest("vitest-docs-results.json", 3);
+slowest(root, "vitest-results.json", 8);
+slowest(root, "vitest-docs-results.json", 3);
+if (cleanClone) rmSync(root, { recursive: true, force: true });
 process.exitCode = code;
