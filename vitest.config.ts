@@ -72,6 +72,9 @@ export default defineConfig({
     reporters: collectsCoverage ? ["default", "json"] : ["default"],
     outputFile: { json: "coverage/vitest-results.json" },
     testTimeout: 30_000,
+    // Setting up a scratch project (a copy, a tangle, a vitest run in it) can pass vitest's 10 s
+    // on a loaded two-core machine; a hook that hangs still fails, after a minute.
+    hookTimeout: 60_000,
     // vitest's default is one worker fewer than the cores, so one on two cores. Many test files
     // wait on child processes, servers and nested vitest runs, so one worker more than the cores
     // keeps them busy while one of the workers waits.

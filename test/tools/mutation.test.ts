@@ -120,10 +120,23 @@ describe("rule 5, pinned", () => {
     expect(verdict.recorded).toEqual([doc]);
   });
 
-  it("lists a chapter without a record file and fails none of its blocks", () => {
+  it("lists a chapter without a record file and fails none of its blocks in a project that keeps no records", () => {
     const verdict = pinned(chapter(), undefined);
     expect(verdict.messages).toEqual([]);
     expect(verdict.unrecorded).toEqual([doc]);
+  });
+
+  it("fails every block of a chapter without a record file once the project keeps records for another", () => {
+    const other = "literate/double.md";
+    const otherText = chapter().replaceAll("half", "double").replace("n / 2", "n * 2");
+    const result = tangle([{ path: doc, text: chapter() }, { path: other, text: otherText }], { scan: "remark" });
+    const { analyses } = analyzeDefinitions(result, parseTargets(result));
+    const hashes = blockHashes(result);
+    const doubled = result.blocks.findIndex((b) => b.doc === other && b.lines[0]?.startsWith("export function double") === true);
+    const record = formatChapterRecord({ doc: other, tests: "test/double.test.ts", testsHash: "0", blocks: [{ id: "double", hash: hashes[doubled] ?? "", mutants: [killed()] }] });
+    const verdict = judgePinned(result, analyses, hashes, new Map([[doc, undefined], [other, record]]));
+    expect([...verdict.byBlock.values()].flat().map(formatDiagnostic)).toEqual(["literate/half.md:7:1 pinned: no mutation record for this block (`half`): the chapter has no `mutation/half.json`\n  hint: run `npm run mutate -- --chapter half` and commit `mutation/half.json`"]);
+    expect([verdict.recorded, verdict.unrecorded]).toEqual([[other], [doc]]);
   });
 
   it("fails a block with no record in its chapter's file, at the block, with a hint", () => {

@@ -361,9 +361,10 @@ export interface PinnedVerdict {
 }
 
 /**
- * Judges rule 5: in every chapter that has a record file, each candidate block needs a record
- * whose hash is the block's, and a score of at least `blockThreshold` once declared equivalents
- * are left out; each declaration must name a mutant its current record has surviving.
+ * Judges rule 5: each candidate block needs a record whose hash is the block's, and a score of at
+ * least `blockThreshold` once declared equivalents are left out; each declaration must name a
+ * mutant its current record has surviving. A project with no record file at all (one that never
+ * ran `npm run mutate`) is not judged: its chapters are only listed as unrecorded.
  * `records` maps a chapter to its record file's text (undefined: no file).
  */
 export function judgePinned(
@@ -383,12 +384,20 @@ export function judgePinned(
   const survivors = new Map<number, MutantRecord[]>();
   const { declarations, problems } = parseEquivalences(result);
   const current = new Map<number, BlockMutationRecord>();
-  for (const doc of result.documents.map((d) => d.path)) {
-    const candidates = mutationCandidates(result, analyses, doc);
-    if (candidates.length === 0) continue;
+  const chapters = result.documents.map((d) => ({ doc: d.path, candidates: mutationCandidates(result, analyses, d.path) })).filter((c) => c.candidates.length > 0);
+  // A project that keeps records at all keeps one for every chapter: a chapter without its file fails at each block.
+  const keepsRecords = chapters.some((c) => records.get(c.doc) !== undefined);
+  for (const { doc, candidates } of chapters) {
     const text = records.get(doc);
     if (text === undefined) {
       unrecorded.push(doc);
+      if (!keepsRecords) continue;
+      for (const index of candidates) {
+        const block = result.blocks[index];
+        if (block === undefined) continue;
+        const id = blockId(analyses[index] ?? { names: [] }, block.line);
+        add(index, error({ file: doc, line: block.line, column: block.column }, "pinned", `no mutation record for this block (\`${id}\`): the chapter has no \`${recordPath(doc)}\``, `run \`npm run mutate -- --chapter ${basename(doc, ".md")}\` and commit \`${recordPath(doc)}\``));
+      }
       continue;
     }
     recorded.push(doc);

@@ -8,11 +8,10 @@
  *    block defines ran, or, for a value with no function in it, code that ran read it, `runs.ts`;
  *    and a `tested=` stamp equal to the block's current hash, `stamps.ts`).
  *
- * 5. pinned (mutation evidence, `mutation.ts`): in every chapter with a record file
- *    (`mutation/CHAPTER.json`, written only by `npm run mutate`), each runtime block has a record
- *    matching its hash, scoring at least 80% with declared equivalents left out, and every
- *    `equivalent` declaration names a mutant that survives. Chapters without a record file are
- *    listed, not failed.
+ * 5. pinned (mutation evidence, `mutation.ts`): each runtime block has a record in its chapter's
+ *    `mutation/CHAPTER.json` (written only by `npm run mutate`) matching its hash, scoring at least
+ *    80% with declared equivalents left out, and every `equivalent` declaration names a mutant
+ *    that survives. A project with no record file at all is not judged by this rule.
  *
  * Besides: a chapter imports only from chapters earlier in the reading order (`order.ts`), and a
  * doc comment that mostly repeats the prose before its block is a warning (`repetition.ts`).
