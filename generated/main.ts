@@ -2,7 +2,7 @@
 
 // literate/main.md:15
 import { statSync } from "node:fs";
-import { tracked, withReplyChannel, type Agent } from "./boot.ts";
+import { tracked, withReplyChannel, type Agent } from "./agent.ts";
 import { noProviderHint } from "./doctor.ts";
 import { harnessLog } from "./log.ts";
 import { approvalExpired, grantApproval, injectStimulus } from "./entering.ts";
