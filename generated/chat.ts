@@ -5,7 +5,7 @@ import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { formatLoopTable } from "./delegate-runner.ts";
 import { denyApproval } from "./entering.ts";
-import type { Agent } from "./boot.ts";
+import type { Agent } from "./agent.ts";
 import { agentStatus, approve, converse, pendingApprovals, setCascade } from "./main.ts";
 import { escapeForTerminal, type JsonObject } from "./schema.ts";
 import { stringify } from "yaml";

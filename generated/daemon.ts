@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { describeError, harnessLog } from "./log.ts";
 import { approvalExpired, denyApproval } from "./entering.ts";
 import { BootError } from "./data-folder.ts";
-import type { Agent } from "./boot.ts";
+import type { Agent } from "./agent.ts";
 import { agentStatus, approve, converse, pendingApprovals, setCascade } from "./main.ts";
 import { parseLoopConfig } from "./delegate-runner.ts";
 import { DelegateError } from "./delegate-shapes.ts";
