@@ -22,7 +22,7 @@ const scratch = process.env["TMPDIR"] ?? (existsSync("/dev/shm") ? "/dev/shm" : 
 // prints each run's slowest files). They start first, so on two cores no long file is left to run
 // alone at the end. The other files follow in vitest's own order (longest first once it has
 // timings in its cache).
-const slowest = ["test/tools/verify.test.ts", "test/end-to-end.test.ts", "test/tools/typecheck.test.ts", "test/tools/markdown.differential.test.ts", "test/process-signals.test.ts", "test/tools/docs-serve.test.ts", "test/data-folder.test.ts", "test/skill-tools.test.ts", "test/tools/tangle.test.ts", "test/workspace.test.ts", "test/tools/layers.test.ts", "test/tools/tangle-cli.test.ts"];
+const slowest = ["test/tools/verify.test.ts", "test/end-to-end.test.ts", "test/tools/typecheck.test.ts", "test/tools/markdown.differential.test.ts", "test/process-signals.test.ts", "test/tools/docs-serve.test.ts", "test/skill-tools.test.ts", "test/tools/tangle.test.ts", "test/workspace.test.ts", "test/tools/layers.test.ts", "test/tools/tangle-cli.test.ts"];
 
 /** Starts the files in `slowest` first, in that order. */
 class SlowestFirst extends BaseSequencer {
