@@ -43,7 +43,6 @@ const slowest = [
   "test/tools/markdown.differential.test.ts",
   "test/tools/verify-reading.test.ts",
   "test/repair.test.ts",
-  "test/data-folder.test.ts",
 ];
 
 /** Starts the files in `slowest` first, in that order. */
