@@ -85,7 +85,10 @@ if (cleanClone) {
   if (dirty !== "") print("note: the working tree has uncommitted changes; the clone has HEAD only");
   const install = await timed("npm ci --no-audit --no-fund", root);
   print(`npm ci in ${root}: ${seconds(install.ms)} (not counted), exit code ${install.code}`);
-  if (install.code !== 0) process.exit(install.code);
+  if (install.code !== 0) {
+    rmSync(root, { recursive: true, force: true });
+    process.exit(install.code);
+  }
 }
 print(`npm test on ${root}; load average at start: ${load()}`);
 let code: number;

@@ -135,7 +135,7 @@ describe("rule 5, pinned", () => {
     const doubled = result.blocks.findIndex((b) => b.doc === other && b.lines[0]?.startsWith("export function double") === true);
     const record = formatChapterRecord({ doc: other, tests: "test/double.test.ts", testsHash: "0", blocks: [{ id: "double", hash: hashes[doubled] ?? "", mutants: [killed()] }] });
     const verdict = judgePinned(result, analyses, hashes, new Map([[doc, undefined], [other, record]]));
-    expect([...verdict.byBlock.values()].flat().map(formatDiagnostic)).toEqual(["literate/half.md:7:1 pinned: no mutation record for this block (`half`): the chapter has no `mutation/half.json`\n  hint: run `npm run mutate -- --chapter half` and commit `mutation/half.json`"]);
+    expect([...verdict.byBlock.values()].flat().map(formatDiagnostic)).toEqual(["literate/half.md:7:1 pinned: no mutation record for this block (`half`)\n  hint: run `npm run mutate -- --chapter half` and commit `mutation/half.json`"]);
     expect([verdict.recorded, verdict.unrecorded]).toEqual([[other], [doc]]);
   });
 

@@ -389,21 +389,13 @@ export function judgePinned(
   const keepsRecords = chapters.some((c) => records.get(c.doc) !== undefined);
   for (const { doc, candidates } of chapters) {
     const text = records.get(doc);
-    if (text === undefined) {
-      unrecorded.push(doc);
-      if (!keepsRecords) continue;
-      for (const index of candidates) {
-        const block = result.blocks[index];
-        if (block === undefined) continue;
-        const id = blockId(analyses[index] ?? { names: [] }, block.line);
-        add(index, error({ file: doc, line: block.line, column: block.column }, "pinned", `no mutation record for this block (\`${id}\`): the chapter has no \`${recordPath(doc)}\``, `run \`npm run mutate -- --chapter ${basename(doc, ".md")}\` and commit \`${recordPath(doc)}\``));
-      }
-      continue;
-    }
-    recorded.push(doc);
+    if (text === undefined) unrecorded.push(doc);
+    else recorded.push(doc);
+    if (text === undefined && !keepsRecords) continue;
+    // A missing file is judged as a record of no blocks: each block then has no record.
     let record: ChapterRecord;
     try {
-      record = parseChapterRecord(recordPath(doc), text);
+      record = text === undefined ? { doc, tests: "", testsHash: "", blocks: [] } : parseChapterRecord(recordPath(doc), text);
     } catch (caught) {
       if (caught instanceof LiterateError) global.push(...caught.diagnostics);
       else throw caught;

@@ -417,6 +417,12 @@ function highlightKey(codeVersion: string, code: string, lang: string): string {
   return hashParts([codeVersion, codeTheme, lang, code]);
 }
 
+/** The code a source page shows of a file: without its inline source map and its last newline. */
+function sourcePageCode(content: string): string {
+  const code = withoutInlineSourceMap(content).code;
+  return code.endsWith("\n") ? code.slice(0, -1) : code;
+}
+
 /** Tokens highlighted ahead of the highlighting step, by `highlightKey`; `undefined` if the thread failed. */
 type EarlyHighlights = Promise<ReadonlyMap<string, CodeToken[][]> | undefined>;
 
@@ -436,8 +442,7 @@ function earlyHighlightStep(root: string, tangled: TangleResult, codeVersion: st
   for (const target of tangled.targets) {
     const lang = sourceLanguage(target.path);
     if (lang === "ts") continue;
-    const content = withoutInlineSourceMap(target.content).code;
-    const code = content.endsWith("\n") ? content.slice(0, -1) : content;
+    const code = sourcePageCode(target.content);
     pieces.set(highlightKey(codeVersion, code, lang), { code, lang });
   }
   const keys = [...pieces.keys()];
@@ -481,11 +486,10 @@ async function highlightStep(root: string, model: DocsModel, sources: SourceFile
   };
   const targetsByPath = new Map(model.targets.map((t) => [t.path, t]));
   const sourceCodes = (wanted: Map<string, { code: string; lang: string }>, file: string): void => {
-    const content = withoutInlineSourceMap(sources.contents.get(file) ?? "").code;
     const target = targetsByPath.get(file);
     const lang = sourceLanguage(file);
     if (target !== undefined && lang === "ts") for (const global of new Set(target.lineBlock)) blockCode(wanted, global);
-    else codesOf(wanted, content.endsWith("\n") ? content.slice(0, -1) : content, lang);
+    else codesOf(wanted, sourcePageCode(sources.contents.get(file) ?? ""), lang);
   };
   const everyCode = new Map<string, { code: string; lang: string }>();
   const toRender = new Map<string, { code: string; lang: string }>();
