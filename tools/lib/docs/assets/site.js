@@ -78,7 +78,7 @@
           title.textContent = hit.title;
           const where = document.createElement("span");
           where.className = "where";
-          where.textContent = hit.chapter;
+          where.textContent = hit.chapter === hit.title ? "" : hit.chapter;
           a.append(kind, title, where);
           if (hit.snippet) {
             const snippet = document.createElement("span");
