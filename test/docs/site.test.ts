@@ -158,6 +158,19 @@ async function inTabs<T>(items: readonly T[], tabs: number, work: (item: T, tab:
   await Promise.all(pages.map((tab) => tab.close()));
 }
 
+/**
+ * Reads `read` every 50 ms until `ok` holds of its value or `ms` pass, and returns the last value
+ * (for the test to assert on; vitest's `expect.poll` needs the test's own `expect` in concurrent tests).
+ */
+async function poll<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 30_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (ok(value) || Date.now() > until) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** A sample of the source pages: the generated entry, the heaviest tangled file, and a tool. */
 const sourceSample = ["source/generated/index.ts.html", "source/generated/loop.ts.html", "source/tools/lib/docs/build.ts.html"];
 
@@ -288,7 +301,7 @@ describe("the docs site", { concurrent: true }, () => {
     expect(await first.locator(".title").textContent()).toBe("RingBuffer");
     expect(await first.locator(".kind").textContent()).toBe("def");
     // The snippet comes with the full index, which replaces the titles' one as soon as it arrives.
-    await expect.poll(async () => (await first.locator(".snippet").count()) > 0 && ((await first.locator(".snippet").textContent()) ?? "").length > 0).toBe(true);
+    expect(await poll(async () => (await first.locator(".snippet").count()) > 0 && ((await first.locator(".snippet").textContent()) ?? "").length > 0, (has) => has)).toBe(true);
     await first.click();
     await page.waitForURL(/conventions\.html#block-\d+$/);
     await page.close();
@@ -490,7 +503,7 @@ describe("the docs site", { concurrent: true }, () => {
     // says "loop" comes before any that only mentions loops (polled: each key typed renders the
     // hits of the query so far, "lo" among them).
     const titles = async (): Promise<string[]> => page.locator("#search-results li a .title").allTextContents();
-    await expect.poll(titles, { timeout: 30_000 }).toContain("The metabolic loop");
+    expect(await poll(titles, (shown) => shown.includes("The metabolic loop"))).toContain("The metabolic loop");
     const saysLoop = (await titles()).map((t) => /loop/i.test(t));
     expect(saysLoop.indexOf(false) === -1 || saysLoop.lastIndexOf(true) < saysLoop.indexOf(false), JSON.stringify(await titles())).toBe(true);
     expect(await page.locator("#search-status").textContent()).toMatch(/^\d+ results?/);
@@ -590,7 +603,7 @@ describe("the docs site", { concurrent: true }, () => {
     const { page } = await open(chapter);
     const block = page.locator("figure.block", { hasText: "export class RingBuffer" }).first();
     await block.locator("button.copy").click();
-    await expect.poll(async () => block.locator("button.copy").textContent()).toBe("Copied");
+    expect(await poll(async () => block.locator("button.copy").textContent(), (text) => text === "Copied")).toBe("Copied");
     const copied = (await page.evaluate("navigator.clipboard.readText()")) as string;
     expect(copied).toBe((await block.locator("pre.code").textContent()) ?? "");
     expect(copied).toContain("export class RingBuffer");

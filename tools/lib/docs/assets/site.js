@@ -258,6 +258,16 @@
     else pre.before(button);
   }
 
+  // Wide tables scroll inside themselves; one that does takes focus, so the keyboard scrolls it too.
+  const focusScrolling = () => {
+    for (const table of document.querySelectorAll("main table")) {
+      if (table.scrollWidth > table.clientWidth) table.tabIndex = 0;
+      else table.removeAttribute("tabindex");
+    }
+  };
+  focusScrolling();
+  window.addEventListener("resize", focusScrolling);
+
   // Diagrams, last and only where there are any: the renderer (megabytes) is fetched after the
   // page has loaded, so search, hovers and reading never wait for it. Each `pre.mermaid` becomes an
   // SVG with a text alternative; a diagram that fails is an error shown in its place. When every
