@@ -29,6 +29,7 @@ export function writeAssets(site: string, search: SearchIndexes): void {
   mkdirSync(dir, { recursive: true });
   copyFileSync(join(here, "assets", "site.css"), join(dir, "site.css"));
   copyFileSync(join(here, "assets", "site.js"), join(dir, "site.js"));
+  copyFileSync(join(here, "assets", "search.js"), join(dir, "search.js"));
   copyFileSync(join(here, "assets", "favicon.svg"), join(dir, "favicon.svg"));
   copyFileSync(packageFile("mermaid", "dist/mermaid.min.js"), join(dir, "mermaid.min.js"));
   copyFileSync(packageFile("minisearch", "dist/umd/index.js"), join(dir, "minisearch.js"));

@@ -1,7 +1,8 @@
 /**
  * The page shell every page shares: a skip link, the header with search, the sidebar with every
  * chapter (a menu on a narrow screen), the current page's outline ("On this page"), an edit link,
- * previous/next links, and the one script (hovers, search, copy buttons, diagrams). Pure.
+ * previous/next links, and the scripts: search.js (async: search works while a long page still
+ * arrives) and site.js (deferred: menu, hovers, copy buttons, then diagrams). Pure.
  */
 import { escapeHtml, relativeHref } from "./html.ts";
 
@@ -90,6 +91,7 @@ export function renderPage(page: PageShell): string {
 <title>${escapeHtml(page.title)} · ${escapeHtml(page.siteTitle)}</title>
 ${page.description === undefined ? "" : `<meta name="description" content="${escapeHtml(page.description)}">\n`}<link rel="icon" href="${href("assets/favicon.svg")}" type="image/svg+xml">
 <link rel="stylesheet" href="${href("assets/site.css")}">
+<script src="${href("assets/search.js")}" async></script>
 <script src="${href("assets/site.js")}" defer></script>
 <link rel="preload" href="${href("assets/minisearch.js")}" as="script">
 <link rel="preload" href="${href("assets/search-titles.js")}" as="script">
