@@ -10,11 +10,12 @@
  * by the file's stat, so it neither reads the document again nor starts a cycle.
  *
  * Verdicts stream, what is known first printed first: after the type-check, a changed block that
- * does not compile gets its verdict at once (no stamp could come of its tests, so none run for
- * it); then the tests of the others run (the chapters' own test files, then every test file
- * importing a changed module, then Vitest's `related` set, each tier only while a changed block
- * is left unexecuted), then their verdicts and stamps; then the chapters' mutants, in a child
- * `mutate` process, and the survivors at their Markdown lines. Every verdict is the judge's
+ * does not compile gets its verdict at once, at the error's Markdown line and column; then the
+ * tests run (the chapters' own test files, then every test file importing a changed module, then
+ * Vitest's `related` set, each tier only while a changed block that compiles is left unexecuted:
+ * one that does not earns no stamp, so no wider run is sought for it), then every verdict with its
+ * evidence, and the stamps; then the chapters' mutants, in a child `mutate` process, and the
+ * survivors at their Markdown lines. Every verdict is the judge's
  * (`judge.ts`), the same verify gives. A newer save cancels the older one's mutation run.
  *
  * Cycles are serialized by the caller: saves during a cycle cause exactly one more.
@@ -171,13 +172,14 @@ export class DevSession {
     if (blocks.length === 0) return { verdicts: [], documents: [], result, hashes, milliseconds: performance.now() - started };
     const scope = new Set(blocks);
 
-    // What is known first: a block that does not compile has its verdict now.
-    const early = verdictsOf(judge(factsOf(this.#model, { ...known, tests: devTestFacts(scope, undefined, () => "it does not compile, so no stamp could come of its tests") })), result, blocks, undefined);
+    // What is known first: a block that does not compile has its verdict now, before any test runs.
+    const early = verdictsOf(judge(factsOf(this.#model, { ...known, tests: devTestFacts(scope, undefined, () => undefined) })), result, blocks, undefined);
     const broken = new Set(blocks.filter((_, k) => early[k]?.compiles === false));
     for (const [k, v] of early.entries()) if (broken.has(blocks[k] ?? -1)) this.#log(formatVerdict(v));
 
-    const toTest = blocks.filter((i) => !broken.has(i));
-    const runtimeChanged = toTest.filter(runtime);
+    // Its tests still run with the others' (what they prove is shown), but no wider run is sought
+    // for it: a block that does not compile earns no stamp, whatever ran.
+    const runtimeChanged = blocks.filter(runtime);
     const tests = new Set(changed.flatMap((i) => (analyses[i]?.kind === "test" ? (result.placements[i]?.target ?? []) : [])));
     let run: DevRun | undefined;
     if (runtimeChanged.length > 0 || tests.size > 0) {
@@ -190,7 +192,7 @@ export class DevSession {
         async (unexecuted) => directImporters([...all].map((path) => ({ path, text: readIfExists(join(this.#root, path)) ?? "" })), new Set(modulesOf(unexecuted))),
         async (unexecuted) => await this.#tests.relatedTestFiles(modulesOf(unexecuted)),
       ];
-      let unexecuted: number[] = runtimeChanged.filter((i) => changedSet.has(i));
+      let unexecuted: number[] = runtimeChanged.filter((i) => changedSet.has(i) && !broken.has(i));
       for (const tier of tiers) {
         const more = (await tier(unexecuted)).filter((f) => all.has(f) && !tests.has(f));
         if (more.length === 0 && run !== undefined) continue;
@@ -200,7 +202,7 @@ export class DevSession {
         run = await this.#runTests([...tests].sort());
         if (run.evidence === undefined) break;
         const executed = this.#judge(known, scope, run, {}).tested.executed;
-        unexecuted = runtimeChanged.filter((i) => changedSet.has(i) && !executed.has(i));
+        unexecuted = runtimeChanged.filter((i) => changedSet.has(i) && !broken.has(i) && !executed.has(i));
         if (unexecuted.length === 0) break;
       }
     }
@@ -212,7 +214,7 @@ export class DevSession {
       judged = this.#judge(known, scope, run, Object.fromEntries([...written].map((i) => [i, hashes[i] ?? ""])));
       verdicts = verdictsOf(judged, result, blocks, ran);
     }
-    for (const [k, v] of verdicts.entries()) if (!broken.has(blocks[k] ?? -1)) this.#log(formatVerdict(v));
+    for (const v of verdicts) this.#log(formatVerdict(v));
     const documents = [...new Set(blocks.map((i) => result.blocks[i]?.doc ?? ""))].filter((d) => d !== "").sort();
     const milliseconds = performance.now() - started;
     this.#log(`dev: ${verdicts.length} block(s) judged in ${Math.round(milliseconds)} ms (type-check ${Math.round(checked.milliseconds)} ms${run === undefined ? "" : `, tests ${Math.round(run.milliseconds)} ms: ${run.ran.length} file(s)`})`);
