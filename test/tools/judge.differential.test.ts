@@ -96,7 +96,7 @@ function records(): Record<string, string> {
   for (const name of Object.keys(book)) {
     const doc = `literate/${name}.md`;
     const blocks = mutationCandidates(result, analyses, doc).map((index) => {
-      const analysis = analyses[index] ?? { names: [] };
+      const analysis: { readonly names: readonly string[] } = analyses[index] ?? { names: [] };
       const survivor = analysis.names.includes("clamp");
       const mutants = survivor
         ? [
