@@ -122,16 +122,30 @@ describe("doc comments measured against their prose", () => {
     ]);
   });
 
-  it("warn from 80% of at least four words, at the doc comment, with a hint", () => {
+  it("warn when no sentence of a doc comment says what the prose does not, at the doc comment, with a hint", () => {
     const at = { block: 0, file: "literate/a.md", line: 10, column: 1 };
     const warnings = repetitionWarnings([
-      { ...at, words: 10, share: 0.82 },
-      { ...at, block: 1, words: 10, share: 0.79 },
-      { ...at, block: 2, words: 3, share: 1 },
+      { ...at, words: 10, share: 0.9, sentences: 2, adding: 0 },
+      { ...at, block: 1, words: 10, share: 0.9, sentences: 2, adding: 1 },
+      { ...at, block: 2, words: 0, share: 0, sentences: 0, adding: 0 },
     ]);
     expect([...warnings.keys()]).toEqual([0]);
     expect((warnings.get(0) ?? []).map(formatDiagnostic)).toEqual([
-      "literate/a.md:10:1 warning doc-comment: the doc comment repeats 82% of the prose before it\n  hint: prose says why; the doc comment gives the contract (inputs, outputs, errors) — say what the prose does not",
+      "literate/a.md:10:1 warning doc-comment: the doc comment states no contract: each of its sentences is made of the prose's words (it repeats 90% of them)\n  hint: prose says why; the doc comment gives the contract (inputs, outputs, errors) — add a sentence saying what a caller needs and the prose does not",
     ]);
+  });
+
+  it("count a sentence that brings one word of the contract the prose lacks, whatever share of words it repeats", () => {
+    const restating = block("**parsePort** reads a port number from the text of an environment variable.", "/** parsePort reads the port number. From an environment variable's text. */\nexport function parsePort(text: string): number {\n  return Number(text);\n}");
+    const adding = block("**parseHost** reads a host name from the text of an environment variable.", "/** parseHost reads the host name from an environment variable's text. Throws on an empty one. */\nexport function parseHost(text: string): string {\n  if (text === \"\") throw new Error(\"empty\");\n  return text;\n}");
+    const result = tangle([chapter("a", 10, ...restating, ...adding)], { scan: "remark" });
+    const sources = parseTargets(result);
+    const { analyses } = analyzeDefinitions(result, sources);
+    const measured = measureRepetition(result, sources, (i) => analyses[i]?.kind === "definition");
+    expect(measured.map((m) => [m.sentences, m.adding])).toEqual([
+      [2, 0],
+      [2, 1],
+    ]);
+    expect([...repetitionWarnings(measured).keys()]).toEqual([measured[0]?.block]);
   });
 });
