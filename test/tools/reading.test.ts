@@ -1,6 +1,7 @@
 // The reading order and the doc comments, over inline Markdown: which imports verify refuses
-// (a later chapter's module, type-only or re-exported; never from a test block) and where, and
-// how much of a doc comment repeats the prose before its block.
+// (a later chapter's module, type-only or re-exported; never from a test block) and where, which
+// uses of a class member a later chapter defines, and when a doc comment says nothing its prose
+// does not.
 import { describe, expect, it } from "vitest";
 import { analyzeDefinitions } from "../../tools/lib/definitions.ts";
 import { formatDiagnostic } from "../../tools/lib/diagnostics.ts";
@@ -32,6 +33,18 @@ const point = block("A **Point** is where something is.", "export interface Poin
 const hint = (later: string): string => `  hint: move what this chapter needs from \`${later}\` into a chapter before this one, or change the chapters' \`order\` so \`${later}\` comes first`;
 
 describe("the reading order", () => {
+  it("refuses a class member used before the chapter that defines it, at the use, and lets a later chapter use an earlier one's", () => {
+    const counter = [
+      ...block("A **Counter** counts.", "export class Counter {\n  count = 0;\n  <<counter-members>>\n}"),
+      ...block("**bump** adds one, through the step the next chapter defines.", "bump(): void {\n  this.#step();\n}", "#counter-members"),
+    ];
+    const step = block("**#step** is the one way the count moves.", "#step(): void {\n  this.count++;\n}", "#counter-members");
+    // a.md: front matter 1–5, a blank, prose 7, fence 9, the class 10–13, prose 16, fence 18, `bump` 19, `this.#step()` 20.
+    expect(orderProblems(chapter("a", 10, ...counter), chapter("b", 20, ...step))).toEqual([
+      "literate/a.md:20:8 order: uses `#step`, a member `literate/b.md` (order 20) defines, which comes later in the book (this chapter is order 10)\n  hint: move the block of `#step` into this chapter or one before it, or change the chapters' `order` so `literate/b.md` comes first",
+    ]);
+  });
+
   it("lets a chapter import from a chapter earlier in the book", () => {
     const shift = block("**shift** moves a point.", 'import type { Point } from "./a.ts";\n\nexport function shift(p: Point): Point {\n  return { x: p.x + 1 };\n}');
     expect(orderProblems(chapter("a", 10, ...point), chapter("b", 20, ...shift))).toEqual([]);
