@@ -125,6 +125,7 @@ export class DevSession {
    */
   async cycle(saved?: readonly string[]): Promise<CycleReport> {
     const started = performance.now();
+    const before = this.counts;
     const first = this.#previous === undefined;
     this.#generation++;
     const changedDocs = this.#read(first || saved === undefined ? undefined : saved);
@@ -217,7 +218,8 @@ export class DevSession {
     for (const v of verdicts) this.#log(formatVerdict(v));
     const documents = [...new Set(blocks.map((i) => result.blocks[i]?.doc ?? ""))].filter((d) => d !== "").sort();
     const milliseconds = performance.now() - started;
-    this.#log(`dev: ${verdicts.length} block(s) judged in ${Math.round(milliseconds)} ms (type-check ${Math.round(checked.milliseconds)} ms${run === undefined ? "" : `, tests ${Math.round(run.milliseconds)} ms: ${run.ran.length} file(s)`})`);
+    const work = `${this.#reads - before.reads} document(s) read, book tangled ${this.#model.counts.tangles - before.tangles} time(s)`;
+    this.#log(`dev: ${verdicts.length} block(s) judged in ${Math.round(milliseconds)} ms (type-check ${Math.round(checked.milliseconds)} ms${run === undefined ? "" : `, tests ${Math.round(run.milliseconds)} ms: ${run.ran.length} file(s)`}; ${work})`);
     const cycle: CycleReport = { verdicts, documents, result, hashes, report: this.#report(judged, checked), texts: this.#model.texts(), milliseconds };
     if (this.#mutate) this.#mutateLater(cycle, judged, blocks, (records) => this.#judge({ ...known, records }, scope, run, Object.fromEntries([...written].map((i) => [i, hashes[i] ?? ""]))));
     return cycle;
