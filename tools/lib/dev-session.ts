@@ -99,6 +99,8 @@ export class DevSession {
   #inProgram: ReadonlySet<string> | undefined;
   #records: Map<string, string | undefined> | undefined;
   #reads = 0;
+  /** The facts of the last judgement, kept for the background re-judge of rule 5 (no second tangle). */
+  #lastFacts: Facts | undefined;
   /** The mutation run in the background, if any, and the cycle it is for. */
   #mutation: ChildProcess | undefined;
   #generation = 0;
@@ -210,7 +212,8 @@ export class DevSession {
     let judged = this.#judge(known, scope, run, {});
     const ran = new Set(run?.evidence === undefined ? [] : run.ran);
     let verdicts = verdictsOf(judged, result, blocks, ran);
-    const written = this.#stamp(verdicts, blocks, result, hashes);
+    const texts = this.#model.texts();
+    const written = this.#stamp(verdicts, blocks, result, hashes, texts);
     if (written.size > 0) {
       judged = this.#judge(known, scope, run, Object.fromEntries([...written].map((i) => [i, hashes[i] ?? ""])));
       verdicts = verdictsOf(judged, result, blocks, ran);
@@ -220,8 +223,11 @@ export class DevSession {
     const milliseconds = performance.now() - started;
     const work = `${this.#reads - before.reads} document(s) read, book tangled ${this.#model.counts.tangles - before.tangles} time(s)`;
     this.#log(`dev: ${verdicts.length} block(s) judged in ${Math.round(milliseconds)} ms (type-check ${Math.round(checked.milliseconds)} ms${run === undefined ? "" : `, tests ${Math.round(run.milliseconds)} ms: ${run.ran.length} file(s)`}; ${work})`);
-    const cycle: CycleReport = { verdicts, documents, result, hashes, report: this.#report(judged, checked), texts: this.#model.texts(), milliseconds };
-    if (this.#mutate) this.#mutateLater(cycle, judged, blocks, (records) => this.#judge({ ...known, records }, scope, run, Object.fromEntries([...written].map((i) => [i, hashes[i] ?? ""]))));
+    const cycle: CycleReport = { verdicts, documents, result, hashes, report: this.#report(judged, checked), texts, milliseconds };
+    // The model takes the stamped texts now that every judgement of this save is made: the next save tangles them.
+    const facts = this.#lastFacts;
+    for (const [doc, text] of texts) this.#model.update(doc, text);
+    if (this.#mutate && facts !== undefined) this.#mutateLater(cycle, judged, blocks, (records) => judge({ ...facts, records }));
     return cycle;
   }
 
@@ -235,7 +241,8 @@ export class DevSession {
   #judge(known: Pick<Facts, "checked" | "inProgram" | "records">, scope: ReadonlySet<number>, run: DevRun | undefined, stamps: Readonly<Record<number, string>>): Judgement {
     const why = (): string => "no test file imports its module, directly or through other modules";
     const tests = { ...devTestFacts(scope, run, why), stamps: new Map(Object.entries(stamps).map(([i, h]) => [Number(i), h])) };
-    return judge(factsOf(this.#model, { ...known, tests }));
+    this.#lastFacts = factsOf(this.#model, { ...known, tests });
+    return judge(this.#lastFacts);
   }
 
   #report(judged: Judgement, checked: { readonly compiler: string; readonly milliseconds: number }): VerifyReport {
@@ -271,11 +278,12 @@ export class DevSession {
 
   /**
    * Writes the stamps the verdicts earn, one document at a time, each only if the document on
-   * disk is still the model's text; the model takes the stamped text. A document edited
-   * meanwhile is left alone and its blocks forgotten, so the next cycle judges them again.
+   * disk is still the model's text; `texts` takes the stamped text (the model takes it once the
+   * cycle's judgements are made). A document edited meanwhile is left alone and its blocks
+   * forgotten, so the next cycle judges them again.
    * Returns the blocks stamped.
    */
-  #stamp(verdicts: readonly BlockVerdict[], blocks: readonly number[], result: TangleResult, hashes: readonly string[]): Set<number> {
+  #stamp(verdicts: readonly BlockVerdict[], blocks: readonly number[], result: TangleResult, hashes: readonly string[], texts: Map<string, string>): Set<number> {
     const edits = new Map<string, { readonly edit: StampEdit; readonly index: number }[]>();
     verdicts.forEach((v, k) => {
       if (wantsStamp(v)) edits.set(v.doc, [...(edits.get(v.doc) ?? []), { edit: { line: v.line, stamp: v.hash }, index: blocks[k] ?? -1 }]);
@@ -293,7 +301,7 @@ export class DevSession {
       // Dev's own write is no save: the model holds it, and the watcher's echo is skipped by its stat.
       const stat = statIfExists(join(this.#root, doc));
       if (stat !== undefined) this.#ownWrites.set(doc, stat);
-      this.#model.update(doc, next);
+      texts.set(doc, next);
       for (const e of list) stamped.add(e.index);
     }
     return stamped;
