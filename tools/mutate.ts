@@ -89,6 +89,12 @@ async function runStryker(root: string, mutate: readonly string[], tests: string
   const { Stryker } = await import("@stryker-mutator/core");
   // The sandbox and the report live outside the project, so nothing of a run reaches git.
   const scratch = mkdtempSync(join(tmpdir(), "passepartout-mutate-"));
+  // `npm run dev` stops a mutation run a newer save made pointless with SIGTERM: the sandbox goes too.
+  const stopped = (): void => {
+    rmSync(scratch, { recursive: true, force: true });
+    process.exit(143);
+  };
+  process.once("SIGTERM", stopped);
   try {
     const options: PartialStrykerOptions = {
       testRunner: "vitest",
@@ -116,6 +122,7 @@ async function runStryker(root: string, mutate: readonly string[], tests: string
     }
     return parseJson(readFileSync(join(scratch, "report.json"), "utf8")) as StrykerReport;
   } finally {
+    process.off("SIGTERM", stopped);
     rmSync(scratch, { recursive: true, force: true });
   }
 }
