@@ -48,7 +48,7 @@ export interface DevBenchOptions {
   readonly typeErrors?: { readonly doc: string; readonly anchor: string; readonly edits: number };
   /** Saves of the edited block whose mutants are then awaited (0 or absent: none). */
   readonly mutationEdits?: number;
-  /** Give up on any one wait after this long (default 180 s: a cold first docs build under load). */
+  /** Give up on any one wait after this long (default 600 s: a cold first docs build took 285 s at a load average of 45 on two cores). */
   readonly timeoutMs?: number;
   readonly log?: (line: string) => void;
 }
@@ -175,7 +175,7 @@ function devEnvironment(): NodeJS.ProcessEnv {
 /** Runs dev in `options.root`, scripts the saves, and measures them; stops dev (SIGINT) at the end, also on failure. */
 export async function runDevBench(options: DevBenchOptions): Promise<DevBenchResult> {
   const { root, doc, anchor } = options;
-  const timeoutMs = options.timeoutMs ?? 180_000;
+  const timeoutMs = options.timeoutMs ?? 600_000;
   const log = options.log ?? (() => {});
   const launcher = options.launcher ?? join(root, "tools", "run.cjs");
   const lines: Stamped<string>[] = [];
