@@ -227,9 +227,12 @@ export async function runDevBench(options: DevBenchOptions): Promise<DevBenchRes
       const judged = await waitIn(lines, fromLine, (l) => l.startsWith(`${doc}:${edited.fenceLine} `), timeoutMs, `verdict for ${doc}:${edited.fenceLine}`, context, dead);
       // The edit makes the block's mutation record stale until the background mutation run is done: `pinned ✗` may follow.
       if (judged.value !== verdict && judged.value !== `${verdict} pinned ✗`) throw new Error(`dev bench: save ${n} was judged \`${judged.value}\`, not \`${verdict}\`; dev's output:\n${context()}`);
-      const updated = await waitIn(events, fromEvent, (e) => e.event === "update" && updateNames(e.data, page), timeoutMs, `update event for ${page}`, context, dead);
-      const html = await (await fetch(new URL(page, url))).text();
-      if (!html.includes(editMarker(n))) throw new Error(`dev bench: the update event for save ${n} came, but ${page} does not show \`${editMarker(n)}\``);
+      // The first update naming the page may be an older build's (the previous save's mutants, reported late): the page counts once it shows this save.
+      let updated = await waitIn(events, fromEvent, (e) => e.event === "update" && updateNames(e.data, page), timeoutMs, `update event for ${page}`, context, dead);
+      for (let tries = 0; !(await (await fetch(new URL(page, url))).text()).includes(editMarker(n)); tries++) {
+        if (tries >= 5) throw new Error(`dev bench: ${tries + 1} update events for save ${n} came, but ${page} does not show \`${editMarker(n)}\``);
+        updated = await waitIn(events, updated.index + 1, (e) => e.event === "update" && updateNames(e.data, page), timeoutMs, `update event for ${page}`, context, dead);
+      }
       const built = await waitIn(lines, fromLine, (l) => l.startsWith("dev: docs updated"), timeoutMs, "docs updated line", context, dead);
       docsBuildMs.push(Number(/in (\d+) ms/.exec(built.value)?.[1] ?? "NaN"));
       verdictMs.push(judged.at - saved);
