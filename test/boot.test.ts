@@ -150,7 +150,7 @@ describe("bootAgent: loops, memory and skills", () => {
     expect(agent.registry.statuses().map((s) => [s.name, s.iterations])).toEqual([["demo", 1], ["heartbeat", 0], ["reflection", 0]]);
     await clock.advance(10_000);
     const reflections = [...agent.h.memory.nodes.values()].filter((n) => n.type === "reflection");
-    expect(reflections.map((n) => [n.attributes["beat"], n.attributes["model"]])).toEqual([[1, "scripted"]]);
+    expect(reflections.map((n) => [n.attributes["beat"], n.attributes["model"]])).toEqual([[1, "scripted-demo"]]);
     expect(reflections[0]?.content.startsWith("(scripted) you said:")).toBe(true);
     const reflection = agent.registry.statuses().find((s) => s.name === "reflection");
     expect(reflection?.recentIterations[0]?.summary["wrote"]).toBe(reflections[0]?.id);
