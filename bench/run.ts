@@ -35,15 +35,23 @@ import { benchDaemon } from "./daemon.ts";
 import { benchDelegates } from "./delegates.ts";
 import { benchDocs } from "./docs.ts";
 import { benchHarness } from "./harness.ts";
+import { benchTtft } from "./ttft.ts";
 import { benchDev } from "./dev.ts";
 
 const { values: options } = parseArgs({ options: { only: { type: "string" } }, strict: true });
-if (options.only !== undefined && options.only !== "process" && options.only !== "dev") throw new Error(`bench: --only takes \`process\` or \`dev\`, not \`${options.only}\``);
+if (options.only !== undefined && options.only !== "process" && options.only !== "dev" && options.only !== "ttft") throw new Error(`bench: --only takes \`process\`, \`dev\` or \`ttft\`, not \`${options.only}\``);
 
 const benchStarted = performance.now();
 const print = (line = ""): void => {
   process.stdout.write(`${line}\n`);
 };
+
+if (options.only === "ttft") {
+  print("## streaming: time to first token");
+  print();
+  await benchTtft((line) => print(line));
+  process.exit(0);
+}
 
 /** A target: the ratio must be at most (`<=`) or below (`<`) the value. */
 interface Target {
@@ -677,6 +685,7 @@ const sections: readonly (readonly [string, (print: (line: string) => void) => P
   ["harness: processSignal and rollback", benchHarness],
   ["delegate loops: spawn and shut down", benchDelegates],
   ["daemon: requests per second and memory", benchDaemon],
+  ["streaming: time to first token", benchTtft],
   ["docs: site build beside verify's type-check", benchDocs],
 ];
 for (const [heading, bench] of sections) {
