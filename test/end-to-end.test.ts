@@ -475,7 +475,7 @@ describe("the README", () => {
     const readme = readFileSync(join(root, "README.md"), "utf8");
     const section = readme.slice(readme.indexOf("## Running the agent"), readme.indexOf("## Reading the book"));
     const names = [...new Set([...section.matchAll(/(?<![A-Z0-9_])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g)].map((m) => m[0]))];
-    const unknown = names.filter((n) => !configVariables.includes(n) && !/^[A-Z][A-Z0-9_]*_(BASE_URL|MODEL|API_KEY|TOOL_CALLS)$/.test(n));
+    const unknown = names.filter((n) => !configVariables.includes(n) && !/^[A-Z][A-Z0-9_]*_(BASE_URL|MODEL|API_KEY|TOOL_CALLS|MCP_COMMAND|MCP_ARGS|MCP_ENV|MCP_URL)$/.test(n));
     expect(unknown).toEqual([]);
     expect(names).toEqual(expect.arrayContaining(["PROVIDER_CASCADE", "OLLAMA_BASE_URL", "OLLAMA_MODEL", "OLLAMA_API_KEY", "LLAMACPP_BASE_URL", "DAEMON_PORT"]));
     expect(section).toContain(`OLLAMA_BASE_URL=${providerPresets["ollama"]?.baseUrl ?? ""}\n`);
