@@ -36,9 +36,10 @@ import { benchDelegates } from "./delegates.ts";
 import { benchDocs } from "./docs.ts";
 import { benchHarness } from "./harness.ts";
 import { benchDev } from "./dev.ts";
+import { measureTracing, perSecond } from "./tracing.ts";
 
 const { values: options } = parseArgs({ options: { only: { type: "string" } }, strict: true });
-if (options.only !== undefined && options.only !== "process" && options.only !== "dev") throw new Error(`bench: --only takes \`process\` or \`dev\`, not \`${options.only}\``);
+if (options.only !== undefined && options.only !== "process" && options.only !== "dev" && options.only !== "tracing") throw new Error(`bench: --only takes \`process\`, \`dev\` or \`tracing\`, not \`${options.only}\``);
 
 const benchStarted = performance.now();
 const print = (line = ""): void => {
@@ -573,6 +574,33 @@ function removeCorpusOutput(): void {
 }
 process.on("exit", removeCorpusOutput);
 
+/**
+ * The cost of tracing: signals through the harness with the traces chapter's spans exported over
+ * OTLP/HTTP to a collector in another process, against the same harness untraced (`bench/tracing.ts`).
+ */
+async function benchTracingRows(pairs: number, signals: number): Promise<void> {
+  print("### tracing (in-process, performance.now(); ABBA pairs of batches)");
+  const samples = await measureTracing(pairs, signals);
+  addRow({
+    name: `processSignal, traced: ${signals} signals, 12 spans each, OTLP/HTTP to a collector process`,
+    samples: samples.onMs,
+    peer: "untraced",
+    peerMs: median(samples.offMs),
+    pairRatios: samples.pairRatios,
+    target: { op: "<=", value: 3 },
+    note: `${Math.round(perSecond(samples, samples.offMs))} signals/s untraced, ${Math.round(perSecond(samples, samples.onMs))} signals/s traced; the collector received ${samples.spansReceived} of ${samples.spansExpected} spans`,
+  });
+}
+
+if (options.only === "tracing") {
+  await benchTracingRows(9, 2000);
+  print();
+  print("## results");
+  print();
+  table();
+  process.exit(0);
+}
+
 if (options.only === "dev") {
   await benchDevRows(7);
   print();
@@ -622,6 +650,7 @@ print("### type-check (child processes: timings include process start)");
 }
 
 await benchDevRows(7);
+await benchTracingRows(9, 2000);
 
 // ---------------------------------------------------------------------------------------------
 // Table
