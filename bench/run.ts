@@ -37,9 +37,10 @@ import { benchDocs } from "./docs.ts";
 import { benchHarness } from "./harness.ts";
 import { benchTtft } from "./ttft.ts";
 import { benchDev } from "./dev.ts";
+import { measureTracing, perSecond } from "./tracing.ts";
 
 const { values: options } = parseArgs({ options: { only: { type: "string" } }, strict: true });
-if (options.only !== undefined && options.only !== "process" && options.only !== "dev" && options.only !== "ttft") throw new Error(`bench: --only takes \`process\`, \`dev\` or \`ttft\`, not \`${options.only}\``);
+if (options.only !== undefined && !["process", "dev", "ttft", "tracing"].includes(options.only)) throw new Error(`bench: --only takes \`process\`, \`dev\`, \`ttft\` or \`tracing\`, not \`${options.only}\``);
 
 const benchStarted = performance.now();
 const print = (line = ""): void => {
@@ -581,6 +582,39 @@ function removeCorpusOutput(): void {
 }
 process.on("exit", removeCorpusOutput);
 
+/**
+ * The cost of tracing: signals through the harness with the traces chapter's spans exported over
+ * OTLP/HTTP to a collector in another process, against the same harness untraced (`bench/tracing.ts`).
+ */
+async function benchTracingRows(pairs: number, signals: number): Promise<void> {
+  print("### tracing (in-process, performance.now(); ABBA pairs of batches)");
+  const samples = await measureTracing(pairs, signals);
+  addRow({
+    name: `processSignal, traced: ${signals} signals, 12 spans each, OTLP/HTTP to a collector process`,
+    samples: samples.onMs,
+    peer: "untraced",
+    peerMs: median(samples.offMs),
+    pairRatios: samples.pairRatios,
+    note: `${Math.round(perSecond(samples, samples.offMs))} signals/s untraced, ${Math.round(perSecond(samples, samples.onMs))} signals/s traced; the collector received ${samples.spansReceived} of ${samples.spansExpected} spans. The ratio is information: with an instant backend a signal is the loop's own work alone, tens of microseconds, so twelve spans weigh as much as the loop`,
+  });
+  // The target is absolute: tracing may add at most 1 ms to a signal, 1% of the fastest real model call (~100 ms).
+  addRow({
+    name: "tracing's added time per 1000 signals (on minus off, per pair)",
+    samples: samples.onMs.map((on, i) => ((on - (samples.offMs[i] ?? on)) / signals) * 1000),
+    limitMs: 1000,
+    note: "target: at most 1 ms per signal, 1% of a 100 ms model call, the fastest a real provider answers",
+  });
+}
+
+if (options.only === "tracing") {
+  await benchTracingRows(9, 2000);
+  print();
+  print("## results");
+  print();
+  table();
+  process.exit(0);
+}
+
 if (options.only === "dev") {
   await benchDevRows(7);
   print();
@@ -630,6 +664,7 @@ print("### type-check (child processes: timings include process start)");
 }
 
 await benchDevRows(7);
+await benchTracingRows(9, 2000);
 
 // ---------------------------------------------------------------------------------------------
 // Table
