@@ -19,7 +19,8 @@
  * whenever the corpus itself is sound, missed targets included. `--only process` runs the
  * process rows alone (about a minute), to iterate on start-up; `--only dev` runs `npm run dev`'s
  * rows alone (`bench/dev.ts`: save to verdict and save to the chapter's page, on a copy of this
- * project; about two minutes), which the full run includes too.
+ * project; about two minutes), which the full run includes too; `--only docs-site` runs the docs
+ * site's browser row alone (`bench/docs-site.ts`: search usable under slow-4G emulation).
  */
 import { cpSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -38,9 +39,10 @@ import { benchHarness } from "./harness.ts";
 import { benchTtft } from "./ttft.ts";
 import { benchDev } from "./dev.ts";
 import { measureTracing, perSecond } from "./tracing.ts";
+import { benchDocsSite } from "./docs-site.ts";
 
 const { values: options } = parseArgs({ options: { only: { type: "string" } }, strict: true });
-if (options.only !== undefined && !["process", "dev", "ttft", "tracing"].includes(options.only)) throw new Error(`bench: --only takes \`process\`, \`dev\`, \`ttft\` or \`tracing\`, not \`${options.only}\``);
+if (options.only !== undefined && !["process", "dev", "ttft", "tracing", "docs-site"].includes(options.only)) throw new Error(`bench: --only takes \`process\`, \`dev\`, \`ttft\`, \`tracing\` or \`docs-site\`, not \`${options.only}\``);
 
 const benchStarted = performance.now();
 const print = (line = ""): void => {
@@ -615,6 +617,22 @@ if (options.only === "tracing") {
   process.exit(0);
 }
 
+/** The docs site's row: search usable on the heaviest chapter under slow-4G emulation, in Chromium. */
+async function benchDocsSiteRows(samples: number): Promise<void> {
+  print();
+  print(`### docs site in a browser (slow-4G emulation; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")})`);
+  for (const row of await benchDocsSite(projectRoot, samples, print)) addRow(row);
+}
+
+if (options.only === "docs-site") {
+  await benchDocsSiteRows(5);
+  print();
+  print("## results");
+  print();
+  table();
+  process.exit(0);
+}
+
 if (options.only === "dev") {
   await benchDevRows(7);
   print();
@@ -665,6 +683,7 @@ print("### type-check (child processes: timings include process start)");
 
 await benchDevRows(7);
 await benchTracingRows(9, 2000);
+await benchDocsSiteRows(5);
 
 // ---------------------------------------------------------------------------------------------
 // Table

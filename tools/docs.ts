@@ -11,7 +11,7 @@ import { formatDiagnostic } from "./lib/diagnostics.ts";
 import { buildDocs, docsMemory, prepareDocs, type DocsOptions } from "./lib/docs/build.ts";
 import type { WorkerReply, WorkerRequest } from "./lib/docs/dev-serve.ts";
 
-const usage = `usage: docs [--out DIR] [--root DIR] [--verify-json FILE] [--api-entry PATH]... [--no-api] [--no-cache] [--serve] [--port N] [--worker]
+const usage = `usage: docs [--out DIR] [--root DIR] [--verify-json FILE] [--api-entry PATH]... [--no-api] [--no-cache] [--edit-base URL] [--site-url URL] [--serve] [--port N] [--worker]
 
   --out          the site folder (default: site)
   --root         the project root (default: the current folder)
@@ -19,6 +19,9 @@ const usage = `usage: docs [--out DIR] [--root DIR] [--verify-json FILE] [--api-
   --api-entry    an API entry point (repeatable; default: generated/index.ts, else every tangled generated/*.ts)
   --no-api       skip the API reference
   --no-cache     neither read nor write the content-hash caches under .cache/docs (a cold build)
+  --edit-base    where "Edit this page" points: URL + the document's repository-relative path
+                 (default: the copy of the Markdown in the site, at that same path)
+  --site-url     the address the site is published at, for sitemap.xml's absolute URLs
   --serve        serve the site on 127.0.0.1 and rebuild on change
   --port         the port to serve on (default: 4173)
   --worker       build on each request from the parent process (\`npm run dev\`), keeping the previous build's program in memory`;
@@ -32,6 +35,8 @@ await runCli("docs", async () => {
       "api-entry": { type: "string", multiple: true },
       "no-api": { type: "boolean", default: false },
       "no-cache": { type: "boolean", default: false },
+      "edit-base": { type: "string" },
+      "site-url": { type: "string" },
       serve: { type: "boolean", default: false },
       port: { type: "string", default: "4173" },
       worker: { type: "boolean", default: false },
@@ -52,6 +57,8 @@ await runCli("docs", async () => {
     ...(values["api-entry"] === undefined ? {} : { apiEntryPoints: values["api-entry"] }),
     ...(values["no-api"] ? { api: false } : {}),
     ...(values["no-cache"] ? { cache: false } : {}),
+    ...(values["edit-base"] === undefined ? {} : { editBase: values["edit-base"] }),
+    ...(values["site-url"] === undefined ? {} : { siteUrl: values["site-url"] }),
   };
   if (values.serve) {
     const port = Number(values.port);

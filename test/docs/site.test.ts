@@ -2,10 +2,12 @@
 // a temporary folder, served on 127.0.0.1, and crawled with Debian's chromium (never a
 // downloaded browser). Nothing here is skipped: without chromium the suite fails and says how
 // to install it.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import type { Server } from "node:http";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { HtmlValidate } from "html-validate";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDocs, type DocsResult } from "../../tools/lib/docs/build.ts";
@@ -49,6 +51,8 @@ beforeAll(async () => {
   } finally {
     context = await launching;
   }
+  // Generous waits: the browser phase runs beside the other test files on a shared machine.
+  context.setDefaultTimeout(90_000);
   ({ server, url: base } = await serveStatic(result.out, 0, undefined, { cacheAssets: true }));
 });
 
@@ -107,6 +111,7 @@ const inventory = `({
   diagrams: document.querySelectorAll("figure.diagram").length,
   drawn: document.querySelectorAll("figure.diagram svg").length,
   diagramErrors: [...document.querySelectorAll(".diagram-error")].map((e) => e.textContent),
+  width: document.documentElement.scrollWidth,
 })`;
 
 /** How many tabs crawl the site at once: pages wait on the network and on chromium's processes, so a few keep two cores busy. */
@@ -114,6 +119,66 @@ const crawlTabs = 4;
 
 /** A chapter page that holds a mermaid diagram and a cross-reference, the conventions chapter. */
 const chapter = "chapters/conventions.html";
+
+/** axe-core's browser build, injected into a page by playwright (axe is not this project's). */
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** One axe-core finding, as a line a failing test prints. */
+interface AxeViolation {
+  readonly id: string;
+  readonly impact: string | null;
+  readonly help: string;
+  readonly nodes: readonly { readonly target: readonly unknown[]; readonly failureSummary?: string }[];
+}
+
+/**
+ * Runs axe-core (WCAG 2.1 A and AA, and its best practices) on the page as it is and returns its
+ * serious and critical violations as lines: `path: rule (impact) ×nodes: first node — summary`.
+ */
+async function seriousViolations(page: Page, path: string): Promise<string[]> {
+  if (!(await page.evaluate("typeof window.axe !== 'undefined'"))) await page.addScriptTag({ content: axeSource });
+  const found = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"], runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, failureSummary: n.failureSummary })) })))`)) as AxeViolation[];
+  return found
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${path}: ${v.id} (${v.impact ?? "?"}) ${v.help}: ${JSON.stringify(v.nodes[0]?.target)} — ${(v.nodes[0]?.failureSummary ?? "").replace(/\s+/g, " ").slice(0, 240)}`);
+}
+
+/**
+ * Runs `work` on each of `items` in `tabs` tabs of the one browser, each tab taking the next item;
+ * the tabs are closed at the end.
+ */
+async function inTabs<T>(items: readonly T[], tabs: number, work: (item: T, tab: Page) => Promise<void>): Promise<void> {
+  const queue = [...items];
+  const pages = await Promise.all(Array.from({ length: Math.min(tabs, items.length) }, () => context.newPage()));
+  await Promise.all(
+    pages.map(async (tab) => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item, tab);
+    }),
+  );
+  await Promise.all(pages.map((tab) => tab.close()));
+}
+
+/**
+ * Reads `read` every 50 ms until `ok` holds of its value or `ms` pass, and returns the last value
+ * (for the test to assert on; vitest's `expect.poll` needs the test's own `expect` in concurrent tests).
+ */
+async function poll<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 30_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (ok(value) || Date.now() > until) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A sample of the source pages: the generated entry, the heaviest tangled file, and a tool. */
+const sourceSample = ["source/generated/index.ts.html", "source/generated/loop.ts.html", "source/tools/lib/docs/build.ts.html"];
+
+/** The heaviest chapter by hovers, the one the issue measured: 1,535 type hovers. */
+const loopChapter = "chapters/loop.html";
+
+/** A phone's screen (an iPhone 12 to 15's CSS pixels). */
+const phone = { width: 390, height: 844 };
 
 // The tests run side by side, each in its own tabs of the one browser.
 describe("the docs site", { concurrent: true }, () => {
@@ -123,7 +188,7 @@ describe("the docs site", { concurrent: true }, () => {
     for (const p of ["index.html", "api/index.html", ...pages]) expect(existsSync(join(result.out, p)), p).toBe(true);
   });
 
-  it("loads every page without a console error, a failed request, or a broken internal link or anchor", async () => {
+  it("loads every page on a phone's screen without a console error, a failed request, a broken internal link or anchor, or a sideways scroll", async () => {
     const seen = new Map<string, Set<string>>();
     const wanted: { from: string; path: string; hash: string }[] = [];
     const queued = new Set(["index.html"]);
@@ -134,8 +199,10 @@ describe("the docs site", { concurrent: true }, () => {
     const visit = async (path: string, tab: Page): Promise<void> => {
       // One script per page: wait for the diagrams to settle, then take the inventory.
       const { page, errors: pageErrors } = await open(path, tab, false);
-      const found = (await page.evaluate(`(async () => ({ settled: ${waitsForDiagrams(path)} ? await ${settled} : true, ...${inventory} }))()`)) as { settled: boolean; ids: string[]; links: string[]; foreign: string[]; diagrams: number; drawn: number; diagramErrors: string[] };
+      const found = (await page.evaluate(`(async () => ({ settled: ${waitsForDiagrams(path)} ? await ${settled} : true, ...${inventory} }))()`)) as { settled: boolean; ids: string[]; links: string[]; foreign: string[]; diagrams: number; drawn: number; diagramErrors: string[]; width: number };
       if (!found.settled) pageErrors.push(`${path}: diagrams never settled`);
+      // The crawl reads on a phone: no page of the site's own scrolls sideways (code and tables scroll inside themselves).
+      if (waitsForDiagrams(path) && found.width > phone.width) pageErrors.push(`${path}: ${found.width} px wide on a ${phone.width}-pixel phone`);
       errors.push(...pageErrors, ...found.foreign.map((u) => `${path}: loads \`${u}\` from outside the site`));
       // Every mermaid block on every page becomes an SVG.
       if (found.drawn < found.diagrams) errors.push(`${path}: ${found.diagrams - found.drawn} of ${found.diagrams} diagrams are not SVGs: ${found.diagramErrors.join("; ")}`);
@@ -154,7 +221,13 @@ describe("the docs site", { concurrent: true }, () => {
     };
     // A few tabs of the one browser crawl side by side, each taking the next page off the queue;
     // a tab whose queue is empty waits while another may still find pages.
-    const tabs = await Promise.all(Array.from({ length: crawlTabs }, () => context.newPage()));
+    const tabs = await Promise.all(
+      Array.from({ length: crawlTabs }, async () => {
+        const tab = await context.newPage();
+        await tab.setViewportSize(phone);
+        return tab;
+      }),
+    );
     let busy = 0;
     await Promise.all(
       tabs.map(async (tab) => {
@@ -227,7 +300,8 @@ describe("the docs site", { concurrent: true }, () => {
     await first.waitFor({ state: "visible" });
     expect(await first.locator(".title").textContent()).toBe("RingBuffer");
     expect(await first.locator(".kind").textContent()).toBe("def");
-    expect(((await first.locator(".snippet").textContent()) ?? "").length).toBeGreaterThan(0);
+    // The snippet comes with the full index, which replaces the titles' one as soon as it arrives.
+    expect(await poll(async () => (await first.locator(".snippet").count()) > 0 && ((await first.locator(".snippet").textContent()) ?? "").length > 0, (has) => has)).toBe(true);
     await first.click();
     await page.waitForURL(/conventions\.html#block-\d+$/);
     await page.close();
@@ -267,7 +341,7 @@ describe("the docs site", { concurrent: true }, () => {
     }
   });
 
-  it("saves screenshots of the index and of a chapter", async () => {
+  it("saves screenshots of the index and of a chapter, on a phone, in the dark and in print preview too", async () => {
     mkdirSync(artifacts, { recursive: true });
     for (const [path, file] of [["index.html", "index.png"], [chapter, "chapter.png"]] as const) {
       const { page } = await open(path);
@@ -280,6 +354,280 @@ describe("the docs site", { concurrent: true }, () => {
       await page.screenshot({ path: join(artifacts, file), fullPage: false });
       await page.close();
     }
+    // The chapter as the issue asked to see it: on a phone, in the dark, and in print preview.
+    const views: readonly [string, (page: Page) => Promise<void>][] = [
+      ["chapter-phone.png", (page) => page.setViewportSize(phone)],
+      ["chapter-dark.png", (page) => page.emulateMedia({ colorScheme: "dark" })],
+      ["chapter-print.png", (page) => page.emulateMedia({ media: "print" })],
+    ];
+    for (const [file, setUp] of views) {
+      const page = await context.newPage();
+      await setUp(page);
+      await open(chapter, page);
+      if (file === "chapter-dark.png") {
+        await page.locator("figure.block", { hasText: "export class RingBuffer" }).first().scrollIntoViewIfNeeded();
+        await page.evaluate("window.scrollBy(0, -80)");
+      }
+      await page.screenshot({ path: join(artifacts, file), fullPage: false });
+      await page.close();
+    }
+  });
+
+  it("passes axe-core with no serious or critical violation on the index, the 404 page and a sample of chapters and source pages", async () => {
+    // A sample, as axe takes seconds on a chapter of thousands of highlighted tokens and every
+    // chapter is the one template (the book too, which html-validate checks): the index, the 404
+    // page, the diagram chapters, the heaviest chapter by hovers (loop), the one that scrolled
+    // sideways (config), and a source page.
+    const paths = ["index.html", "404.html", chapter, loopChapter, "chapters/reason.html", "chapters/config.html", sourceSample[0] ?? ""];
+    const found: string[] = [];
+    await inTabs(paths, 2, async (path, tab) => {
+      const { errors } = await open(path, tab);
+      found.push(...errors, ...(await seriousViolations(tab, path)));
+    });
+    expect(found).toEqual([]);
+  }, 600_000);
+
+  it("passes axe-core in dark mode too (colours of text, links, badges and code), on a sample of the site's pages", async () => {
+    const found: string[] = [];
+    await inTabs(["index.html", chapter, "404.html", sourceSample[0] ?? ""], 2, async (path, tab) => {
+      await tab.emulateMedia({ colorScheme: "dark" });
+      const { errors } = await open(path, tab);
+      expect(await tab.evaluate("getComputedStyle(document.body).backgroundColor")).toBe("rgb(13, 17, 23)");
+      found.push(...errors, ...(await seriousViolations(tab, path)));
+    });
+    expect(found).toEqual([]);
+  }, 300_000);
+
+  it("passes axe-core on a sample of typedoc's API pages (its theme mended where a page can be)", async () => {
+    const nested = readdirSync(join(result.out, "api", "interfaces")).filter((f) => f.endsWith(".html")).slice(0, 1).map((f) => `api/interfaces/${f}`);
+    const found: string[] = [];
+    await inTabs(["api/index.html", ...nested], 2, async (path, tab) => {
+      await open(path, tab);
+      found.push(...(await seriousViolations(tab, path)));
+    });
+    expect(found).toEqual([]);
+  }, 120_000);
+
+  it("is valid HTML by html-validate's recommended rules (less four argued ones) on the index, the extra pages, chapters and source pages", async () => {
+    // A sample, as html-validate takes seconds on a half-megabyte chapter: the index, the 404 page,
+    // the two diagram chapters and the heaviest one, the whole book and the source sample. Every
+    // chapter shares one template with these.
+    const validator = new HtmlValidate({
+      extends: ["html-validate:recommended"],
+      rules: {
+        // `<!doctype html>` in lower case is the HTML standard's own spelling; the rule is a house style.
+        "doctype-style": "off",
+        // Code colours come from the highlighter per token, inline: a class per colour would need a
+        // style sheet generated from two themes, for the same pixels.
+        "no-inline-style": "off",
+        // A raw `>` in text is valid HTML; the Markdown renderer's serializer leaves it, as browsers expect.
+        "no-raw-characters": "off",
+        // The book repeats chapters' headings (e.g. two "Tests" sections): ids stay unique, text may repeat.
+        "unique-landmark": "off",
+      },
+    });
+    const found: string[] = [];
+    for (const path of ["index.html", "404.html", chapter, loopChapter, "chapters/reason.html", "book.html", ...sourceSample]) {
+      const report = await validator.validateString(readFileSync(join(result.out, path), "utf8"), path);
+      for (const r of report.results) for (const m of r.messages) found.push(`${path}:${m.line}:${m.column} ${m.ruleId}: ${m.message}`);
+    }
+    expect(found).toEqual([]);
+  }, 300_000);
+
+  it("lays a chapter out for a phone: title near the top, the chapter list a menu, a skip link first, code at one font shrink", async () => {
+    const page = await context.newPage();
+    await page.setViewportSize(phone);
+    await open(loopChapter, page);
+    const h1 = await page.locator("main h1").boundingBox();
+    expect(h1 !== null && h1.y < 250, `title at ${JSON.stringify(h1)}`).toBe(true);
+    expect(await page.locator("nav.sidebar").isVisible()).toBe(false);
+    await page.locator("header a.menu").click();
+    expect(await page.locator("nav.sidebar").isVisible()).toBe(true);
+    expect(await page.locator("header a.menu").getAttribute("aria-expanded")).toBe("true");
+    expect(await page.evaluate("document.activeElement.closest('nav.sidebar') !== null")).toBe(true);
+    await page.locator("header a.menu").click();
+    expect(await page.locator("nav.sidebar").isVisible()).toBe(false);
+    // On a fresh page, the first Tab reaches the skip link, which takes the keyboard to the text.
+    await open(loopChapter, page);
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate("document.activeElement.className")).toBe("skip-link");
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate("document.activeElement.id")).toBe("content");
+    // 16 px × 0.88 once (the issue found 0.88 twice: 12.4 px).
+    expect(await page.evaluate("getComputedStyle(document.querySelector('pre.code code')).fontSize")).toBe("14.08px");
+    await page.close();
+  });
+
+  it("keeps \"On this page\" in view beside a long chapter on a desktop screen, after scrolling too", async () => {
+    const { page } = await open(loopChapter);
+    const toc = page.locator("nav.toc");
+    const inView = async (): Promise<boolean> => {
+      const box = await toc.boundingBox();
+      return box !== null && box.y >= 0 && box.y < 900 && box.x + box.width <= 1280;
+    };
+    expect(await inView()).toBe(true);
+    await page.evaluate("window.scrollTo(0, document.body.scrollHeight / 2)");
+    expect(await inView()).toBe(true);
+    await page.close();
+  });
+
+  it("goes dark with the reader's system, code included, in the light theme's contrast", async () => {
+    const page = await context.newPage();
+    await page.emulateMedia({ colorScheme: "dark" });
+    await open(chapter, page);
+    const colours = (await page.evaluate(`(() => { const t = document.querySelector('pre.code span[style*="--d:"]'); return { shown: getComputedStyle(t).color, dark: t.style.getPropertyValue("--d"), bg: getComputedStyle(document.querySelector("pre.code")).backgroundColor }; })()`)) as { shown: string; dark: string; bg: string };
+    const hex = (rgb: string): string => `#${(rgb.match(/\d+/g) ?? []).slice(0, 3).map((n) => Number(n).toString(16).padStart(2, "0")).join("")}`;
+    expect(hex(colours.shown)).toBe(colours.dark.trim());
+    expect(colours.bg).toBe("rgb(13, 17, 23)");
+    await page.close();
+  });
+
+  it("prints the chapter, not the navigation, with every code line wrapped inside the page", async () => {
+    const page = await context.newPage();
+    await open(loopChapter, page);
+    await page.emulateMedia({ media: "print" });
+    for (const hidden of ["header.top", "nav.sidebar", "nav.toc", "nav.pager"]) expect(await page.locator(hidden).first().isVisible(), hidden).toBe(false);
+    const first = (await page.evaluate("(() => { const r = document.querySelector('main h1').getBoundingClientRect(); return r.top + window.scrollY; })()")) as number;
+    expect(first).toBeLessThan(100);
+    const cut = (await page.evaluate("[...document.querySelectorAll('pre.code')].filter((p) => p.scrollWidth > p.clientWidth + 1).length")) as number;
+    expect(cut).toBe(0);
+    expect(await page.evaluate("getComputedStyle(document.querySelector('pre.code')).whiteSpace")).toBe("pre-wrap");
+    await page.close();
+  });
+
+  it("searches from the keyboard alone: arrows through the hits, Escape back, closes when focus leaves, and says how many it found", async () => {
+    const { page } = await open(chapter);
+    await page.locator("#search-input").focus();
+    await page.keyboard.type("loop");
+    // Titles first: the chapter called "The metabolic loop" is found, and every hit whose title
+    // says "loop" comes before any that only mentions loops (polled: each key typed renders the
+    // hits of the query so far, "lo" among them).
+    const titles = async (): Promise<string[]> => page.locator("#search-results li a .title").allTextContents();
+    expect(await poll(titles, (shown) => shown.includes("The metabolic loop"))).toContain("The metabolic loop");
+    const saysLoop = (await titles()).map((t) => /loop/i.test(t));
+    expect(saysLoop.indexOf(false) === -1 || saysLoop.lastIndexOf(true) < saysLoop.indexOf(false), JSON.stringify(await titles())).toBe(true);
+    expect(await page.locator("#search-status").textContent()).toMatch(/^\d+ results?/);
+    const hrefs = await page.locator("#search-results li a").evaluateAll((links) => links.map((a) => (a as unknown as { href: string }).href));
+    expect(new Set(hrefs).size).toBe(hrefs.length);
+    await page.keyboard.press("ArrowDown");
+    expect(await page.evaluate("document.activeElement === document.querySelector('#search-results a')")).toBe(true);
+    await page.keyboard.press("ArrowDown");
+    expect(await page.evaluate("document.activeElement === document.querySelectorAll('#search-results a')[1]")).toBe(true);
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("ArrowUp");
+    expect(await page.evaluate("document.activeElement.id")).toBe("search-input");
+    await page.keyboard.press("Escape");
+    expect(await page.locator("#search-results").isVisible()).toBe(false);
+    expect(await page.evaluate("document.activeElement.id")).toBe("search-input");
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowDown");
+    expect(await page.locator("#search-results").isVisible()).toBe(true);
+    // Tab past the last hit: focus leaves the search, the list closes.
+    const count = hrefs.length;
+    for (let i = 0; i < count; i++) await page.keyboard.press("Tab");
+    expect(await page.evaluate("document.querySelector('form.search').contains(document.activeElement)")).toBe(false);
+    expect(await page.locator("#search-results").isVisible()).toBe(false);
+    await page.close();
+  });
+
+  it("finds error messages and API pages, not only chapters and definitions", async () => {
+    const { page } = await open("index.html");
+    const hitKinds = async (query: string): Promise<string[]> => {
+      await page.locator("#search-input").fill("");
+      await page.locator("#search-input").fill(query);
+      await page.locator("#search-results li").first().waitFor({ state: "visible" });
+      return page.locator("#search-results li a .kind").allTextContents();
+    };
+    const message = result.model.chapters.length > 0 ? (readFileSync(join(result.out, "index.html"), "utf8").match(/<td class="msg">([A-Za-z][^<…&]{20,60})/)?.[1] ?? "") : "";
+    expect(message).not.toBe("");
+    expect(await hitKinds(message.split(" ").slice(0, 5).join(" "))).toContain("err");
+    const exported = result.model.definitions.find((d) => result.model.blocks[d.block]?.apiHref !== undefined);
+    expect(exported, "a definition with an API page").toBeDefined();
+    expect(await hitKinds(exported?.name ?? "")).toContain("api");
+    await page.close();
+  });
+
+  it("shows a type from the keyboard, and keeps it while the pointer moves onto it, with no raw {@link} in any hover", async () => {
+    const { page } = await open(loopChapter);
+    const name = page.locator("pre.code span.sym[data-h]").first();
+    await name.focus();
+    const tip = page.locator("#hover-tip");
+    await tip.waitFor({ state: "visible" });
+    expect(((await tip.textContent()) ?? "").length).toBeGreaterThan(0);
+    await page.keyboard.press("Escape");
+    expect(await tip.isVisible()).toBe(false);
+    // Pointer: onto the name, then onto the tip itself (to read or select it).
+    await name.hover();
+    await tip.waitFor({ state: "visible" });
+    const box = await tip.boundingBox();
+    if (box === null) throw new Error("the tip has no box");
+    const from = await name.boundingBox();
+    if (from === null) throw new Error("the name has no box");
+    // Straight down from the name into the tip, which opens just under it.
+    await page.mouse.move(from.x + from.width / 2, box.y + Math.min(8, box.height / 2), { steps: 4 });
+    await page.waitForTimeout(500);
+    expect(await tip.isVisible()).toBe(true);
+    const hoverData = (await page.evaluate("document.getElementById('hover-data').textContent")) as string;
+    expect(hoverData).not.toContain("{@link");
+    await page.close();
+  });
+
+  it("makes search usable before the diagram library arrives, which only diagram pages fetch", async () => {
+    const page = await context.newPage();
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let mermaidAsked = false;
+    await page.route("**/assets/mermaid.min.js", async (route) => {
+      mermaidAsked = true;
+      await held;
+      await route.continue();
+    });
+    await open(chapter, page, false);
+    await page.locator("#search-input").fill("RingBuffer");
+    await page.locator("#search-results li a").first().waitFor({ state: "visible" });
+    expect(await page.evaluate("document.documentElement.dataset.diagrams ?? 'pending'")).toBe("pending");
+    release();
+    expect(await page.evaluate(settled)).toBe(true);
+    expect(mermaidAsked).toBe(true);
+    // A page without diagrams never asks for the library.
+    mermaidAsked = false;
+    await open("index.html", page);
+    expect(mermaidAsked).toBe(false);
+    await page.close();
+  });
+
+  it("copies a block's code with its button", async () => {
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(base).origin });
+    const { page } = await open(chapter);
+    const block = page.locator("figure.block", { hasText: "export class RingBuffer" }).first();
+    await block.locator("button.copy").click();
+    expect(await poll(async () => block.locator("button.copy").textContent(), (text) => text === "Copied")).toBe("Copied");
+    const copied = (await page.evaluate("navigator.clipboard.readText()")) as string;
+    expect(copied).toBe((await block.locator("pre.code").textContent()) ?? "");
+    expect(copied).toContain("export class RingBuffer");
+    await page.close();
+  });
+
+  it("has a 404 page, a sitemap of every page, an edit link to each chapter's Markdown, and the whole book on one page", async () => {
+    const { page, errors } = await open("404.html");
+    expect(await page.locator("main a[href='index.html']").count()).toBeGreaterThan(0);
+    const sitemap = readFileSync(join(result.out, "sitemap.xml"), "utf8");
+    for (const c of result.model.chapters) expect(sitemap).toContain(`<loc>${c.path}</loc>`);
+    expect(sitemap).not.toContain("404.html");
+    await open(chapter, page);
+    const edit = page.locator("p.edit-link a");
+    expect(await edit.getAttribute("href")).toBe("../literate/conventions.md");
+    await edit.click();
+    await page.waitForURL("**/literate/conventions.md");
+    expect(await page.locator("body").textContent()).toBe(readFileSync(join(process.cwd(), "literate/conventions.md"), "utf8"));
+    const book = readFileSync(join(result.out, "book.html"), "utf8");
+    const at = result.model.chapters.map((c) => book.indexOf(`id="${c.path.replace(/^chapters\//, "").replace(/\.html$/, "")}"`));
+    expect(at.every((i) => i > 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+    expect(errors).toEqual([]);
+    await page.close();
   });
 
   it("documents every export of the public entry (typedoc's validation)", () => {

@@ -8,6 +8,8 @@ export const b: number | undefined = undefined;
 export type Wrapped<T extends object> = { value: T };
 export type R = ReturnType<typeof f>;
 export const run = (): void => check(a).toBeDefined();
+/** Calls {@link f} and {@link run | the runner}; see {@linkcode Wrapped}. */
+export const linked = 2;
 `;
 
 describe("the cross-references' hovers", () => {
@@ -22,6 +24,12 @@ describe("the cross-references' hovers", () => {
   it("keep a generic type alias's type parameters", () => {
     expect(hover("Wrapped")).toBe("type Wrapped<T extends object> = { value: T; }");
     expect(hover("ReturnType")).toMatch(/^type ReturnType<T extends \(\.\.\.args: any\) => any> = /);
+  });
+
+  it("show a doc comment's {@link} as the name or text a reader sees, never raw", () => {
+    const full = xref.symbols.find((s) => s.name === "linked")?.hover ?? "";
+    expect(full).toContain("Calls f and the runner; see Wrapped.");
+    expect(full).not.toContain("{@link");
   });
 
   it("name an imported binding as it is used, not by the exporter's internal name", () => {

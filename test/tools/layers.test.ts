@@ -57,12 +57,13 @@ const docsLayers: readonly (readonly string[])[] = [
   ["highlight", "xref"],
   ["model"],
   ["pages", "attribution", "api", "assets", "cache"],
+  ["extra-pages"],
   ["build"],
   ["serve", "dev-serve"],
 ];
 
 /** Docs modules that compute over in-memory inputs only. */
-const docsPure = ["html", "errors-index", "search", "chapter", "attribution-folder", "code-html", "layout", "highlight", "model", "pages"];
+const docsPure = ["html", "errors-index", "search", "chapter", "attribution-folder", "code-html", "layout", "highlight", "model", "pages", "extra-pages"];
 
 const docsLayerOf = (name: string): number => docsLayers.findIndex((layer) => layer.includes(name));
 const docsModules = readdirSync("tools/lib/docs").filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3));

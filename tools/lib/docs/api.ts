@@ -183,15 +183,27 @@ function pagesOfBlocks(app: Application, project: ProjectReflection, blockOf: (r
   return pages;
 }
 
-/** Turns the `literate-block:` source links typedoc wrote into paths relative to each page. */
+/**
+ * What typedoc's default theme gets wrong for axe-core that its page can be mended for, page by
+ * page: a permalink inside each section's `<summary>` (a link inside a button: axe's serious
+ * `nested-interactive`) is dropped (the heading keeps its id), and its navigation landmarks get
+ * names. What is left is typedoc's and moderate: no `<main>` landmark, content outside landmarks.
+ */
+export function accessibleTypedocPage(html: string): string {
+  return html
+    .replace(/<summary\b[^>]*>[\s\S]*?<\/summary>/g, (summary) => summary.replace(/<a [^>]*class="tsd-anchor-icon"[^>]*>[\s\S]*?<\/a>/g, ""))
+    .replace('<nav id="tsd-sidebar-links" class="tsd-navigation">', '<nav id="tsd-sidebar-links" class="tsd-navigation" aria-label="Back to the chapters">')
+    .replace(/<nav class="tsd-navigation">/g, '<nav class="tsd-navigation" aria-label="API contents">');
+}
+
+/** Turns the `literate-block:` source links typedoc wrote into paths relative to each page, and mends each page's accessibility (`accessibleTypedocPage`). */
 function rewriteChapterLinks(out: string): void {
   const walk = (dir: string, depth: number): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path, depth + 1);
       else if (entry.name.endsWith(".html")) {
-        const text = readFileSync(path, "utf8");
-        if (!text.includes(linkScheme)) continue;
+        const text = accessibleTypedocPage(readFileSync(path, "utf8"));
         // "Defined in" names the chapter and block, not the generated line it was tangled to.
         const named = text.replace(/(<a href="literate-block:chapters\/([^"#]+)\.html#block-(\d+)"[^>]*>)[^<]*(<\/a>)/g, (_m, open: string, chapter: string, block: string, close: string) => `${open}literate/${chapter}.md, block ${Number(block) + 1}${close}`);
         writeFileSync(path, named.split(linkScheme).join("../".repeat(depth + 1)));

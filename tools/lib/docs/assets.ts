@@ -6,7 +6,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { searchOptions } from "./search.ts";
+import { searchOptions, titleSearchOptions, type SearchIndexes } from "./search.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -23,16 +23,19 @@ function packageFile(pkg: string, file: string): string {
   return join(dir, file);
 }
 
-/** Writes the assets and the search index into `${site}/assets`. */
-export function writeAssets(site: string, searchIndexJson: string): void {
+/** Writes the assets and the two search indexes into `${site}/assets`. */
+export function writeAssets(site: string, search: SearchIndexes): void {
   const dir = join(site, "assets");
   mkdirSync(dir, { recursive: true });
   copyFileSync(join(here, "assets", "site.css"), join(dir, "site.css"));
   copyFileSync(join(here, "assets", "site.js"), join(dir, "site.js"));
+  copyFileSync(join(here, "assets", "search.js"), join(dir, "search.js"));
   copyFileSync(join(here, "assets", "favicon.svg"), join(dir, "favicon.svg"));
   copyFileSync(packageFile("mermaid", "dist/mermaid.min.js"), join(dir, "mermaid.min.js"));
   copyFileSync(packageFile("minisearch", "dist/umd/index.js"), join(dir, "minisearch.js"));
   // A script rather than JSON, so search works from file:// as well as over HTTP.
   const options = { fields: [...searchOptions.fields], storeFields: [...searchOptions.storeFields] };
-  writeFileSync(join(dir, "search-index.js"), `window.__searchOptions = ${JSON.stringify(options)};\nwindow.__searchIndex = ${JSON.stringify(searchIndexJson)};\n`);
+  writeFileSync(join(dir, "search-index.js"), `window.__searchOptions = ${JSON.stringify(options)};\nwindow.__searchIndex = ${JSON.stringify(search.full)};\n`);
+  const titleOptions = { fields: [...titleSearchOptions.fields], storeFields: [...titleSearchOptions.storeFields] };
+  writeFileSync(join(dir, "search-titles.js"), `window.__searchTitleOptions = ${JSON.stringify(titleOptions)};\nwindow.__searchTitles = ${JSON.stringify(search.titles)};\n`);
 }

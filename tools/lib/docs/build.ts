@@ -28,9 +28,10 @@ import type { CodeToken } from "./code-html.ts";
 import { codeTheme, createTokenizer, highlightOnWorker, type Tokenize } from "./highlight.ts";
 import { lineAnchor, sourcePath } from "./html.ts";
 import { buildModel, type DocsModel } from "./model.ts";
+import { notFoundPath, renderBookPage, renderNotFoundPage, sitemapXml } from "./extra-pages.ts";
 import { chapterLinks, renderChapterPage, renderIndexPage, renderSourcePage, type IndexedError, type PageContext, type RenderedPage, sourceLanguage, withoutInlineSourceMap } from "./pages.ts";
 import { fillChapterList } from "./layout.ts";
-import { buildSearchIndex, type SearchEntry } from "./search.ts";
+import { buildSearchIndexes, type SearchEntry, type SearchIndexes } from "./search.ts";
 import { crossReference, crossReferenceChanged, readCompilerOptions, xrefMemory, type XrefMemory, type XrefResult } from "./xref.ts";
 import { cachedPath, hashParts, linkTree, pruneCache, writeCachedText, readCachedJson, restoreCachedFolder, storeCachedFolder, treeFingerprint, writeCachedJson } from "./cache.ts";
 import { plainTokens } from "./code-html.ts";
@@ -66,6 +67,14 @@ export interface DocsOptions {
    * seconds; such cross-references are never written to the cache. Default false: all of them.
    */
   readonly quick?: boolean;
+  /**
+   * Where each chapter's "Edit this page" points: this prefix and the document's
+   * repository-relative path (`https://github.com/OWNER/REPO/edit/main/` + `literate/loop.md`).
+   * Absent, it points at the copy of the Markdown the site keeps at that same path.
+   */
+  readonly editBase?: string;
+  /** The address the site is published at, for the sitemap's absolute URLs; absent, `sitemap.xml` lists site-relative paths. */
+  readonly siteUrl?: string;
 }
 
 /**
@@ -220,18 +229,20 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     const errorSites = errorSitesStep(root, tangled, tsFiles, codeVersion, useCache);
     const sources = sourceFilesStep(root, tangled, tsFiles, errorSites);
     const paths = [...texts.keys()];
-    const cachedPages = pageCacheStep(root, model, codeVersion, { siteTitle, sourceFiles: sources.files, paths, texts, api: api !== undefined }, sources.contents, useCache);
+    const cachedPages = pageCacheStep(root, model, codeVersion, { siteTitle, sourceFiles: sources.files, paths, texts, api: api !== undefined, editBase: options.editBase ?? "" }, sources.contents, useCache);
     const highlighting = await highlightStep(root, model, sources, cachedPages, codeVersion, options.memory, useCache, early);
-    const ctx: PageContext = { model, tokenize: highlighting.tokenize, siteTitle, sourcePages: sources.files, documents: new Set(paths), parsed: highlighting.markdown.parsed, deferChapterList: true };
+    const ctx: PageContext = { model, tokenize: highlighting.tokenize, siteTitle, sourcePages: sources.files, documents: new Set(paths), parsed: highlighting.markdown.parsed, deferChapterList: true, ...(options.editBase === undefined ? {} : { editBase: options.editBase }) };
     const { pages, fresh } = renderStep(ctx, model, texts, sources, cachedPages, highlighting, progress);
-    pages.push(renderIndexPage(ctx, { errors: indexErrors(model, tangled, errorSites), globalProblems: report.problems.filter((p) => !report.blocks.some((b) => b.problems.includes(p)) && p.line === 0), apiProblems: (api?.problems ?? []).map((p) => p.message), apiStrict: api?.strict ?? false, generatedFiles: [...sources.files].sort(), description }));
+    const errors = indexErrors(model, tangled, errorSites);
+    pages.push(renderIndexPage(ctx, { errors, globalProblems: report.problems.filter((p) => !report.blocks.some((b) => b.problems.includes(p)) && p.line === 0), apiProblems: (api?.problems ?? []).map((p) => p.message), apiStrict: api?.strict ?? false, generatedFiles: [...sources.files].sort(), description }));
+    pages.push(renderNotFoundPage(ctx), renderBookPage(ctx, texts));
     storeRenderCachesStep(root, highlighting, cachedPages, fresh, options.memory, { useCache, quick: options.quick === true });
-    return { model, pages, sources, cachedPages, highlighting };
+    return { model, pages, sources, cachedPages, highlighting, errors };
   });
-  const { model, pages, sources, cachedPages, highlighting } = rendering.value;
+  const { model, pages, sources, cachedPages, highlighting, errors } = rendering.value;
   progress(`docs: rendered ${pages.length} pages (${model.chapters.length} chapters, ${sources.files.size} source files, index) in ${Math.round(rendering.ms)} ms; ${cachedPages.fromCache()} pages and ${highlighting.toRender.size - highlighting.misses} of ${highlighting.toRender.size} highlighted code texts from the cache${highlighting.ahead > 0 ? `, ${highlighting.ahead} highlighted ahead on a second thread` : ""}`);
 
-  const written = timed(() => writeSiteStep(root, model, pages, cachedPages.copied, staging, out, useCache));
+  const written = timed(() => writeSiteStep(root, { model, pages, errors, texts, siteUrl: options.siteUrl }, cachedPages.copied, staging, out, useCache));
 
   const total = performance.now() - started;
   progress(`docs: wrote ${out} in ${Math.round(total)} ms${problems.length > 0 ? `; ${problems.length} problem(s)` : ""}`);
@@ -624,7 +635,8 @@ function storeRenderCachesStep(root: string, highlighting: Highlighting, cached:
  * the assets) and swapped in: the old site is renamed aside and removed in the background, so
  * the swap itself is two renames.
  */
-function writeSiteStep(root: string, model: DocsModel, pages: readonly RenderedPage[], copied: ReadonlyMap<string, string>, staging: string, out: string, useCache: boolean): void {
+function writeSiteStep(root: string, site: { readonly model: DocsModel; readonly pages: readonly RenderedPage[]; readonly errors: readonly IndexedError[]; readonly texts: ReadonlyMap<string, string>; readonly siteUrl: string | undefined }, copied: ReadonlyMap<string, string>, staging: string, out: string, useCache: boolean): void {
+  const { model, pages } = site;
   // Pages are rendered and cached without the sidebar's chapter list, whose statuses change with
   // any chapter's verdict: it is filled in here, so a status change re-renders no page.
   const links = chapterLinks(model);
@@ -634,11 +646,17 @@ function writeSiteStep(root: string, model: DocsModel, pages: readonly RenderedP
     const from = copied.get(page.path);
     writeFileSync(path, fillChapterList(from === undefined ? page.html : readFileSync(from, "utf8"), page.path, links));
   }
-  const entries = searchEntries(model, pages);
+  // The Markdown each chapter is written in, at its repository-relative path: "Edit this page" without an edit URL.
+  for (const [doc, text] of site.texts) {
+    mkdirSync(dirname(join(staging, doc)), { recursive: true });
+    writeFileSync(join(staging, doc), text);
+  }
+  writeFileSync(join(staging, "sitemap.xml"), sitemapXml(pages.map((p) => p.path).filter((p) => p !== notFoundPath), site.siteUrl));
+  const entries = searchEntries(model, pages, site.errors);
   const searchName = `search-${hashParts([JSON.stringify(entries)])}.json`;
-  let searchIndex = useCache ? readCachedJson<string>(root, searchName) : undefined;
-  if (searchIndex === undefined) {
-    searchIndex = buildSearchIndex(entries);
+  let searchIndex = useCache ? readCachedJson<SearchIndexes>(root, searchName) : undefined;
+  if (searchIndex === undefined || typeof searchIndex !== "object") {
+    searchIndex = buildSearchIndexes(entries);
     if (useCache) {
       writeCachedJson(root, searchName, searchIndex);
       pruneCache(root, (n) => n.startsWith("search-") && n !== searchName);
@@ -707,22 +725,38 @@ function indexErrors(model: DocsModel, tangled: TangleResult, sites: readonly Er
   return indexed.sort((a, b) => a.label.localeCompare(b.label, "en", { sensitivity: "base" }) || a.message.localeCompare(b.message, "en", { sensitivity: "base" }) || a.where.localeCompare(b.where));
 }
 
-/** Search entries: definitions, headings and the prose under each heading. */
-function searchEntries(model: DocsModel, pages: readonly RenderedPage[]): SearchEntry[] {
+/**
+ * Search entries, one per thing a reader looks for and never two for one place: each chapter
+ * (its title, with the prose before its first section), each section (its heading with the prose
+ * under it), each definition, each error message the code can raise, and each API page.
+ */
+function searchEntries(model: DocsModel, pages: readonly RenderedPage[], errors: readonly IndexedError[]): SearchEntry[] {
   const entries: SearchEntry[] = [];
+  const add = (entry: Omit<SearchEntry, "id">): void => {
+    entries.push({ id: entries.length, ...entry });
+  };
+  for (const page of pages) {
+    const chapter = model.chapters.find((c) => c.path === page.path);
+    if (chapter === undefined) continue;
+    const title = page.headings.find((h) => h.depth === 1);
+    const textOf = (id: string): string => page.sections.filter((s) => s.id === id).map((s) => s.text).join(" ");
+    const intro = [textOf(""), title === undefined ? "" : textOf(title.id)].join(" ").trim() || (chapter.description ?? "");
+    add({ kind: "chapter", title: chapter.title, text: intro, href: page.path, chapter: chapter.title, snippet: snippetOf(chapter.description ?? intro) });
+    for (const h of page.headings) {
+      if (h.depth === 1 || h.id === "") continue;
+      const text = textOf(h.id);
+      add({ kind: "section", title: h.text, text, href: `${page.path}#${h.id}`, chapter: chapter.title, ...(text === "" ? {} : { snippet: snippetOf(text) }) });
+    }
+  }
   for (const d of model.definitions) {
     const b = model.blocks[d.block];
     const chapter = model.chapters.find((c) => c.doc === b?.block.doc);
     if (b === undefined || chapter === undefined) continue;
     const first = b.block.lines.find((l) => l.trim() !== "" && !/^\s*(\/\/|\/\*|\*)/.test(l))?.trim() ?? "";
-    entries.push({ id: entries.length, kind: "definition", title: d.name, text: b.block.attrs.name ?? "", href: b.href, chapter: chapter.title, snippet: snippetOf(first) });
+    add({ kind: "definition", title: d.name, text: b.block.attrs.name ?? "", href: b.href, chapter: chapter.title, snippet: snippetOf(first) });
+    if (b.apiHref !== undefined) add({ kind: "api", title: d.name, text: "", href: b.apiHref, chapter: "API reference", snippet: `the API page of ${d.name}` });
   }
-  for (const page of pages) {
-    const chapter = model.chapters.find((c) => c.path === page.path);
-    if (chapter === undefined) continue;
-    for (const h of page.headings) entries.push({ id: entries.length, kind: "heading", title: h.text, text: "", href: `${page.path}#${h.id}`, chapter: chapter.title });
-    for (const s of page.sections) entries.push({ id: entries.length, kind: "prose", title: s.heading === "" ? chapter.title : s.heading, text: s.text, href: s.id === "" ? page.path : `${page.path}#${s.id}`, chapter: chapter.title, snippet: snippetOf(s.text) });
-  }
+  for (const e of errors) add({ kind: "error", title: e.message, text: e.label, href: e.href ?? "index.html#errors", chapter: e.label, snippet: e.where });
   return entries;
 }
 
@@ -737,8 +771,8 @@ const pagesFolder = "pages";
  * hover text, API links) and what it says about the blocks it links to (label, chapter, line).
  * Conservative by design: a change that might show on a page changes its key.
  */
-function pageKeys(model: DocsModel, codeVersion: string, input: { siteTitle: string; sourceFiles: ReadonlySet<string>; paths: readonly string[]; texts: ReadonlyMap<string, string>; api: boolean }): { chapters: string[]; source: (file: string, content: string) => string } {
-  const shared = hashParts([codeVersion, input.siteTitle, String(input.api), JSON.stringify(chapterLinks(model).map((link) => [link.title, link.path])), JSON.stringify(model.chapters.map((c) => [c.doc, c.title, c.description ?? ""])), JSON.stringify([...input.sourceFiles]), JSON.stringify(input.paths)]);
+function pageKeys(model: DocsModel, codeVersion: string, input: { siteTitle: string; sourceFiles: ReadonlySet<string>; paths: readonly string[]; texts: ReadonlyMap<string, string>; api: boolean; editBase: string }): { chapters: string[]; source: (file: string, content: string) => string } {
+  const shared = hashParts([codeVersion, input.siteTitle, String(input.api), input.editBase, JSON.stringify(chapterLinks(model).map((link) => [link.title, link.path])), JSON.stringify(model.chapters.map((c) => [c.doc, c.title, c.description ?? ""])), JSON.stringify([...input.sourceFiles]), JSON.stringify(input.paths)]);
   const symbols = model.xref.symbols;
   const about = (g: number): string => {
     const r = model.blocks[g];

@@ -10,6 +10,8 @@ export interface CodeToken {
   /** 0-based column in its line. */
   readonly column: number;
   readonly color?: string;
+  /** Its colour when the reader's system is dark. */
+  readonly dark?: string;
   /** Shiki's font style bits: 1 italic, 2 bold, 4 underline. */
   readonly fontStyle?: number;
 }
@@ -42,11 +44,14 @@ export interface CodeView {
   /** Overlays per line (0-based line index), sorted by column, not overlapping. */
   readonly overlays: ReadonlyMap<number, readonly CodeOverlay[]>;
   readonly marks: ReadonlyMap<number, readonly LineMark[]>;
+  /** What the block is called when it takes focus (default: its language). */
+  readonly label?: string;
 }
 
 function styleOf(token: CodeToken): string {
   const parts: string[] = [];
   if (token.color !== undefined) parts.push(`color:${token.color}`);
+  if (token.dark !== undefined) parts.push(`--d:${token.dark}`);
   const f = token.fontStyle ?? 0;
   if (f & 1) parts.push("font-style:italic");
   if (f & 2) parts.push("font-weight:bold");
@@ -57,7 +62,8 @@ function styleOf(token: CodeToken): string {
 function openOverlay(o: CodeOverlay): string {
   const hover = o.hover === undefined ? "" : ` data-h="${o.hover}"`;
   if (o.href !== undefined && !o.isDefinition) return `<a class="ref" href="${escapeHtml(o.href)}"${hover}>`;
-  return `<span class="${o.isDefinition ? "def" : "sym"}"${hover}>`;
+  // A name with a hover takes focus, so the keyboard reaches its type as the pointer does.
+  return `<span class="${o.isDefinition ? "def" : "sym"}"${hover}${o.hover === undefined ? "" : ' tabindex="0"'}>`;
 }
 
 function closeOverlay(o: CodeOverlay): string {
@@ -113,7 +119,8 @@ export function renderCode(view: CodeView): string {
     const markAttrs = marks === undefined ? "" : ` data-problem="${escapeHtml(marks.map((m) => m.message).join("\n"))}"`;
     return `<span class="line${marks === undefined ? "" : " problem-line"}" id="${view.id}-L${i + 1}"${markAttrs}>${rendered}</span>`;
   });
-  return `<pre class="code" data-lang="${escapeHtml(view.lang)}"><code>${lines.join("\n")}</code></pre>`;
+  // Focusable, so a block wider than the screen scrolls from the keyboard; named for that focus.
+  return `<pre class="code" data-lang="${escapeHtml(view.lang)}" tabindex="0" aria-label="${escapeHtml(view.label ?? (view.lang === "" ? "code" : `${view.lang} code`))}"><code>${lines.join("\n")}</code></pre>`;
 }
 
 /** Splits plain text into lines of one unstyled token each (for languages the highlighter lacks). */

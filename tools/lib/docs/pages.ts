@@ -35,6 +35,12 @@ export interface PageContext {
   readonly parsed?: ChapterOptions["parsed"];
   /** Render pages without the sidebar's chapter list, for the build to fill in when it writes them (`fillChapterList`). */
   readonly deferChapterList?: boolean;
+  /**
+   * Where "Edit this page" points: this prefix and the document's repository-relative path
+   * (`https://github.com/OWNER/REPO/edit/main/`); absent, the copy of the Markdown the site
+   * keeps at that same path (`site/literate/loop.md`).
+   */
+  readonly editBase?: string;
 }
 
 /** The sidebar's chapter links, each with its verify status. */
@@ -105,7 +111,7 @@ function problemList(b: BlockModel, anchor: string): string {
     const where = k >= 0 && k < b.block.lines.length ? `<a href="#${anchor}-L${k + 1}">${escapeHtml(formatLocation(p))}</a>` : escapeHtml(formatLocation(p));
     return `<li class="problem ${p.severity}">${where} <strong>${escapeHtml(p.rule)}</strong>: ${escapeHtml(p.message)}${p.hint === undefined ? "" : `<br><span class="hint">hint: ${escapeHtml(p.hint)}</span>`}</li>`;
   });
-  return `<ul class="problems" role="alert">${items.join("")}${api.join("")}</ul>`;
+  return `<ul class="problems">${items.join("")}${api.join("")}</ul>`;
 }
 
 function marksOf(b: BlockModel): Map<number, LineMark[]> {
@@ -149,7 +155,7 @@ export function renderBlock(ctx: PageContext, page: string, b: BlockModel, hover
     if (target === undefined || column < 0) continue;
     overlays.set(ref.line, [{ column, length: ref.name.length + 4, isDefinition: false, href: relativeHref(page, target.href) }]);
   }
-  const view = { id: anchor, lang: b.block.lang, lines: ctx.tokenize(code, b.block.lang), overlays, marks: marksOf(b) };
+  const view = { id: anchor, lang: b.block.lang, lines: ctx.tokenize(code, b.block.lang), overlays, marks: marksOf(b), label: `code: ${blockLabel(b)}` };
   const generated = b.report?.generated;
   const links: string[] = [];
   if (generated !== undefined && ctx.sourcePages.has(generated.target)) {
@@ -241,7 +247,8 @@ export function renderChapterPage(ctx: PageContext, chapter: ChapterModel, markd
     const b = byLine.get(line);
     if (node.lang === "mermaid") {
       diagrams = true;
-      return `<figure class="diagram"${b === undefined ? "" : ` id="${blockAnchor(b.block.index)}"`}><pre class="mermaid">${escapeHtml(node.value)}</pre></figure>`;
+      // The diagram's text alternative is its source, under the drawing: what it says, as text.
+      return `<figure class="diagram"${b === undefined ? "" : ` id="${blockAnchor(b.block.index)}"`}><pre class="mermaid">${escapeHtml(node.value)}</pre><figcaption><details><summary>The diagram as text</summary><pre class="diagram-text">${escapeHtml(node.value)}</pre></details></figcaption></figure>`;
     }
     return b === undefined ? undefined : renderBlock(ctx, page, b, hovers);
   };
@@ -259,6 +266,7 @@ export function renderChapterPage(ctx: PageContext, chapter: ChapterModel, markd
     ...(next === undefined ? {} : { next: { title: next.title, path: next.path } }),
     hovers,
     diagrams,
+    edit: { href: ctx.editBase === undefined ? relativeHref(page, chapter.doc) : `${ctx.editBase}${chapter.doc}`, source: chapter.doc },
   });
   return { path: page, html, headings: rendered.headings, sections: rendered.sections };
 }
@@ -328,7 +336,7 @@ export function renderSourcePage(ctx: PageContext, file: string, content: string
     const from = startsRun && b !== undefined ? `<a class="from" href="${escapeHtml(relativeHref(page, b.href))}" title="the block this line came from">${escapeHtml(`${b.block.doc}:${target?.lineSource[i] ?? b.block.line}`)}</a>` : "";
     return `<a class="ln" href="#${lineAnchor(n)}">${n}</a>${from}`;
   });
-  const code = renderCode({ id: "src", lang: "ts", lines: tokens, overlays: new Map([...overlays].map(([k, v]) => [k, v.sort((a, b) => a.column - b.column)])), marks: new Map() })
+  const code = renderCode({ id: "src", lang: "ts", label: `code: ${file}`, lines: tokens, overlays: new Map([...overlays].map(([k, v]) => [k, v.sort((a, b) => a.column - b.column)])), marks: new Map() })
     .replace(/<span class="line" id="src-L(\d+)">/g, (_m, n: string) => `<span class="line" id="${lineAnchor(Number(n))}"><span class="gutter">${gutter[Number(n) - 1] ?? ""}</span>`);
   const origin = target === undefined ? "" : `<p>Tangled from ${target.sources.map((s) => `<a href="${escapeHtml(relativeHref(page, chapterPath(s)))}">${escapeHtml(s)}</a>`).join(", ")}. Never edited by hand.</p>`;
   const mapNote =
@@ -339,8 +347,8 @@ export function renderSourcePage(ctx: PageContext, file: string, content: string
   return { path: page, html, headings: [], sections: [] };
 }
 
-/** Comment color of the code theme, for the lines tangle writes itself (header, provenance). */
-const commentColor = "#6A737D";
+/** Comment colours of the code themes (light as overridden for contrast, dark), for the lines tangle writes itself (header, provenance). */
+const commentColor = { color: "#59636e", dark: "#8b949e" } as const;
 
 /**
  * The tokens of the `shown` lines of a tangled file (its text without the inline source map),
@@ -354,7 +362,7 @@ function targetTokens(ctx: PageContext, target: DocsModel["targets"][number], sh
   return lines.map((text, i) => {
     const global = target.lineBlock[i] ?? -1;
     const b = ctx.model.blocks[global]?.block;
-    if (b === undefined) return text === "" ? [] : [{ content: text, column: 0, color: commentColor }];
+    if (b === undefined) return text === "" ? [] : [{ content: text, column: 0, ...commentColor }];
     let tokens = blockTokens.get(global);
     if (tokens === undefined) {
       tokens = ctx.tokenize(b.lines.join("\n"), b.lang);
@@ -424,7 +432,7 @@ export function renderIndexPage(ctx: PageContext, options: { readonly errors: re
 <p class="lead">${escapeHtml(options.description)}</p>
 <section id="chapters" aria-labelledby="chapters-h"><h2 id="chapters-h">Chapters</h2>
 ${verdict}${mutationLine}<p class="meta">${tests} · type-check (${escapeHtml(report.typeCheck.compiler)}) ${Math.round(report.typeCheck.milliseconds)} ms</p>
-<table class="chapters-table"><thead><tr><th>Chapter</th><th>Definitions</th><th>Type-only</th><th>Tested</th><th>Problems</th></tr></thead><tbody>
+<table class="chapters-table"><thead><tr><th scope="col">Chapter</th><th scope="col">Definitions</th><th scope="col">Type-only</th><th scope="col">Tested</th><th scope="col">Problems</th></tr></thead><tbody>
 ${rows}
 </tbody></table>${global}</section>
 <section id="definitions" aria-labelledby="definitions-h"><h2 id="definitions-h">Index of definitions</h2>
@@ -432,7 +440,7 @@ ${rows}
 ${definitions}</section>
 <section id="errors" aria-labelledby="errors-h"><h2 id="errors-h">Index of errors</h2>
 <p class="meta">Every message the harness and the tools can raise, found in their sources (tests left out): errors constructed (<code>new …Error(…)</code>, the message found by the class's constructor), diagnostics (<code>error(at, "rule", …)</code>), configuration and schema problems, HTTP error replies and command failures, grouped by error class, code or rule. … stands for a value filled in at run time.</p>
-<table class="errors-table"><thead><tr><th>Message</th><th>Raised at</th></tr></thead>
+<table class="errors-table"><thead><tr><th scope="col">Message</th><th scope="col">Raised at</th></tr></thead>
 ${errorRows}
 </table></section>
 <section id="files" aria-labelledby="files-h"><h2 id="files-h">Generated files and API</h2>

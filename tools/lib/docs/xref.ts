@@ -201,7 +201,7 @@ function resolver(root: string, files: ReadonlyMap<string, string>, options: ts.
 
   const hoverOf = (symbol: ts.Symbol, node: ts.Node, name: string): string => {
     const head = describeSymbol(checker, symbol, node, name);
-    const doc = ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim();
+    const doc = plainDocText(symbol.getDocumentationComment(checker)).trim();
     const shortDoc = doc.length > maxDocumentation ? `${doc.slice(0, maxDocumentation - 1)}…` : doc;
     return shortDoc === "" ? head : `${head}\n\n${shortDoc}`;
   };
@@ -284,4 +284,26 @@ export function isKeywordLike(node: ts.Identifier | ts.PrivateIdentifier): boole
   if (!ts.isIdentifier(node)) return false;
   if (node.text === "undefined") return true;
   return node.text === "const" && ts.isTypeReferenceNode(node.parent) && (ts.isAsExpression(node.parent.parent) || ts.isTypeAssertionExpression(node.parent.parent));
+}
+
+/**
+ * A doc comment's text as a reader sees it: each `{@link Name}` (`@linkcode`, `@linkplain`) as the
+ * name, or as its text when it has one (`{@link Name | text}`). From the display parts, where the
+ * link's name and text are apart (`displayPartsToString` runs them together: `{@link Namethe text}`).
+ */
+export function plainDocText(parts: readonly ts.SymbolDisplayPart[]): string {
+  let out = "";
+  let link: { name: string; text: string } | undefined;
+  for (const part of parts) {
+    if (part.kind === "link") {
+      if (link === undefined) link = { name: "", text: "" };
+      else {
+        out += link.text.trim() === "" ? link.name.trim() : link.text.trim();
+        link = undefined;
+      }
+    } else if (link !== undefined && part.kind === "linkName") link.name += part.text;
+    else if (link !== undefined) link.text += part.text;
+    else out += part.text;
+  }
+  return out;
 }

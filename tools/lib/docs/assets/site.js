@@ -1,10 +1,42 @@
-// The docs site's only script: hovers (types from the one TypeScript program), search over an
-// index built at build time, and mermaid diagrams. Pages read fine without it.
+// The docs site's script, after the page is parsed: the chapter menu on narrow screens, hovers
+// (types from the one TypeScript program), copy buttons on code, and mermaid diagrams, loaded
+// last. Search is search.js, which runs as soon as it arrives. Pages read fine without either.
 (() => {
   "use strict";
-  const root = document.body.dataset.root || "";
+  const loadScript = (src) =>
+    new Promise((resolve, reject) => {
+      const s = document.createElement("script");
+      s.src = src;
+      s.async = false;
+      s.onload = () => resolve();
+      s.onerror = () => reject(new Error(`could not load ${src}`));
+      document.head.appendChild(s);
+    });
 
-  // Hovers: every identifier with `data-h` shows its quick info from the page's hover table.
+  // The chapter menu of a narrow screen: the header's "Chapters" opens and closes the sidebar
+  // (without the script it is a link to it, which the style sheet shows when targeted).
+  const menu = document.querySelector("header.top a.menu");
+  const sidebar = document.getElementById("sidebar");
+  if (menu !== null && sidebar !== null) {
+    menu.setAttribute("role", "button");
+    menu.setAttribute("aria-expanded", "false");
+    menu.addEventListener("click", (e) => {
+      e.preventDefault();
+      const opened = sidebar.classList.toggle("open");
+      menu.setAttribute("aria-expanded", String(opened));
+      if (opened) sidebar.querySelector("a")?.focus();
+    });
+    menu.addEventListener("keydown", (e) => {
+      if (e.key === " ") {
+        e.preventDefault();
+        menu.click();
+      }
+    });
+  }
+
+  // Hovers: every identifier with `data-h` shows its quick info from the page's hover table, on
+  // pointer or focus. The tip stays while the pointer moves onto it (to read or select it), and
+  // Escape dismisses it.
   const data = document.getElementById("hover-data");
   if (data !== null) {
     const hovers = JSON.parse(data.textContent || "{}");
@@ -15,155 +47,146 @@
     tip.hidden = true;
     document.body.appendChild(tip);
     let shown = null;
+    let hiding = 0;
     const show = (el) => {
       const text = hovers[el.dataset.h];
       if (text === undefined) return;
+      clearTimeout(hiding);
+      if (shown !== null && shown !== el) shown.removeAttribute("aria-describedby");
       shown = el;
       tip.textContent = text;
       tip.hidden = false;
       const r = el.getBoundingClientRect();
       const left = Math.min(r.left + window.scrollX, window.scrollX + document.documentElement.clientWidth - tip.offsetWidth - 8);
       tip.style.left = `${Math.max(4, left)}px`;
-      tip.style.top = `${r.bottom + window.scrollY + 4}px`;
+      tip.style.top = `${r.bottom + window.scrollY + 2}px`;
       el.setAttribute("aria-describedby", "hover-tip");
     };
     const hide = () => {
+      clearTimeout(hiding);
       if (shown !== null) shown.removeAttribute("aria-describedby");
       shown = null;
       tip.hidden = true;
     };
+    const hideSoon = () => {
+      clearTimeout(hiding);
+      hiding = setTimeout(hide, 300);
+    };
+    const hovered = (target) => (target instanceof Element ? target.closest("[data-h]") : null);
     document.addEventListener("mouseover", (e) => {
-      const el = e.target instanceof Element ? e.target.closest("[data-h]") : null;
+      if (e.target instanceof Node && tip.contains(e.target)) {
+        clearTimeout(hiding);
+        return;
+      }
+      const el = hovered(e.target);
       if (el !== null && el !== shown) show(el);
+      else if (el !== null) clearTimeout(hiding);
     });
     document.addEventListener("mouseout", (e) => {
-      const el = e.target instanceof Element ? e.target.closest("[data-h]") : null;
-      if (el !== null && !(e.relatedTarget instanceof Node && el.contains(e.relatedTarget))) hide();
+      const from = e.target instanceof Node && tip.contains(e.target) ? tip : hovered(e.target);
+      if (from === null) return;
+      const to = e.relatedTarget;
+      if (to instanceof Node && (from.contains(to) || tip.contains(to) || (shown !== null && shown.contains(to)))) return;
+      hideSoon();
     });
     document.addEventListener("focusin", (e) => {
-      const el = e.target instanceof Element ? e.target.closest("[data-h]") : null;
+      const el = hovered(e.target);
       if (el !== null) show(el);
     });
-    document.addEventListener("focusout", hide);
+    document.addEventListener("focusout", (e) => {
+      if (hovered(e.target) === shown) hide();
+    });
     document.addEventListener("keydown", (e) => {
-      if (e.key === "Escape") hide();
+      if (e.key === "Escape" && shown !== null) hide();
     });
   }
 
-  // Diagrams: mermaid turns each `pre.mermaid` into an SVG.
-  // A diagram that fails is an error, shown where the diagram would be. When every diagram is
-  // settled, <html data-diagrams="done"> tells tests (and anyone waiting) that the page is final.
+  // Copy buttons: one in the head of every code block (the code without a source page's line numbers).
+  for (const figure of document.querySelectorAll("figure.block, article.source")) {
+    const pre = figure.querySelector("pre.code");
+    const head = figure.querySelector(".block-head");
+    if (pre === null) continue;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "copy";
+    button.textContent = "Copy";
+    button.setAttribute("aria-label", `Copy the code${figure.id ? ` of ${figure.querySelector(".label")?.textContent || "this block"}` : ""}`);
+    button.addEventListener("click", () => {
+      const copy = pre.cloneNode(true);
+      for (const gutter of copy.querySelectorAll(".gutter")) gutter.remove();
+      const text = copy.textContent || "";
+      const done = (ok) => {
+        button.textContent = ok ? "Copied" : "Copy failed";
+        setTimeout(() => {
+          button.textContent = "Copy";
+        }, 1500);
+      };
+      if (navigator.clipboard !== undefined) navigator.clipboard.writeText(text).then(() => done(true), () => done(false));
+      else done(false);
+    });
+    if (head !== null) head.appendChild(button);
+    else pre.before(button);
+  }
+
+  // Wide tables scroll inside themselves; one that does takes focus, so the keyboard scrolls it too.
+  const focusScrolling = () => {
+    for (const table of document.querySelectorAll("main table")) {
+      if (table.scrollWidth > table.clientWidth) table.tabIndex = 0;
+      else table.removeAttribute("tabindex");
+    }
+  };
+  focusScrolling();
+  window.addEventListener("resize", focusScrolling);
+
+  // Diagrams, last and only where there are any: the renderer (megabytes) is fetched after the
+  // page has loaded, so search, hovers and reading never wait for it. Each `pre.mermaid` becomes an
+  // SVG with a text alternative; a diagram that fails is an error shown in its place. When every
+  // diagram is settled, <html data-diagrams="done"> tells tests (and anyone waiting) the page is final.
   const diagrams = [...document.querySelectorAll("pre.mermaid")];
-  if (diagrams.length > 0 && typeof window.mermaid === "undefined") {
-    console.error("mermaid: the diagram library did not load");
-    document.documentElement.dataset.diagrams = "failed";
-  } else if (diagrams.length > 0) {
+  const script = document.body.dataset.diagramScript;
+  const settle = (state) => {
+    document.documentElement.dataset.diagrams = state;
+  };
+  if (diagrams.length === 0 || script === undefined) {
+    settle("done");
+    return;
+  }
+  const draw = () => {
+    // The neutral theme in both modes: diagrams sit on a white panel (mermaid's dark theme draws labels at 4.4:1).
     window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "neutral" });
     const drawOne = (node) =>
-      window.mermaid.run({ nodes: [node] }).catch((err) => {
-        const message = err instanceof Error ? err.message : String(err);
-        console.error(`mermaid: ${message}`);
-        const shown = document.createElement("pre");
-        shown.className = "diagram-error";
-        shown.setAttribute("role", "alert");
-        shown.textContent = `This diagram could not be drawn: ${message}`;
-        node.replaceWith(shown);
-      });
-    // One at a time: mermaid's renderer is not safe to run concurrently.
-    diagrams
-      .reduce((chain, node) => chain.then(() => drawOne(node)), Promise.resolve())
-      .finally(() => {
-        document.documentElement.dataset.diagrams = "done";
-      });
-  } else {
-    document.documentElement.dataset.diagrams = "done";
-  }
-
-  // Search: load MiniSearch and the index on first use.
-  const form = document.querySelector("form.search");
-  const input = document.getElementById("search-input");
-  const list = document.getElementById("search-results");
-  if (form === null || input === null || list === null) return;
-  form.hidden = false;
-  let engine = null;
-  let loading = null;
-  const loadScript = (src) =>
-    new Promise((resolve, reject) => {
-      const s = document.createElement("script");
-      s.src = root + src;
-      s.onload = () => resolve();
-      s.onerror = () => reject(new Error(`could not load ${src}`));
-      document.head.appendChild(s);
-    });
-  const load = () => {
-    if (loading === null) {
-      loading = loadScript("assets/minisearch.js")
-        .then(() => loadScript("assets/search-index.js"))
+      window.mermaid
+        .run({ nodes: [node] })
         .then(() => {
-          engine = window.MiniSearch.loadJSON(window.__searchIndex, window.__searchOptions);
+          const svg = node.querySelector("svg");
+          if (svg === null) return;
+          const labels = [...svg.querySelectorAll("text, .nodeLabel, .edgeLabel, foreignObject")].map((t) => (t.textContent || "").trim()).filter((t) => t !== "");
+          svg.setAttribute("role", "img");
+          svg.setAttribute("aria-label", `Diagram: ${[...new Set(labels)].join(", ").slice(0, 400)} (its text follows)`);
+        })
+        .catch((err) => {
+          const message = err instanceof Error ? err.message : String(err);
+          console.error(`mermaid: ${message}`);
+          const shown = document.createElement("pre");
+          shown.className = "diagram-error";
+          shown.setAttribute("role", "alert");
+          shown.textContent = `This diagram could not be drawn: ${message}`;
+          node.replaceWith(shown);
         });
-    }
-    return loading;
+    // One at a time: mermaid's renderer is not safe to run concurrently.
+    return diagrams.reduce((chain, node) => chain.then(() => drawOne(node)), Promise.resolve());
   };
-  const weight = { definition: 3, heading: 1.5, prose: 1 };
-  const search = (query) => {
-    const q = query.trim();
-    if (engine === null || q === "") return [];
-    const lower = q.toLowerCase();
-    const hits = engine.search(q, {
-      prefix: true,
-      fuzzy: 0.2,
-      boost: { title: 3 },
-      boostDocument: (_id, _term, stored) => (weight[stored.kind] || 1) * (stored.title.toLowerCase() === lower ? 10 : 1),
-    });
-    return hits.slice(0, 12);
+  const start = () => {
+    loadScript(script)
+      .then(draw, () => {
+        console.error("mermaid: the diagram library did not load");
+        settle("failed");
+        return undefined;
+      })
+      .finally(() => {
+        if (document.documentElement.dataset.diagrams !== "failed") settle("done");
+      });
   };
-  const render = (hits) => {
-    list.replaceChildren(
-      ...hits.map((hit) => {
-        const li = document.createElement("li");
-        const a = document.createElement("a");
-        a.href = root + hit.href;
-        const kind = document.createElement("span");
-        kind.className = `kind ${hit.kind}`;
-        kind.textContent = hit.kind === "definition" ? "def" : hit.kind === "heading" ? "§" : "¶";
-        const title = document.createElement("span");
-        title.className = "title";
-        title.textContent = hit.title;
-        const where = document.createElement("span");
-        where.className = "where";
-        where.textContent = hit.chapter;
-        a.append(kind, title, where);
-        if (hit.snippet) {
-          const snippet = document.createElement("span");
-          snippet.className = "snippet";
-          snippet.textContent = hit.snippet;
-          a.append(snippet);
-        }
-        li.appendChild(a);
-        return li;
-      }),
-    );
-    list.hidden = hits.length === 0 && input.value.trim() === "";
-    if (hits.length === 0 && input.value.trim() !== "") {
-      const li = document.createElement("li");
-      li.className = "none";
-      li.textContent = "No match";
-      list.appendChild(li);
-    }
-  };
-  input.addEventListener("focus", () => {
-    load().catch((err) => console.warn(err));
-  });
-  input.addEventListener("input", () => {
-    load().then(() => render(search(input.value)));
-  });
-  form.addEventListener("submit", (e) => {
-    e.preventDefault();
-    const first = list.querySelector("a");
-    if (first !== null) window.location.href = first.href;
-  });
-  document.addEventListener("click", (e) => {
-    if (e.target instanceof Node && !form.contains(e.target)) list.hidden = true;
-  });
+  if (document.readyState === "complete") setTimeout(start, 0);
+  else window.addEventListener("load", () => setTimeout(start, 0), { once: true });
 })();
