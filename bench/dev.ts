@@ -15,6 +15,13 @@
  *   (`/__dev/events`), read as the script injected into every page reads it; the page's HTML is
  *   then fetched and must show the save's comment, or the run fails (the event named a stale page).
  *
+ * Then the unhappy path, in another chapter (`literate/signals.md`, `createSignal`): each save puts
+ * a line with a type error into the block's body, and the time to the error's Markdown location
+ * (`literate/signals.md:LINE:COLUMN compiles: TS2322 …`) on stdout is measured; the chapter is then
+ * saved as it was, and its verdict awaited before the next save. Last, the mutants of the edited
+ * `contentHash` block: from one more save, the time to the line naming its mutation score
+ * (`literate/memory.md:LINE pinned … mutants …`), printed when the background `mutate` is done.
+ *
  * `tsx bench/run.ts --only dev` runs these rows alone; `runDevBench` is the measuring part, on any
  * project folder with any launcher (the test runs it on a one-chapter project).
  */
@@ -37,7 +44,11 @@ export interface DevBenchOptions {
   readonly anchor: string;
   /** How many saves (at least 1). */
   readonly edits: number;
-  /** Give up on any one wait after this long (default 180 s: a cold first docs build under load). */
+  /** The unhappy path: saves of a type error into the block whose body follows the line containing `anchor` in `doc`. */
+  readonly typeErrors?: { readonly doc: string; readonly anchor: string; readonly edits: number };
+  /** Saves of the edited block whose mutants are then awaited (0 or absent: none). */
+  readonly mutationEdits?: number;
+  /** Give up on any one wait after this long (default 600 s: a cold first docs build took 285 s at a load average of 45 on two cores). */
   readonly timeoutMs?: number;
   readonly log?: (line: string) => void;
 }
@@ -56,6 +67,12 @@ export interface DevBenchResult {
   readonly verdict: string;
   /** Dev's own `docs updated in N ms` lines, per save (the build alone, in the worker). */
   readonly docsBuildMs: readonly number[];
+  /** Per type-error save: to the error's Markdown location on stdout. */
+  readonly typeErrorMs: readonly number[];
+  /** Per mutation save: to the block's mutation line (`… pinned … mutants …`). */
+  readonly mutationMs: readonly number[];
+  /** The last mutation line seen, with the survivors under it. */
+  readonly mutationLine: string;
 }
 
 /** The marker a save writes: a comment line, unique per save. */
@@ -68,7 +85,7 @@ export function editMarker(n: number): string {
  * an earlier save's marker there), and the 1-based line of the block's opening fence. Throws when
  * the anchor is missing or not inside a fenced block.
  */
-export function editBlock(text: string, anchor: string, n: number): { readonly text: string; readonly fenceLine: number } {
+export function editBlock(text: string, anchor: string, n: number, line: (n: number) => string = editMarker): { readonly text: string; readonly fenceLine: number } {
   const lines = text.split("\n");
   const at = lines.findIndex((l) => l.includes(anchor));
   if (at < 0) throw new Error(`dev bench: no line contains \`${anchor}\``);
@@ -81,7 +98,7 @@ export function editBlock(text: string, anchor: string, n: number): { readonly t
   }
   if (fence < 0 || !/^```ts\b/.test(lines[fence] ?? "")) throw new Error(`dev bench: \`${anchor}\` is not inside a \`\`\`ts block`);
   const indent = /^\s*/.exec(lines[at + 1] ?? "")?.[0] ?? "  ";
-  const marker = `${indent === "" ? "  " : indent}${editMarker(n)}`;
+  const marker = `${indent === "" ? "  " : indent}${line(n)}`;
   if (/\/\/ dev bench edit \d+$/.test(lines[at + 1] ?? "")) lines[at + 1] = marker;
   else lines.splice(at + 1, 0, marker);
   return { text: lines.join("\n"), fenceLine: fence + 1 };
@@ -158,7 +175,7 @@ function devEnvironment(): NodeJS.ProcessEnv {
 /** Runs dev in `options.root`, scripts the saves, and measures them; stops dev (SIGINT) at the end, also on failure. */
 export async function runDevBench(options: DevBenchOptions): Promise<DevBenchResult> {
   const { root, doc, anchor } = options;
-  const timeoutMs = options.timeoutMs ?? 180_000;
+  const timeoutMs = options.timeoutMs ?? 600_000;
   const log = options.log ?? (() => {});
   const launcher = options.launcher ?? join(root, "tools", "run.cjs");
   const lines: Stamped<string>[] = [];
@@ -208,19 +225,59 @@ export async function runDevBench(options: DevBenchOptions): Promise<DevBenchRes
       const saved = performance.now();
       writeFileSync(path, edited.text);
       const judged = await waitIn(lines, fromLine, (l) => l.startsWith(`${doc}:${edited.fenceLine} `), timeoutMs, `verdict for ${doc}:${edited.fenceLine}`, context, dead);
-      if (judged.value !== verdict) throw new Error(`dev bench: save ${n} was judged \`${judged.value}\`, not \`${verdict}\`; dev's output:\n${context()}`);
-      const updated = await waitIn(events, fromEvent, (e) => e.event === "update" && updateNames(e.data, page), timeoutMs, `update event for ${page}`, context, dead);
-      const html = await (await fetch(new URL(page, url))).text();
-      if (!html.includes(editMarker(n))) throw new Error(`dev bench: the update event for save ${n} came, but ${page} does not show \`${editMarker(n)}\``);
+      // The edit makes the block's mutation record stale until the background mutation run is done: `pinned ✗` may follow.
+      if (judged.value !== verdict && judged.value !== `${verdict} pinned ✗`) throw new Error(`dev bench: save ${n} was judged \`${judged.value}\`, not \`${verdict}\`; dev's output:\n${context()}`);
+      // The first update naming the page may be an older build's (the previous save's mutants, reported late): the page counts once it shows this save.
+      let updated = await waitIn(events, fromEvent, (e) => e.event === "update" && updateNames(e.data, page), timeoutMs, `update event for ${page}`, context, dead);
+      for (let tries = 0; !(await (await fetch(new URL(page, url))).text()).includes(editMarker(n)); tries++) {
+        if (tries >= 5) throw new Error(`dev bench: ${tries + 1} update events for save ${n} came, but ${page} does not show \`${editMarker(n)}\``);
+        updated = await waitIn(events, updated.index + 1, (e) => e.event === "update" && updateNames(e.data, page), timeoutMs, `update event for ${page}`, context, dead);
+      }
       const built = await waitIn(lines, fromLine, (l) => l.startsWith("dev: docs updated"), timeoutMs, "docs updated line", context, dead);
       docsBuildMs.push(Number(/in (\d+) ms/.exec(built.value)?.[1] ?? "NaN"));
       verdictMs.push(judged.at - saved);
       pageMs.push(updated.at - saved);
       log(`dev bench: save ${n}: verdict ${(judged.at - saved).toFixed(0)} ms, page ${(updated.at - saved).toFixed(0)} ms (${built.value.replace(/^dev: /, "")})`);
-      // The stamp dev wrote is a save of its own: let its cycle pass before the next edit.
+      // Let the stamp's write settle before the next edit.
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
-    return { startMs: watching.at - started, firstDocsMs: firstDocs.at - started, verdictMs, pageMs, verdict, docsBuildMs };
+
+    const typeErrorMs: number[] = [];
+    const unhappy = options.typeErrors;
+    if (unhappy !== undefined) {
+      const other = join(root, unhappy.doc);
+      const original = readFileSync(other, "utf8");
+      for (let n = 1; n <= unhappy.edits; n++) {
+        const broken = editBlock(original, unhappy.anchor, n, (k) => `const devBenchTypeError${k}: number = "${k}";`);
+        const fromLine = lines.length;
+        const saved = performance.now();
+        writeFileSync(other, broken.text);
+        const located = await waitIn(lines, fromLine, (l) => new RegExp(`^\\s+${unhappy.doc.replace(/[.]/g, "\\.")}:\\d+:\\d+ compiles: TS\\d+`).test(l), timeoutMs, `type error located in ${unhappy.doc}`, context, dead);
+        typeErrorMs.push(located.at - saved);
+        log(`dev bench: type error ${n}: located after ${(located.at - saved).toFixed(0)} ms (${located.value.trim()})`);
+        // The chapter as it was, and its verdict, before the next save.
+        const restoredFrom = lines.length;
+        writeFileSync(other, original);
+        await waitIn(lines, restoredFrom, (l) => l.startsWith(`${unhappy.doc}:${broken.fenceLine} compiles ✓`), timeoutMs, `verdict for the restored ${unhappy.doc}`, context, dead);
+        await waitIn(lines, restoredFrom, (l) => l.startsWith("dev: docs updated"), timeoutMs, "docs updated line", context, dead);
+      }
+    }
+
+    const mutationMs: number[] = [];
+    let mutationLine = "";
+    for (let n = 1; n <= (options.mutationEdits ?? 0); n++) {
+      const edited = editBlock(readFileSync(path, "utf8"), anchor, options.edits + n);
+      const fromLine = lines.length;
+      const saved = performance.now();
+      writeFileSync(path, edited.text);
+      const scored = await waitIn(lines, fromLine, (l) => l.startsWith(`${doc}:${edited.fenceLine} pinned `) || l.startsWith("dev: the mutation run failed"), timeoutMs, `mutation line for ${doc}:${edited.fenceLine}`, context, dead);
+      if (!scored.value.startsWith(doc)) throw new Error(`dev bench: ${scored.value}; dev's output:\n${context()}`);
+      mutationMs.push(scored.at - saved);
+      mutationLine = scored.value;
+      log(`dev bench: mutation save ${n}: after ${(scored.at - saved).toFixed(0)} ms: ${scored.value}`);
+      await waitIn(lines, fromLine, (l) => l.startsWith("dev: docs updated"), timeoutMs, "docs updated line", context, dead);
+    }
+    return { startMs: watching.at - started, firstDocsMs: firstDocs.at - started, verdictMs, pageMs, verdict, docsBuildMs, typeErrorMs, mutationMs, mutationLine };
   } finally {
     stream?.destroy();
     if (!dead()) child.kill("SIGINT");
@@ -264,13 +321,33 @@ export async function benchDev(projectRoot: string, edits: number, print: (line:
   const copy = copyProject(projectRoot);
   print(`  dev bench: project copied to ${copy}${copy.startsWith("/dev/shm") ? " (tmpfs)" : ""}`);
   try {
-    const result = await runDevBench({ root: copy, doc: "literate/memory.md", anchor: "export function contentHash(", edits, log: print });
+    const result = await runDevBench({
+      root: copy,
+      doc: "literate/memory.md",
+      anchor: "export function contentHash(",
+      edits,
+      typeErrors: { doc: "literate/signals.md", anchor: "export function createSignal(", edits: Math.max(3, Math.round(edits / 2)) },
+      mutationEdits: 2,
+      log: print,
+    });
     const how = `${edits} saves of the contentHash block of literate/memory.md (a numbered comment line in its body), project copied to ${copy.startsWith("/dev/shm") ? "tmpfs (/dev/shm)" : "the temporary folder"}, dev started as \`node tools/run.cjs dev --port 0\``;
     return [
       { name: "dev: start to watching", samples: [result.startMs], note: "spawn to `dev: watching` (tangle, first type-check, no verdicts)" },
       { name: "dev: start to first docs build", samples: [result.firstDocsMs], note: "spawn to the first `dev: docs updated` (a cold docs worker, the docs cache empty in the copy)" },
-      { name: "dev: save to verdict (literate/memory.md)", samples: result.verdictMs, limitMs: 3000, note: `${how}; write of the file to the line \`${result.verdict}\` on stdout` },
-      { name: "dev: save to chapter page updated", samples: result.pageMs, limitMs: 4000, note: `${how}; write of the file to the \`update\` event naming chapters/memory.html on /__dev/events (an EventSource's view; the page's HTML then checked for the edit); dev's own docs build times ${result.docsBuildMs.join(", ")} ms` },
+      { name: "dev: save to verdict (literate/memory.md)", samples: result.verdictMs, limitMs: 1500, note: `${how}; write of the file to the line \`${result.verdict}\` on stdout` },
+      {
+        name: "dev: save of a type error to its location (literate/signals.md)",
+        samples: result.typeErrorMs,
+        limitMs: 1500,
+        note: "a line `const devBenchTypeError<n>: number = \"<n>\";` saved into the body of createSignal in literate/signals.md; write of the file to the diagnostic's `literate/signals.md:LINE:COLUMN compiles: TS2322` line on stdout (each save then undone, and its verdict awaited)",
+      },
+      {
+        name: "dev: save to the changed block's mutation survivors (literate/memory.md)",
+        samples: result.mutationMs,
+        limitMs: 30_000,
+        note: `one more save of the contentHash block, to the line naming its mutation score and survivors (the background \`mutate --chapter memory\`, which reruns only the changed block); last: \`${result.mutationLine}\``,
+      },
+      { name: "dev: save to chapter page updated", samples: result.pageMs, limitMs: 2500, note: `${how}; write of the file to the \`update\` event naming chapters/memory.html on /__dev/events (an EventSource's view; the page's HTML then checked for the edit); dev's own docs build times ${result.docsBuildMs.join(", ")} ms` },
     ];
   } finally {
     rmSync(copy, { recursive: true, force: true });

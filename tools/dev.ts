@@ -5,19 +5,20 @@
  * serves the docs site, updating the changed chapter's page in open browsers.
  * A thin CLI over `tools/lib/dev-session.ts` and `tools/lib/docs/dev-serve.ts`.
  */
-import { join, resolve } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
 import { watch } from "chokidar";
 import { runCli } from "./lib/cli.ts";
 import { DevSession } from "./lib/dev-session.ts";
 import type { DevDocs } from "./lib/docs/dev-serve.ts";
 
-const usage = `usage: dev [--root DIR] [--port N] [--no-docs] [--compiler native|javascript]
+const usage = `usage: dev [--root DIR] [--port N] [--no-docs] [--no-mutate] [--compiler native|javascript]
 
-  --root      the project root (default: the current folder)
-  --port      the port the docs are served on (default: 4173; 0 picks a free one)
-  --no-docs   do not build or serve the docs site
-  --compiler  type-check with the native compiler (default) or the JavaScript API`;
+  --root       the project root (default: the current folder)
+  --port       the port the docs are served on (default: 4173; 0 picks a free one)
+  --no-docs    do not build or serve the docs site
+  --no-mutate  do not run the changed blocks' mutants after their verdicts
+  --compiler   type-check with the native compiler (default) or the JavaScript API`;
 
 await runCli("dev", async () => {
   const { values } = parseArgs({
@@ -25,6 +26,7 @@ await runCli("dev", async () => {
       root: { type: "string", default: process.cwd() },
       port: { type: "string", default: "4173" },
       "no-docs": { type: "boolean", default: false },
+      "no-mutate": { type: "boolean", default: false },
       compiler: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -46,8 +48,10 @@ await runCli("dev", async () => {
   }
   const root = resolve(values.root);
   const log = (line: string): void => void process.stdout.write(`${line}\n`);
-  const session = new DevSession({ root, log, ...(compiler === undefined ? {} : { compiler }) });
   let docs: DevDocs | undefined;
+  const session = new DevSession({ root, log, mutate: !values["no-mutate"], onLateReport: (report) => docs?.update(report),
+    // The docs worker computes the new cross-references while the cycle judges the save.
+    onRead: (documents) => docs?.prepare(documents), ...(compiler === undefined ? {} : { compiler }) });
   try {
     docs = values["no-docs"] ? undefined : await (await import("./lib/docs/dev-serve.ts")).startDevDocs({ root, port, log });
   } catch (caught) {
@@ -57,24 +61,25 @@ await runCli("dev", async () => {
   }
 
   let running = false;
-  let again = false;
+  // The documents saved since the last cycle began: the next cycle reads these alone.
+  let saved = new Set<string>();
+  let first = true;
   const cycle = async (): Promise<void> => {
-    if (running) {
-      again = true;
-      return;
-    }
+    if (running) return;
     running = true;
     try {
-      do {
-        again = false;
+      while (first || saved.size > 0) {
+        const paths = first ? undefined : [...saved].sort();
+        first = false;
+        saved = new Set();
         try {
-          const report = await session.cycle();
+          const report = await session.cycle(paths);
           docs?.update(report);
         } catch (caught) {
           // A bug in a cycle is reported, and the next save tries again: the author's loop stays up.
           log(`dev: internal error (this is a bug, please report it):\n${caught instanceof Error ? (caught.stack ?? caught.message) : String(caught)}`);
         }
-      } while (again);
+      }
     } finally {
       running = false;
     }
@@ -84,10 +89,9 @@ await runCli("dev", async () => {
   let timer: NodeJS.Timeout | undefined;
   watcher.on("all", (_event, path) => {
     if (!path.endsWith(".md")) return;
+    saved.add(relative(root, path).split(sep).join("/"));
     clearTimeout(timer);
     timer = setTimeout(() => {
-      // The docs worker computes the new cross-references while the cycle judges the save.
-      docs?.prepare();
       void cycle();
     }, 100);
   });

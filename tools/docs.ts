@@ -10,6 +10,7 @@ import { runTool } from "./lib/cli.ts";
 import { formatDiagnostic } from "./lib/diagnostics.ts";
 import { buildDocs, docsMemory, prepareDocs, type DocsOptions } from "./lib/docs/build.ts";
 import type { WorkerReply, WorkerRequest } from "./lib/docs/dev-serve.ts";
+import type { VerifyReport } from "./lib/verify.ts";
 
 const usage = `usage: docs [--out DIR] [--root DIR] [--verify-json FILE] [--api-entry PATH]... [--no-api] [--no-cache] [--edit-base URL] [--site-url URL] [--serve] [--port N] [--worker]
 
@@ -103,11 +104,17 @@ async function buildOnce(options: DocsOptions, streams: { stdout: { write(text: 
 async function serveBuilds(options: DocsOptions, send: (reply: WorkerReply) => unknown): Promise<number> {
   const memory = docsMemory();
   let queue = Promise.resolve();
+  // The documents and the report as the parent last sent them: the worker reads neither from disk.
+  let documents: ReadonlyMap<string, string> | undefined;
+  let report: VerifyReport | undefined;
   process.on("message", (request: WorkerRequest) => {
+    if (request.documents !== undefined) documents = new Map(request.documents);
+    if (request.report !== undefined) report = request.report;
+    const given = { ...(documents === undefined ? {} : { documents }), ...(report === undefined ? {} : { verifyReport: report }) };
     queue = queue.then(async () => {
       if (request.prepare === true) {
         try {
-          prepareDocs({ ...options, memory, quick: true });
+          prepareDocs({ ...options, ...given, memory, quick: true });
         } catch {
           // The build that follows runs the same steps and reports what failed.
         }
@@ -117,7 +124,7 @@ async function serveBuilds(options: DocsOptions, send: (reply: WorkerReply) => u
       const sink = { fd: -1, write: (text: string): boolean => ((output += text), true) };
       let rendered: readonly string[] = [];
       const build = async (): Promise<number> => {
-        const done = await buildOnce({ ...options, memory, quick: request.exact !== true, progress: (line) => sink.write(`${line}\n`) }, { stdout: sink, stderr: sink });
+        const done = await buildOnce({ ...options, ...given, memory, quick: request.exact !== true, progress: (line) => sink.write(`${line}\n`) }, { stdout: sink, stderr: sink });
         rendered = done.rendered;
         return done.code;
       };

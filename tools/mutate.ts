@@ -25,7 +25,6 @@ import {
   describeMutant,
   formatChapterRecord,
   generatedRanges,
-  judgePinned,
   mutantsByBlock,
   mutationCandidates,
   parseChapterRecord,
@@ -42,7 +41,9 @@ import {
   type SampledKill,
   type StrykerReport,
 } from "./lib/mutation.ts";
+import { factsOf, judge } from "./lib/judge.ts";
 import { ProjectModel } from "./lib/project.ts";
+import { readRecords } from "./lib/verify.ts";
 import { definitionAnalyses, targetTrees } from "./lib/project-code.ts";
 import type { TangleResult } from "./lib/tangle.ts";
 
@@ -58,6 +59,7 @@ const usage = `usage: mutate [--chapter NAME]... [--all] [--fresh] [--sample N [
 /** The book as verify sees it: tangled in memory, with each block's analysis and hash. */
 interface Book {
   readonly root: string;
+  readonly model: ProjectModel;
   readonly result: TangleResult;
   readonly sources: ReadonlyMap<string, ts.SourceFile>;
   readonly analyses: readonly BlockAnalysis[];
@@ -74,7 +76,7 @@ function readBook(root: string): Book {
     if (readIfExists(join(root, path)) !== content) stale.push(error({ file: path, line: 0, column: 0 }, "out-of-date", `\`${path}\` is not what the documents tangle to`, "run `npm run tangle` first"));
   }
   if (stale.length > 0) throw new LiterateError(stale);
-  return { root, result, sources: model.derived(targetTrees), analyses: model.derived(definitionAnalyses).analyses, hashes: model.hashes() };
+  return { root, model, result, sources: model.derived(targetTrees), analyses: model.derived(definitionAnalyses).analyses, hashes: model.hashes() };
 }
 
 function loadRecord(root: string, doc: string): ChapterRecord | undefined {
@@ -87,6 +89,12 @@ async function runStryker(root: string, mutate: readonly string[], tests: string
   const { Stryker } = await import("@stryker-mutator/core");
   // The sandbox and the report live outside the project, so nothing of a run reaches git.
   const scratch = mkdtempSync(join(tmpdir(), "passepartout-mutate-"));
+  // `npm run dev` stops a mutation run a newer save made pointless with SIGTERM: the sandbox goes too.
+  const stopped = (): void => {
+    rmSync(scratch, { recursive: true, force: true });
+    process.exit(143);
+  };
+  process.once("SIGTERM", stopped);
   try {
     const options: PartialStrykerOptions = {
       testRunner: "vitest",
@@ -114,6 +122,7 @@ async function runStryker(root: string, mutate: readonly string[], tests: string
     }
     return parseJson(readFileSync(join(scratch, "report.json"), "utf8")) as StrykerReport;
   } finally {
+    process.off("SIGTERM", stopped);
     rmSync(scratch, { recursive: true, force: true });
   }
 }
@@ -355,15 +364,12 @@ void runCli("mutate", async () => {
     chapters = docs.filter((doc) => readIfExists(join(book.root, recordPath(doc))) !== undefined);
   }
   for (const doc of chapters) await mutateChapter(book, doc, concurrency, values.fresh);
-  const records = new Map(docs.map((doc) => [doc, readIfExists(join(book.root, recordPath(doc)))]));
-  const verdict = judgePinned(book.result, book.analyses, book.hashes, records);
-  let detected = 0;
-  let total = 0;
-  for (const s of verdict.scores.values()) {
-    detected += s.detected;
-    total += s.detected + s.survived;
-  }
-  const book_ = total === 0 ? "no mutants recorded" : `${((100 * detected) / total).toFixed(1)}% of ${total} mutants killed (declared equivalents left out)`;
-  process.stdout.write(`book: ${book_}; records for ${verdict.recorded.length} chapters, none yet for ${verdict.unrecorded.length}\n`);
+  // Rule 5 as verify judges it: the judge, with this rule alone (the others need a type-check and evidence mutate has no use for).
+  // Not read: rule 5 alone runs.
+  const nothingChecked = { compiler: "native" as const, milliseconds: 0, diagnostics: [] };
+  const tests = { evidence: undefined, scope: "all" as const, refresh: "", absent: () => [] };
+  const verdict = judge(factsOf(book.model, { checked: nothingChecked, inProgram: undefined, tests, records: readRecords(book.root, docs) }), { only: ["pinned"] });
+  const book_ = verdict.mutation.score === undefined ? "no mutants recorded" : `${verdict.mutation.score.toFixed(1)}% of ${verdict.mutation.mutants} mutants killed (declared equivalents left out)`;
+  process.stdout.write(`book: ${book_}; records for ${verdict.mutation.recorded.length} chapters, none yet for ${verdict.mutation.unrecorded.length}\n`);
   return 0;
 });

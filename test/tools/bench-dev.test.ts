@@ -38,8 +38,8 @@ describe("the dev bench on a one-chapter project", () => {
   const project = new Project({ "literate/a.md": chapter });
   afterAll(() => project.remove());
 
-  it("times one save to its verdict and to the chapter's page showing the edit, and stops dev", async () => {
-    const result = await runDevBench({ root: project.root, launcher, doc: "literate/a.md", anchor: "export function double(", edits: 1 });
+  it("times one save to its verdict and to the chapter's page showing the edit, one type error to its location, and stops dev", async () => {
+    const result = await runDevBench({ root: project.root, launcher, doc: "literate/a.md", anchor: "export function double(", edits: 1, typeErrors: { doc: "literate/a.md", anchor: "export function double(", edits: 1 } });
     expect(result.verdict).toBe("literate/a.md:9 compiles ✓ tested ✓ stamped ✓");
     expect(result.verdictMs).toHaveLength(1);
     expect(result.pageMs).toHaveLength(1);
@@ -47,5 +47,8 @@ describe("the dev bench on a one-chapter project", () => {
     expect(result.pageMs[0]).toBeGreaterThan(result.verdictMs[0] ?? Number.POSITIVE_INFINITY);
     expect(result.firstDocsMs).toBeGreaterThanOrEqual(result.startMs);
     expect(project.read("literate/a.md")).toContain(editMarker(1));
+    // The type error was located, then undone: the chapter is as the correct save left it.
+    expect(result.typeErrorMs).toHaveLength(1);
+    expect(project.read("literate/a.md")).not.toContain("devBenchTypeError");
   }, 240_000);
 });

@@ -1,5 +1,6 @@
 // `npm run dev` end to end: the launcher started as a child process on a real project folder,
-// edited on disk as an author's editor would, its output read line by line.
+// edited on disk as an author's editor would, its output read line by line (the reads and tangles
+// of a save too, which it counts).
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { get } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -75,6 +76,11 @@ describe("npm run dev", () => {
     await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✓ stamped ✓/, from);
     const text = project.read("literate/a.md");
     expect(text.split("\n")[8]).toBe(`${fence}ts tested=${hashOf(text, 0)}`);
+    // One save, one read of the saved document, one tangle; the stamp dev wrote is taken into what it holds, and starts no cycle.
+    await dev.waitFor(/block\(s\) judged in \d+ ms \(.*; 1 document\(s\) read, book tangled 1 time\(s\)\)/, from);
+    const afterStamp = dev.output.length;
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(dev.output.slice(afterStamp)).not.toMatch(/dev: running|block\(s\) judged/);
     // The chapter's page is rebuilt, browsers showing it are told, and it carries the new badge and the live script.
     await dev.waitFor(/dev: docs updated/, from);
     await expect.poll(() => events.join(""), { timeout: 30_000 }).toContain('"pages":["chapters/a.html"]');

@@ -1,14 +1,15 @@
 // `npm run dev`'s pure parts, in-process: which blocks a save changed, which test files import a
-// module, the verdict of a block from a run's evidence, the line that prints it, the dev report
-// behind the docs' badges, the live script in served pages; and the warm type-checker on a real
-// project folder.
+// module, the judge's verdict of a block from a run's evidence and the line that prints it, the
+// stamps standing for evidence outside a run, the live script in served pages; and the warm
+// type-checker on a real project folder.
 import { afterAll, describe, expect, it } from "vitest";
-import { analyzeDefinitions } from "../../tools/lib/definitions.ts";
-import { changedBlocks, devReport, directImporters, formatVerdict, judgeBlocks, wantsStamp, writtenBlockKeys, type VerdictInputs } from "../../tools/lib/dev.ts";
+import type { Diagnostic } from "../../tools/lib/diagnostics.ts";
+import { changedBlocks, devTestFacts, directImporters, formatVerdict, verdictsOf, wantsStamp, writtenBlockKeys, type BlockVerdict } from "../../tools/lib/dev.ts";
 import { livePaths, withLiveScript } from "../../tools/lib/docs/dev-serve.ts";
 import { IncrementalTypeChecker } from "../../tools/lib/dev-typecheck.ts";
 import type { DocumentEvidence, TestEvidence } from "../../tools/lib/evidence.ts";
-import { parseTargets } from "../../tools/lib/runs.ts";
+import { factsOf, judge } from "../../tools/lib/judge.ts";
+import { ProjectModel } from "../../tools/lib/project.ts";
 import { blockHashes } from "../../tools/lib/stamps.ts";
 import { tangle, type TangleResult } from "../../tools/lib/tangle.ts";
 import type { TypeCheckResult } from "../../tools/lib/typecheck.ts";
@@ -100,28 +101,30 @@ function evidenceOf(calls: number): TestEvidence {
   return { tests: { total: 1, passed: 1, failed: 0 }, startTime: 0, testFiles: ["test/a.test.ts"], documents: new Map([["literate/a.md", doc]]) };
 }
 
-function inputs(text: string, evidence: TestEvidence | undefined, checked: TypeCheckResult = { compiler: "native", diagnostics: [], milliseconds: 1 }): VerdictInputs {
-  const { result, hashes } = tangled(text);
-  const sources = parseTargets(result);
-  const { analyses, diagnostics } = analyzeDefinitions(result, sources);
-  return { result, hashes, analyses, definitionProblems: diagnostics, sources, checked, evidence, ran: new Set(evidence?.testFiles ?? []) };
+/** The verdicts dev prints for `blocks` of `text`, judged by the judge with `run` speaking for them. */
+function verdicts(text: string, run: { evidence?: TestEvidence; problems: Diagnostic[] } | undefined, blocks: readonly number[], checked: TypeCheckResult = { compiler: "native", diagnostics: [], milliseconds: 1 }): BlockVerdict[] {
+  const model = ProjectModel.of([{ path: "literate/a.md", text }], { scan: "remark" });
+  const judgement = judge(factsOf(model, { checked, inProgram: undefined, records: new Map(), tests: devTestFacts(new Set(blocks), run, () => "no test file imports its module") }));
+  return verdictsOf(judgement, model.tangle(), blocks, run === undefined ? undefined : new Set(run.evidence?.testFiles ?? []));
 }
 
-describe("judgeBlocks and formatVerdict", () => {
+const passing = (calls: number): { evidence: TestEvidence; problems: Diagnostic[] } => ({ evidence: evidenceOf(calls), problems: [] });
+
+describe("verdictsOf and formatVerdict", () => {
   it("call a block tested when its function ran in the run, and ask for its stamp", () => {
-    const [code, , test] = judgeBlocks(inputs(chapter(), evidenceOf(1)), [0, 1, 2]);
+    const [code, , test] = verdicts(chapter(), passing(1), [0, 1, 2]);
     expect(code).toMatchObject({ kind: "code", compiles: true, tested: true, stamped: false });
     expect(code !== undefined && wantsStamp(code)).toBe(true);
-    expect(formatVerdict({ ...code!, stamped: true })).toBe("literate/a.md:7 compiles ✓ tested ✓ stamped ✓");
+    expect(formatVerdict({ ...code!, stamped: true, problems: [] })).toBe("literate/a.md:7 compiles ✓ tested ✓ stamped ✓");
     expect(test).toMatchObject({ kind: "test", tested: true });
     expect(formatVerdict(test!)).toBe("literate/a.md:22 compiles ✓ tests pass ✓");
   });
 
-  it("say that no test that ran executed a block whose function never ran, and ask for no stamp", () => {
-    const [code] = judgeBlocks(inputs(chapter(), evidenceOf(0)), [0]);
+  it("say that no passing test executed a block whose function never ran, and ask for no stamp", () => {
+    const [code] = verdicts(chapter(), passing(0), [0]);
     expect(code?.tested).toBe(false);
     expect(code !== undefined && wantsStamp(code)).toBe(false);
-    expect(formatVerdict(code!)).toMatch(/^literate\/a\.md:7 compiles ✓ tested ✗ stamped ✗\n {4}literate\/a\.md:7:1 tested: no test that ran executed this block \(`double`\)/);
+    expect(formatVerdict(code!)).toMatch(/^literate\/a\.md:7 compiles ✓ tested ✗ stamped ✗\n {4}literate\/a\.md:7:1 tested: no passing test executed this block \(`double`\)/);
   });
 
   it("put a compiler error on the block's Markdown line, and stamp nothing that does not compile", () => {
@@ -129,37 +132,48 @@ describe("judgeBlocks and formatVerdict", () => {
     const { result } = tangled(text);
     const line = result.targets.find((t) => t.path === "generated/a.ts")?.lineSource.indexOf(10) ?? -1;
     const checked: TypeCheckResult = { compiler: "native", diagnostics: [{ file: "generated/a.ts", line: line + 1, column: 3, code: 2322, message: "Type 'string' is not assignable to type 'number'." }], milliseconds: 1 };
-    const [code] = judgeBlocks(inputs(text, evidenceOf(1), checked), [0]);
+    const [code] = verdicts(text, passing(1), [0], checked);
     expect(code?.compiles).toBe(false);
     expect(code !== undefined && wantsStamp(code)).toBe(false);
     expect(formatVerdict(code!)).toContain("literate/a.md:7 compiles ✗ tested ✓ stamped ✗\n    literate/a.md:10:3 compiles: TS2322");
   });
 
-  it("say that no test ran when no test file reaches the block's module", () => {
-    const [code] = judgeBlocks(inputs(chapter(), undefined), [0]);
-    expect(formatVerdict(code!)).toMatch(/^literate\/a\.md:7 compiles ✓ tested ✗ stamped ✗\n {4}literate\/a\.md:7:1 tested: no test ran: no test file imports `generated\/a\.ts`/);
+  it("leave tested unsaid before any test ran, and say why none will when the caller knows", () => {
+    const [code] = verdicts(chapter(), undefined, [0]);
+    expect(formatVerdict(code!)).toMatch(/^literate\/a\.md:7 compiles ✓ tested – stamped ✗\n {4}literate\/a\.md:7:1 tested: no test ran for this block \(`double`\): no test file imports its module/);
   });
 
   it("pass on why a run proved nothing, at each block it was to test", () => {
-    const failed = { ...inputs(chapter(), undefined), noEvidence: [{ file: "literate/a.md", line: 24, column: 1, severity: "error" as const, rule: "tested", message: "failed: doubles: expected 5 to be 4" }] };
-    const [code, , test] = judgeBlocks(failed, [0, 1, 2]);
+    const failed = { problems: [{ file: "literate/a.md", line: 24, column: 1, severity: "error" as const, rule: "tested", message: "failed: doubles: expected 5 to be 4" }] };
+    const [code, , test] = verdicts(chapter(), failed, [0, 1, 2]);
     expect(formatVerdict(code!)).toBe("literate/a.md:7 compiles ✓ tested ✗ stamped ✗\n    literate/a.md:24:1 tested: failed: doubles: expected 5 to be 4");
     expect(test?.tested).toBe(false);
   });
+
+  it("name every other rule a block fails after its three marks", () => {
+    const [code] = verdicts(chapter().replace("Doubling.\n\n", ""), passing(1), [0]);
+    expect(formatVerdict(code!).split("\n")[0]).toMatch(/^literate\/a\.md:5 compiles ✓ tested [✓✗] stamped ✗ prose ✗$/);
+  });
 });
 
-describe("devReport", () => {
-  it("marks a block tested when its stamp is its hash or this cycle stamped it, and stale when its stamp is another's", () => {
-    const plain = inputs(chapter(), undefined);
-    const hash = plain.hashes[0] ?? "";
-    expect(devReport(inputs(chapter("return n * 2;", ` tested=${hash}`), undefined), []).blocks[0]?.checks.tested).toBe("tested");
-    const stale = devReport(inputs(chapter("return n * 2;", " tested=000000000000"), undefined), []);
+describe("the judge under npm run dev", () => {
+  it("takes a block's stamp for its evidence outside the run's scope: tested when it is the hash, stale when it is another's", () => {
+    const hash = tangled(chapter()).hashes[0] ?? "";
+    const judgeOutside = (text: string) => judge(factsOf(ProjectModel.of([{ path: "literate/a.md", text }], { scan: "remark" }), { checked: { compiler: "native", diagnostics: [], milliseconds: 1 }, inProgram: undefined, records: new Map(), tests: devTestFacts(new Set(), undefined, () => undefined) }));
+    expect(judgeOutside(chapter("return n * 2;", ` tested=${hash}`)).blocks[0]?.checks.tested).toBe("tested");
+    const stale = judgeOutside(chapter("return n * 2;", " tested=000000000000"));
     expect(stale.blocks[0]?.checks.tested).toBe("stale");
     expect(stale.documents[0]).toMatchObject({ path: "literate/a.md", tested: 0, problems: 1 });
-    const [verdict] = judgeBlocks(inputs(chapter(), evidenceOf(1)), [0]);
-    const report = devReport(plain, [{ ...verdict!, stamped: true }]);
+  });
+
+  it("judges a block with the stamp dev just wrote, without tangling again", () => {
+    const model = ProjectModel.of([{ path: "literate/a.md", text: chapter() }], { scan: "remark" });
+    const hash = model.hashes()[0] ?? "";
+    const tests = { ...devTestFacts(new Set([0, 1, 2]), passing(1), () => undefined), stamps: new Map([[0, hash]]) };
+    const report = judge(factsOf(model, { checked: { compiler: "native", diagnostics: [], milliseconds: 1 }, inProgram: undefined, records: new Map(), tests }));
     expect(report.blocks[0]).toMatchObject({ stamp: hash, checks: { tested: "tested" } });
     expect(report.ok).toBe(true);
+    expect(model.counts.tangles).toBe(1);
   });
 });
 

@@ -16,6 +16,7 @@ const layers: readonly (readonly string[])[] = [
   ["tangle"],
   ["definitions", "typecheck", "evidence", "stamps", "runs", "order", "repetition", "mutation"],
   ["project", "project-code"],
+  ["judge"],
   ["tangle-run", "verify"],
   ["tangle-command", "verify-command"],
   ["dev", "dev-typecheck", "dev-tests"],
@@ -23,7 +24,7 @@ const layers: readonly (readonly string[])[] = [
 ];
 
 /** Modules that compute over in-memory inputs only. */
-const pure = ["seeded", "diagnostics", "paths", "sourcemap", "markdown", "remark", "plan", "document", "tangle", "definitions", "stamps", "runs", "order", "repetition", "dev", "mutation", "project", "project-code"];
+const pure = ["seeded", "diagnostics", "paths", "sourcemap", "markdown", "remark", "plan", "document", "tangle", "definitions", "stamps", "runs", "order", "repetition", "dev", "mutation", "project", "project-code", "judge"];
 
 const layerOf = (name: string): number => layers.findIndex((layer) => layer.includes(name));
 const modules = readdirSync("tools/lib").filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3));
@@ -47,6 +48,27 @@ describe("the toolchain's layers", () => {
     const touching = importsOf(`tools/lib/${name}.ts`).filter((spec) => ["node:fs", "node:child_process", "node:fs/promises"].includes(spec));
     expect(touching).toEqual([]);
     expect(text).not.toMatch(/process\.(exit|stdout|stderr|cwd)/);
+  });
+});
+
+// The rules (tools/lib/rules/): one module per rule, each pure, each reading the facts and the
+// modules of the layer of the facts' makers (definitions, evidence, runs, order, …) or below; only
+// the judge runs them, so no other module decides a verdict.
+const ruleModules = readdirSync("tools/lib/rules").filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3));
+
+describe("the rules and the one judge", () => {
+  it.each(ruleModules)("let rules/%s import only rules/rule.ts and the modules below the project model", (name) => {
+    const specs = importsOf(`tools/lib/rules/${name}.ts`);
+    const outside = specs.filter((spec) => spec.startsWith("../")).map((spec) => spec.slice(3, -3)).filter((dep) => layerOf(dep) < 0 || layerOf(dep) >= layerOf("project"));
+    const siblings = specs.filter((spec) => spec.startsWith("./") && spec !== "./rule.ts");
+    expect([...outside, ...siblings]).toEqual([]);
+    expect(specs.filter((spec) => ["node:fs", "node:child_process", "node:fs/promises"].includes(spec))).toEqual([]);
+  });
+
+  it("let no module but the judge run a rule: the others import at most the shared rules/rule.ts", () => {
+    const importers = [...modules.map((m) => `tools/lib/${m}.ts`), ...readdirSync("tools").filter((f) => f.endsWith(".ts")).map((f) => `tools/${f}`)].filter((file) => file !== "tools/lib/judge.ts");
+    const running = importers.flatMap((file) => importsOf(file).filter((spec) => /rules\/(?!rule\.ts$)/.test(spec)).map((spec) => `${file} imports ${spec}`));
+    expect(running).toEqual([]);
   });
 });
 

@@ -1,6 +1,7 @@
 // The reading order and the doc comments, over inline Markdown: which imports verify refuses
-// (a later chapter's module, type-only or re-exported; never from a test block) and where, and
-// how much of a doc comment repeats the prose before its block.
+// (a later chapter's module, type-only or re-exported; never from a test block) and where, which
+// uses of a class member a later chapter defines, and when a doc comment says nothing its prose
+// does not.
 import { describe, expect, it } from "vitest";
 import { analyzeDefinitions } from "../../tools/lib/definitions.ts";
 import { formatDiagnostic } from "../../tools/lib/diagnostics.ts";
@@ -32,6 +33,18 @@ const point = block("A **Point** is where something is.", "export interface Poin
 const hint = (later: string): string => `  hint: move what this chapter needs from \`${later}\` into a chapter before this one, or change the chapters' \`order\` so \`${later}\` comes first`;
 
 describe("the reading order", () => {
+  it("refuses a class member used before the chapter that defines it, at the use, and lets a later chapter use an earlier one's", () => {
+    const counter = [
+      ...block("A **Counter** counts.", "export class Counter {\n  count = 0;\n  <<counter-members>>\n}"),
+      ...block("**bump** adds one, through the step the next chapter defines.", "bump(): void {\n  this.#step();\n}", "#counter-members"),
+    ];
+    const step = block("**#step** is the one way the count moves.", "#step(): void {\n  this.count++;\n}", "#counter-members");
+    // a.md: front matter 1–5, a blank, prose 7, fence 9, the class 10–13, prose 16, fence 18, `bump` 19, `this.#step()` 20.
+    expect(orderProblems(chapter("a", 10, ...counter), chapter("b", 20, ...step))).toEqual([
+      "literate/a.md:20:8 order: uses `#step`, a member `literate/b.md` (order 20) defines, which comes later in the book (this chapter is order 10)\n  hint: move the block of `#step` into this chapter or one before it, or change the chapters' `order` so `literate/b.md` comes first",
+    ]);
+  });
+
   it("lets a chapter import from a chapter earlier in the book", () => {
     const shift = block("**shift** moves a point.", 'import type { Point } from "./a.ts";\n\nexport function shift(p: Point): Point {\n  return { x: p.x + 1 };\n}');
     expect(orderProblems(chapter("a", 10, ...point), chapter("b", 20, ...shift))).toEqual([]);
@@ -122,16 +135,30 @@ describe("doc comments measured against their prose", () => {
     ]);
   });
 
-  it("warn from 80% of at least four words, at the doc comment, with a hint", () => {
+  it("warn when no sentence of a doc comment says what the prose does not, at the doc comment, with a hint", () => {
     const at = { block: 0, file: "literate/a.md", line: 10, column: 1 };
     const warnings = repetitionWarnings([
-      { ...at, words: 10, share: 0.82 },
-      { ...at, block: 1, words: 10, share: 0.79 },
-      { ...at, block: 2, words: 3, share: 1 },
+      { ...at, words: 10, share: 0.9, sentences: 2, adding: 0 },
+      { ...at, block: 1, words: 10, share: 0.9, sentences: 2, adding: 1 },
+      { ...at, block: 2, words: 0, share: 0, sentences: 0, adding: 0 },
     ]);
     expect([...warnings.keys()]).toEqual([0]);
     expect((warnings.get(0) ?? []).map(formatDiagnostic)).toEqual([
-      "literate/a.md:10:1 warning doc-comment: the doc comment repeats 82% of the prose before it\n  hint: prose says why; the doc comment gives the contract (inputs, outputs, errors) — say what the prose does not",
+      "literate/a.md:10:1 warning doc-comment: the doc comment states no contract: each of its sentences is made of the prose's words (it repeats 90% of them)\n  hint: prose says why; the doc comment gives the contract (inputs, outputs, errors) — add a sentence saying what a caller needs and the prose does not",
     ]);
+  });
+
+  it("count a sentence that brings one word of the contract the prose lacks, whatever share of words it repeats", () => {
+    const restating = block("**parsePort** reads a port number from the text of an environment variable.", "/** parsePort reads the port number. From an environment variable's text. */\nexport function parsePort(text: string): number {\n  return Number(text);\n}");
+    const adding = block("**parseHost** reads a host name from the text of an environment variable.", "/** parseHost reads the host name from an environment variable's text. Throws on an empty one. */\nexport function parseHost(text: string): string {\n  if (text === \"\") throw new Error(\"empty\");\n  return text;\n}");
+    const result = tangle([chapter("a", 10, ...restating, ...adding)], { scan: "remark" });
+    const sources = parseTargets(result);
+    const { analyses } = analyzeDefinitions(result, sources);
+    const measured = measureRepetition(result, sources, (i) => analyses[i]?.kind === "definition");
+    expect(measured.map((m) => [m.sentences, m.adding])).toEqual([
+      [2, 0],
+      [2, 1],
+    ]);
+    expect([...repetitionWarnings(measured).keys()]).toEqual([measured[0]?.block]);
   });
 });

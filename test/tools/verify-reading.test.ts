@@ -79,8 +79,8 @@ it("steps forward", () => {
 `;
 
 const warning =
-  `literate/b.md:${lineOf(walks, "/** step moves")}:1 warning doc-comment: the doc comment repeats 100% of the prose before it\n` +
-  "  hint: prose says why; the doc comment gives the contract (inputs, outputs, errors) — say what the prose does not\n";
+  `literate/b.md:${lineOf(walks, "/** step moves")}:1 warning doc-comment: the doc comment states no contract: each of its sentences is made of the prose's words (it repeats 100% of them)\n` +
+  "  hint: prose says why; the doc comment gives the contract (inputs, outputs, errors) — add a sentence saying what a caller needs and the prose does not\n";
 
 describe("verify and the reading order of the book", { concurrent: true }, () => {
   const projects: Project[] = [];

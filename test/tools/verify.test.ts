@@ -224,7 +224,7 @@ describe("verify over the life of a good document", { concurrent: true }, () => 
       expect(report.problems).toEqual([]);
       expect(report.tests).toEqual({ total: 3, passed: 3, failed: 0 });
       expect(report.documents).toEqual([{ path: doc, blocks: 8, definitions: 7, typeOnly: 1, tested: 6, problems: 0, warnings: 0 }]);
-      const passed = { oneDefinition: true, prose: true, compiles: true };
+      const passed = { oneDefinition: true, prose: true, compiles: true, order: true, pinned: true, docComment: true };
       expect(report.blocks.map((b) => ({ line: b.line, kind: b.kind, names: b.names, typeOnly: b.typeOnly, checks: b.checks, stamped: b.stamp !== undefined }))).toEqual([
         { line: fenceOf(good, "export function add"), kind: "definition", names: ["add"], typeOnly: false, checks: { ...passed, tested: "tested" }, stamped: true },
         { line: fenceOf(good, "export interface Pair"), kind: "definition", names: ["Pair"], typeOnly: true, checks: { ...passed, tested: "exempt" }, stamped: false },

@@ -1,31 +1,41 @@
 /**
  * `npm run dev`'s loop: on every save of a document, tangle, type-check, run the tests of the
- * changed blocks, print a verdict per block and stamp the blocks it proves.
+ * changed blocks, print a verdict per block and stamp the blocks it proves; then, in the
+ * background, run the changed blocks' mutants.
  *
- * Order of work in a cycle: read the documents into the session's project model (scanned with
- * remark, what verify reads, with prose before blocks; only the saved documents are parsed
- * again); tangle them to disk with the ordinary incremental tangle, over that model (it writes
- * nothing when any document has an error, so the last good output stays); compare block hashes with the previous cycle (the blocks of a saved
- * document that carry no current stamp are judged too); type-check; pick the test
- * files (those that import a changed module directly, and a changed test block's own file; when
- * they leave a block unexecuted, the rest of Vitest's `related` set); run them with coverage;
- * judge; stamp. A stamp is written only if the document is still the text the cycle started
- * from; otherwise the block stays unseen, and the cycle the new save started judges it again.
+ * One read per save: the watcher names the saved documents, and only they are read into the
+ * session's project model (scanned with remark, what verify reads); tangle takes every text from
+ * that model (it writes nothing when any document has an error, so the last good output stays).
+ * A stamp dev writes goes into the model too, and the watcher's echo of that write is recognised
+ * by the file's stat, so it neither reads the document again nor starts a cycle.
  *
- * Cycles are serialized: saves during a cycle cause exactly one more.
+ * Verdicts stream, what is known first printed first: after the type-check, a changed block that
+ * does not compile gets its verdict at once, at the error's Markdown line and column; then the
+ * tests run (the chapters' own test files, then every test file importing a changed module, then
+ * Vitest's `related` set, each tier only while a changed block that compiles is left unexecuted:
+ * one that does not earns no stamp, so no wider run is sought for it), then every verdict with its
+ * evidence, and the stamps; then the chapters' mutants, in a child `mutate` process, and the
+ * survivors at their Markdown lines. Every verdict is the judge's
+ * (`judge.ts`), the same verify gives. A newer save cancels the older one's mutation run.
+ *
+ * Cycles are serialized by the caller: saves during a cycle cause exactly one more.
  */
-import { join } from "node:path";
+import { spawn, type ChildProcess } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { LiterateError, formatDiagnostic, type Diagnostic } from "./diagnostics.ts";
-import { blockKey, changedBlocks, devReport, directImporters, formatVerdict, judgeBlocks, wantsStamp, writtenBlockKeys, type BlockVerdict } from "./dev.ts";
+import { blockKey, changedBlocks, devTestFacts, directImporters, formatVerdict, verdictsOf, wantsStamp, writtenBlockKeys, type BlockVerdict } from "./dev.ts";
 import { IncrementalTypeChecker } from "./dev-typecheck.ts";
 import { DevTestRunner, type DevRun } from "./dev-tests.ts";
-import { listDocuments, readIfExists, writeAtomically } from "./io.ts";
+import { listDocuments, readIfExists, statIfExists, writeAtomically, type StatStamp } from "./io.ts";
+import { factsOf, judge, type Facts, type Judgement } from "./judge.ts";
+import { describeSurvivor } from "./mutation.ts";
 import { ProjectModel } from "./project.ts";
-import { definitionAnalyses, targetTrees } from "./project-code.ts";
+import { isRuntime } from "./rules/rule.ts";
 import { applyStampEdits, type StampEdit } from "./stamps.ts";
 import type { TangleResult } from "./tangle.ts";
 import { runTangle } from "./tangle-run.ts";
-import { isRuntime, type VerifyReport } from "./verify.ts";
+import { programFiles, readRecords, type VerifyReport } from "./verify.ts";
 import { isTypeScriptPath } from "./paths.ts";
 
 /** What a cycle did, for the docs and for tests. */
@@ -38,8 +48,10 @@ export interface CycleReport {
   /** The in-memory tangle of this cycle, when the documents tangled. */
   readonly result?: TangleResult;
   readonly hashes?: readonly string[];
-  /** The book as dev knows it (rule 4 from the stamps), for the docs; on the first cycle and on cycles that judged blocks. */
+  /** The judge's report of the whole book as dev knows it, for the docs; on the first cycle and on cycles that judged blocks. */
   readonly report?: VerifyReport;
+  /** Every document's text as the session holds it after the cycle (its stamps included), for the docs; with `report`. */
+  readonly texts?: ReadonlyMap<string, string>;
   readonly milliseconds: number;
 }
 
@@ -49,8 +61,24 @@ export interface DevSessionOptions {
   /** Where each line of output goes. */
   readonly log: (line: string) => void;
   readonly compiler?: "native" | "javascript";
+  /** Called with the report a background mutation run changed (its survivors now judged); default: nothing. */
+  readonly onLateReport?: (report: CycleReport) => void;
+  /** Called after a save's documents were read (with every document's text), before its verdicts; default: nothing. */
+  readonly onRead?: (documents: ReadonlyMap<string, string>) => void;
+  /** Run the changed blocks' mutants after their verdicts (default true); `--no-mutate` turns it off. */
+  readonly mutate?: boolean;
 }
 
+/** How much a session read and tangled: what the read-once test counts. */
+export interface DevCounts {
+  /** Document reads. */
+  readonly reads: number;
+  /** Tangles of the whole book (in memory). */
+  readonly tangles: number;
+}
+
+/** The launcher of the toolchain's CLIs (`tools/run.cjs`). */
+const launcher = join(dirname(fileURLToPath(import.meta.url)), "..", "run.cjs");
 
 /** One `npm run dev` process's state: the project model, the previous cycle's blocks, the warm type-checker and Vitest. */
 export class DevSession {
@@ -58,30 +86,57 @@ export class DevSession {
   readonly #log: (line: string) => void;
   readonly #checker: IncrementalTypeChecker;
   readonly #tests: DevTestRunner;
+  readonly #onLate: (report: CycleReport) => void;
+  readonly #onRead: (documents: ReadonlyMap<string, string>) => void;
+  readonly #mutate: boolean;
   #previous: string[] | undefined;
-  /** The documents' texts as the previous cycle left them (its stamps included). */
-  #texts = new Map<string, string>();
   /** Files tangle rewrote since Vitest last ran: a cycle that judges nothing still leaves them to invalidate. */
   readonly #rewritten = new Set<string>();
-  /** The documents as the last cycle read them, and what they tangle to; a cycle updates only the saved ones. */
+  /** The documents as the session knows them, and what they tangle to; a cycle updates only the saved ones. */
   readonly #model = new ProjectModel({ scan: "remark" });
+  /** The stat of each document as dev's own stamp write left it: the watcher's echo of that write is no save. */
+  readonly #ownWrites = new Map<string, StatStamp>();
+  #inProgram: ReadonlySet<string> | undefined;
+  #records: Map<string, string | undefined> | undefined;
+  #reads = 0;
+  /** The facts of the last judgement, kept for the background re-judge of rule 5 (no second tangle). */
+  #lastFacts: Facts | undefined;
+  /** The mutation run in the background, if any, and the cycle it is for. */
+  #mutation: ChildProcess | undefined;
+  #generation = 0;
 
   constructor(options: DevSessionOptions) {
     this.#root = options.root;
     this.#log = options.log;
+    this.#onLate = options.onLateReport ?? (() => {});
+    this.#onRead = options.onRead ?? (() => {});
+    this.#mutate = options.mutate ?? true;
     this.#checker = new IncrementalTypeChecker(options.root, options.compiler === undefined ? {} : { compiler: options.compiler });
     this.#tests = new DevTestRunner(options.root);
   }
 
+  /** The reads and tangles so far. */
+  get counts(): DevCounts {
+    return { reads: this.#reads, tangles: this.#model.counts.tangles };
+  }
+
   /**
-   * Runs one cycle. The first cycle only records the blocks as they are (and warms the
+   * Runs one cycle for the saved documents `saved` (project-relative; all of them on the first
+   * cycle, or when not named). The first cycle only records the blocks as they are (and warms the
    * type-checker): it judges nothing, since nothing was saved yet.
    */
-  async cycle(): Promise<CycleReport> {
+  async cycle(saved?: readonly string[]): Promise<CycleReport> {
     const started = performance.now();
-    this.#model.sync(listDocuments(this.#root).map((path) => ({ path, text: readIfExists(join(this.#root, path)) ?? "" })));
+    const before = this.counts;
+    const first = this.#previous === undefined;
+    this.#generation++;
+    const changedDocs = this.#read(first || saved === undefined ? undefined : saved);
+    if (!first && changedDocs.length === 0) return { verdicts: [], documents: [], milliseconds: performance.now() - started };
+    if (!first) this.#onRead(this.#model.texts());
+    // A newer save: the older one's mutants are of code that is gone.
+    this.#cancelMutation();
     try {
-      const report = runTangle({ root: this.#root, model: this.#model });
+      const report = runTangle({ root: this.#root, model: this.#model, fromModel: true });
       for (const w of report.warnings) this.#log(formatDiagnostic(w));
       for (const action of report.actions) this.#rewritten.add(action.path);
     } catch (caught) {
@@ -90,52 +145,45 @@ export class DevSession {
       this.#log("dev: the documents do not tangle; the generated files are kept as they were");
       return { tangleErrors: caught.diagnostics, verdicts: [], documents: [], milliseconds: performance.now() - started };
     }
-    // The texts the model holds: those tangle read when it tangled, else this cycle's own read.
-    const texts = this.#model.texts();
     const result = this.#model.tangle();
-    if (!result.ok) {
-      // Tangle found nothing to do on disk, but a document changed after it looked; the save that changed it starts another cycle.
-      return { tangleErrors: result.diagnostics.filter((d) => d.severity === "error"), verdicts: [], documents: [], milliseconds: performance.now() - started };
-    }
     const hashes = this.#model.hashes();
-    const first = this.#previous === undefined;
     const changed = changedBlocks(this.#previous ?? [], result, hashes);
     this.#previous = writtenBlockKeys(result, hashes);
-    const saved = new Set([...texts].flatMap(([path, text]) => (this.#texts.get(path) === text ? [] : [path])));
-    this.#texts = new Map(texts);
-    if (!first && changed.length === 0 && saved.size === 0) return { verdicts: [], documents: [], result, hashes, milliseconds: performance.now() - started };
+    if (!first && changed.length === 0 && changedDocs.length === 0) return { verdicts: [], documents: [], result, hashes, milliseconds: performance.now() - started };
 
     const checked = await this.#checker.check();
-    const sources = this.#model.derived(targetTrees);
-    const { analyses, diagnostics: definitionProblems } = this.#model.derived(definitionAnalyses);
+    this.#inProgram ??= programFiles(this.#root);
+    this.#records ??= readRecords(this.#root, this.#model.paths);
+    const known = { checked, inProgram: this.#inProgram, records: this.#records };
+    const { analyses } = factsOf(this.#model, { ...known, tests: devTestFacts(new Set(), undefined, () => undefined) });
+    const runtime = (i: number): boolean => result.placements[i] !== undefined && isRuntime(analyses[i]?.kind ?? "other", analyses[i]?.typeOnly ?? false);
     if (first) {
-      const unstamped = result.blocks.filter((b, i) => result.placements[i] !== undefined && isRuntime(analyses[i]?.kind ?? "other", analyses[i]?.typeOnly ?? false) && b.attrs.tested !== hashes[i]);
+      const unstamped = result.blocks.filter((b, i) => runtime(i) && b.attrs.tested !== hashes[i]);
       if (unstamped.length > 0) {
         const where = unstamped.slice(0, 3).map((b) => `${b.doc}:${b.line}`);
         this.#log(`dev: ${unstamped.length} block(s) carry no current stamp (${where.join(", ")}${unstamped.length > 3 ? ", …" : ""}); each is judged when its chapter is next saved`);
       }
-      const report = devReport({ result, hashes, analyses, definitionProblems, checked }, []);
-      return { verdicts: [], documents: [], result, hashes, report, milliseconds: performance.now() - started };
+      const judged = judge(factsOf(this.#model, { ...known, tests: devTestFacts(new Set(), undefined, () => undefined) }));
+      return { verdicts: [], documents: [], result, hashes, report: this.#report(judged, checked), texts: this.#model.texts(), milliseconds: performance.now() - started };
     }
     // A saved chapter's blocks that carry no current stamp (a failed run's, or edited while dev
     // was not running) are judged with the changed ones; only changed blocks widen the tests.
     const changedSet = new Set(changed);
-    const carried = result.blocks.flatMap((b, i) =>
-      !changedSet.has(i) && saved.has(b.doc) && result.placements[i] !== undefined && isRuntime(analyses[i]?.kind ?? "other", analyses[i]?.typeOnly ?? false) && b.attrs.tested !== hashes[i] ? [i] : [],
-    );
+    const savedSet = new Set(changedDocs);
+    const carried = result.blocks.flatMap((b, i) => (!changedSet.has(i) && savedSet.has(b.doc) && runtime(i) && b.attrs.tested !== hashes[i] ? [i] : []));
     const blocks = [...changed, ...carried].sort((a, b) => a - b);
     if (blocks.length === 0) return { verdicts: [], documents: [], result, hashes, milliseconds: performance.now() - started };
-    const judged = (run: DevRun | undefined): BlockVerdict[] =>
-      judgeBlocks(
-        { result, hashes, analyses, definitionProblems, sources, checked, evidence: run?.evidence, noEvidence: run === undefined ? [] : run.problems, ran: new Set(run?.ran ?? []) },
-        blocks,
-      );
-    // The tests to run, in widening tiers, each only while a changed block is left unexecuted
-    // by a passing run: the chapters' own test files (and a changed test block's file), then
-    // every test file importing a changed module, then Vitest's `related` set (through other modules).
-    const runtimeChanged = blocks.filter((i) => isRuntime(analyses[i]?.kind ?? "other", analyses[i]?.typeOnly ?? false));
+    const scope = new Set(blocks);
+
+    // What is known first: a block that does not compile has its verdict now, before any test runs.
+    const early = verdictsOf(judge(factsOf(this.#model, { ...known, tests: devTestFacts(scope, undefined, () => undefined) })), result, blocks, undefined);
+    const broken = new Set(blocks.filter((_, k) => early[k]?.compiles === false));
+    for (const [k, v] of early.entries()) if (broken.has(blocks[k] ?? -1)) this.#log(formatVerdict(v));
+
+    // Its tests still run with the others' (what they prove is shown), but no wider run is sought
+    // for it: a block that does not compile earns no stamp, whatever ran.
+    const runtimeChanged = blocks.filter(runtime);
     const tests = new Set(changed.flatMap((i) => (analyses[i]?.kind === "test" ? (result.placements[i]?.target ?? []) : [])));
-    let verdicts = judged(undefined);
     let run: DevRun | undefined;
     if (runtimeChanged.length > 0 || tests.size > 0) {
       const all = new Set(await this.#tests.testFiles());
@@ -147,7 +195,7 @@ export class DevSession {
         async (unexecuted) => directImporters([...all].map((path) => ({ path, text: readIfExists(join(this.#root, path)) ?? "" })), new Set(modulesOf(unexecuted))),
         async (unexecuted) => await this.#tests.relatedTestFiles(modulesOf(unexecuted)),
       ];
-      let unexecuted: number[] = runtimeChanged.filter((i) => changedSet.has(i));
+      let unexecuted: number[] = runtimeChanged.filter((i) => changedSet.has(i) && !broken.has(i));
       for (const tier of tiers) {
         const more = (await tier(unexecuted)).filter((f) => all.has(f) && !tests.has(f));
         if (more.length === 0 && run !== undefined) continue;
@@ -155,24 +203,70 @@ export class DevSession {
         if (tests.size === 0) continue;
         if (run !== undefined) this.#log(`dev: ${unexecuted.length} block(s) not executed yet; adding ${more.join(", ")}`);
         run = await this.#runTests([...tests].sort());
-        verdicts = judged(run);
         if (run.evidence === undefined) break;
-        unexecuted = blocks.filter((i, k) => changedSet.has(i) && verdicts[k]?.kind === "code" && verdicts[k]?.tested !== true);
+        const executed = this.#judge(known, scope, run, {}).tested.executed;
+        unexecuted = runtimeChanged.filter((i) => changedSet.has(i) && !broken.has(i) && !executed.has(i));
         if (unexecuted.length === 0) break;
       }
     }
-    verdicts = this.#stamp(verdicts, texts, result, hashes, blocks);
+    let judged = this.#judge(known, scope, run, {});
+    const ran = new Set(run?.evidence === undefined ? [] : run.ran);
+    let verdicts = verdictsOf(judged, result, blocks, ran);
+    const texts = this.#model.texts();
+    const written = this.#stamp(verdicts, blocks, result, hashes, texts);
+    if (written.size > 0) {
+      judged = this.#judge(known, scope, run, Object.fromEntries([...written].map((i) => [i, hashes[i] ?? ""])));
+      verdicts = verdictsOf(judged, result, blocks, ran);
+    }
     for (const v of verdicts) this.#log(formatVerdict(v));
     const documents = [...new Set(blocks.map((i) => result.blocks[i]?.doc ?? ""))].filter((d) => d !== "").sort();
     const milliseconds = performance.now() - started;
-    this.#log(`dev: ${verdicts.length} block(s) judged in ${Math.round(milliseconds)} ms (type-check ${Math.round(checked.milliseconds)} ms${run === undefined ? "" : `, tests ${Math.round(run.milliseconds)} ms: ${run.ran.length} file(s)`})`);
-    const report = devReport({ result, hashes, analyses, definitionProblems, checked }, verdicts);
-    return { verdicts, documents, result, hashes, report, milliseconds };
+    const work = `${this.#reads - before.reads} document(s) read, book tangled ${this.#model.counts.tangles - before.tangles} time(s)`;
+    this.#log(`dev: ${verdicts.length} block(s) judged in ${Math.round(milliseconds)} ms (type-check ${Math.round(checked.milliseconds)} ms${run === undefined ? "" : `, tests ${Math.round(run.milliseconds)} ms: ${run.ran.length} file(s)`}; ${work})`);
+    const cycle: CycleReport = { verdicts, documents, result, hashes, report: this.#report(judged, checked), texts, milliseconds };
+    // The model takes the stamped texts now that every judgement of this save is made: the next save tangles them.
+    const facts = this.#lastFacts;
+    for (const [doc, text] of texts) this.#model.update(doc, text);
+    if (this.#mutate && facts !== undefined) this.#mutateLater(cycle, judged, blocks, (records) => judge({ ...facts, records }));
+    return cycle;
   }
 
-  /** Stops Vitest. */
+  /** Stops Vitest and a mutation run. */
   async close(): Promise<void> {
+    this.#cancelMutation();
     await this.#tests.close();
+  }
+
+  /** The judge over the model, with a dev run's evidence for `scope`, and the stamps written this cycle. */
+  #judge(known: Pick<Facts, "checked" | "inProgram" | "records">, scope: ReadonlySet<number>, run: DevRun | undefined, stamps: Readonly<Record<number, string>>): Judgement {
+    const why = (): string => "no test file imports its module, directly or through other modules";
+    const tests = { ...devTestFacts(scope, run, why), stamps: new Map(Object.entries(stamps).map(([i, h]) => [Number(i), h])) };
+    this.#lastFacts = factsOf(this.#model, { ...known, tests });
+    return judge(this.#lastFacts);
+  }
+
+  #report(judged: Judgement, checked: { readonly compiler: string; readonly milliseconds: number }): VerifyReport {
+    return { ok: judged.ok, blocks: judged.blocks, documents: judged.documents, problems: judged.problems, typeCheck: { compiler: checked.compiler, milliseconds: checked.milliseconds }, mutation: judged.mutation };
+  }
+
+  /**
+   * Reads the documents `paths` (every document when undefined) into the model, skipping the
+   * watcher's echo of dev's own stamp writes; returns the paths whose text changed.
+   */
+  #read(paths: readonly string[] | undefined): string[] {
+    const listed = paths ?? listDocuments(this.#root);
+    const changed: string[] = [];
+    for (const path of listed) {
+      const own = this.#ownWrites.get(path);
+      const stat = statIfExists(join(this.#root, path));
+      if (own !== undefined && stat !== undefined && stat.size === own.size && stat.mtimeMs === own.mtimeMs) continue;
+      this.#ownWrites.delete(path);
+      if (stat !== undefined) this.#reads++;
+      const text = stat === undefined ? undefined : readIfExists(join(this.#root, path));
+      if (text === undefined ? this.#model.remove(path) : this.#model.update(path, text)) changed.push(path);
+    }
+    if (paths === undefined) for (const path of this.#model.paths) if (!listed.includes(path) && this.#model.remove(path)) changed.push(path);
+    return changed.sort();
   }
 
   async #runTests(files: readonly string[]): Promise<DevRun> {
@@ -183,28 +277,34 @@ export class DevSession {
   }
 
   /**
-   * Writes the stamps the verdicts earn, one document at a time, each only if the document is
-   * still `texts`' version; a document edited meanwhile is left alone and its blocks forgotten,
-   * so the next cycle judges them again.
+   * Writes the stamps the verdicts earn, one document at a time, each only if the document on
+   * disk is still the model's text; `texts` takes the stamped text (the model takes it once the
+   * cycle's judgements are made). A document edited meanwhile is left alone and its blocks
+   * forgotten, so the next cycle judges them again.
+   * Returns the blocks stamped.
    */
-  #stamp(verdicts: BlockVerdict[], texts: ReadonlyMap<string, string>, result: TangleResult, hashes: readonly string[], changed: readonly number[]): BlockVerdict[] {
-    const edits = new Map<string, StampEdit[]>();
-    for (const v of verdicts) if (wantsStamp(v)) edits.set(v.doc, [...(edits.get(v.doc) ?? []), { line: v.line, stamp: v.hash }]);
-    const stampedDocs = new Set<string>();
+  #stamp(verdicts: readonly BlockVerdict[], blocks: readonly number[], result: TangleResult, hashes: readonly string[], texts: Map<string, string>): Set<number> {
+    const edits = new Map<string, { readonly edit: StampEdit; readonly index: number }[]>();
+    verdicts.forEach((v, k) => {
+      if (wantsStamp(v)) edits.set(v.doc, [...(edits.get(v.doc) ?? []), { edit: { line: v.line, stamp: v.hash }, index: blocks[k] ?? -1 }]);
+    });
+    const stamped = new Set<number>();
     for (const [doc, list] of edits) {
-      const text = texts.get(doc) ?? "";
+      const text = this.#model.text(doc) ?? "";
       if (readIfExists(join(this.#root, doc)) !== text) {
         this.#log(`${doc}: changed while its tests ran, so its stamps were not written; judging it again`);
-        this.#forget(changed.filter((i) => result.blocks[i]?.doc === doc), result, hashes);
+        this.#forget(blocks.filter((i) => result.blocks[i]?.doc === doc), result, hashes);
         continue;
       }
-      const stamped = applyStampEdits(text, list);
-      writeAtomically(join(this.#root, doc), stamped);
-      // Dev's own write is no save: the cycle it starts must not judge the document again.
-      this.#texts.set(doc, stamped);
-      stampedDocs.add(doc);
+      const next = applyStampEdits(text, list.map((e) => e.edit));
+      writeAtomically(join(this.#root, doc), next);
+      // Dev's own write is no save: the model holds it, and the watcher's echo is skipped by its stat.
+      const stat = statIfExists(join(this.#root, doc));
+      if (stat !== undefined) this.#ownWrites.set(doc, stat);
+      texts.set(doc, next);
+      for (const e of list) stamped.add(e.index);
     }
-    return verdicts.map((v) => (wantsStamp(v) && stampedDocs.has(v.doc) ? { ...v, stamped: true } : v));
+    return stamped;
   }
 
   /** Removes blocks from the previous cycle's record, so the next cycle sees them as changed. */
@@ -213,6 +313,58 @@ export class DevSession {
       const key = blockKey(result.blocks[i]?.doc ?? "", hashes[i] ?? "");
       const at = this.#previous?.indexOf(key) ?? -1;
       if (at >= 0) this.#previous?.splice(at, 1);
+    }
+  }
+
+  /**
+   * The background step of a cycle: the chapters whose judged blocks are not pinned (a changed
+   * block's record is stale) are mutated by `npm run mutate -- --chapter NAME` in a child, which
+   * reruns only the blocks whose code changed; then the judge runs again over the new records,
+   * and each block's survivors are printed at their Markdown place. Only chapters that keep a
+   * record are mutated (a book that never ran `mutate` is not judged by rule 5).
+   */
+  #mutateLater(cycle: CycleReport, judged: Judgement, blocks: readonly number[], rejudge: (records: Map<string, string | undefined>) => Judgement): void {
+    const records = this.#records ?? new Map<string, string | undefined>();
+    const chapters = [...new Set(blocks.filter((i) => judged.blocks[i]?.checks.pinned === false && judged.blocks[i]?.checks.compiles === true).map((i) => judged.blocks[i]?.doc ?? ""))].filter((doc) => records.get(doc) !== undefined);
+    if (chapters.length === 0) return;
+    const generation = this.#generation;
+    const started = performance.now();
+    const names = chapters.map((doc) => doc.replace(/^literate\//, "").replace(/\.md$/, ""));
+    this.#log(`dev: mutating ${chapters.join(", ")} in the background`);
+    // Its own process group, so that a newer save stops StrykerJS's workers with it.
+    const child = spawn(process.execPath, [launcher, "mutate", "--root", this.#root, ...names.flatMap((n) => ["--chapter", n])], { cwd: this.#root, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    this.#mutation = child;
+    let output = "";
+    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.once("close", (code) => {
+      if (this.#mutation === child) this.#mutation = undefined;
+      if (generation !== this.#generation) return;
+      if (code !== 0) {
+        this.#log(`dev: the mutation run failed (exit ${code ?? "killed"}):\n${output.trim().split("\n").slice(-5).join("\n")}`);
+        return;
+      }
+      this.#records = readRecords(this.#root, this.#model.paths);
+      const again = rejudge(this.#records);
+      for (const i of blocks) {
+        const report = again.blocks[i];
+        if (report?.mutation === undefined || !chapters.includes(report.doc)) continue;
+        const m = report.mutation;
+        const head = `${report.doc}:${report.line} pinned ${report.checks.pinned ? "✓" : "✗"} mutants ${m.score === undefined ? "none" : `${m.score.toFixed(0)}%`} (${m.killed} killed, ${m.survived} survive${m.equivalent > 0 ? `, ${m.equivalent} declared equivalent` : ""}) after ${Math.round(performance.now() - started)} ms`;
+        this.#log([head, ...m.survivors.map((s) => `    ${describeSurvivor(report.doc, s)}`)].join("\n"));
+      }
+      this.#onLate({ ...cycle, report: this.#report(again, cycle.report?.typeCheck ?? { compiler: "", milliseconds: 0 }) });
+    });
+  }
+
+  #cancelMutation(): void {
+    const child = this.#mutation;
+    this.#mutation = undefined;
+    if (child === undefined || child.exitCode !== null || child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      child.kill("SIGTERM");
     }
   }
 }

@@ -345,6 +345,11 @@ export function describeMutant(doc: string, blockLine: number, m: MutantRecord):
   return `${doc}:${blockLine + m.line}:${m.column} ${what}: ${m.mutator}, replaced by \`${m.replacement.replace(/\s+/g, " ")}\``;
 }
 
+/** A surviving mutant as the author reads it: its Markdown place, the mutator, the code it replaces and the replacement. */
+export function describeSurvivor(doc: string, s: { readonly line: number; readonly column: number; readonly mutator: string; readonly original: string; readonly replacement: string }): string {
+  return `${doc}:${s.line}:${s.column} survived: ${s.mutator}, \`${s.original.replace(/\s+/g, " ")}\` replaced by \`${s.replacement.replace(/\s+/g, " ")}\``;
+}
+
 /** Rule 5 over the book: problems per block, and which chapters have records. */
 export interface PinnedVerdict {
   /** Problems by block index (an `equivalent` fence's problems under its own index). */

@@ -1,6 +1,9 @@
 /**
  * The reading order, checked: a chapter's module may import only from modules that chapters
  * earlier in the book tangle, so a reader never meets a name before the chapter that explains it.
+ * Nor may a chapter use a class member a later chapter defines (a method block spliced into the
+ * class from further on): `this.name`, and `x.#name` on any instance, are resolved to the member
+ * the enclosing class declares, and refused like an import of a later chapter's module.
  *
  * The book's order is the docs site's: front matter `order`, then path; a chapter without
  * `order` comes after every chapter with one (`byChapterOrder`). The import lines are read from
@@ -55,6 +58,53 @@ export function readingOrderProblems(result: TangleResult, sources: ReadonlyMap<
       );
       problems.set(block, list);
     }
+  }
+  for (const [block, list] of memberOrderProblems(result, sources, exempt, rank, documents)) problems.set(block, [...(problems.get(block) ?? []), ...list]);
+  return problems;
+}
+
+/**
+ * One problem per use of a class member defined in a chapter later than the using block's: a
+ * `this.name` or `x.#name` inside a class whose own member `name` (or `#name`) is written by a
+ * block of a later chapter. Only what the syntax resolves is judged: a member the class itself
+ * declares, reached through `this` or by its private name.
+ */
+function memberOrderProblems(result: TangleResult, sources: ReadonlyMap<string, ts.SourceFile>, exempt: ExemptBlock, rank: ReadonlyMap<string, number>, documents: ReadonlyMap<string, LiterateDocument>): Map<number, Diagnostic[]> {
+  const problems = new Map<number, Diagnostic[]>();
+  for (const target of result.targets) {
+    const source = sources.get(target.path);
+    if (source === undefined) continue;
+    const blockAt = (position: number): number => target.lineBlock[source.getLineAndCharacterOfPosition(position).line] ?? -1;
+    const visit = (node: ts.Node, members: ReadonlyMap<string, number> | undefined): void => {
+      let inside = members;
+      if (ts.isClassLike(node)) {
+        const own = new Map<string, number>();
+        for (const member of node.members) if (member.name !== undefined && (ts.isIdentifier(member.name) || ts.isPrivateIdentifier(member.name))) own.set(member.name.text, blockAt(member.getStart(source)));
+        inside = own;
+      }
+      if (inside !== undefined && ts.isPropertyAccessExpression(node) && (ts.isPrivateIdentifier(node.name) || node.expression.kind === ts.SyntaxKind.ThisKeyword)) {
+        const defined = inside.get(node.name.text) ?? -1;
+        const user = blockAt(node.name.getStart(source));
+        const definer = result.blocks[defined]?.doc;
+        const reader = result.blocks[user]?.doc;
+        if (definer !== undefined && reader !== undefined && definer !== reader && !exempt(user) && (rank.get(definer) ?? -1) > (rank.get(reader) ?? -1)) {
+          const start = source.getLineAndCharacterOfPosition(node.name.getStart(source));
+          const at = { file: reader, line: target.lineSource[start.line] ?? 0, column: start.character + 1 + (target.lineShift[start.line] ?? 0) };
+          const list = problems.get(user) ?? [];
+          list.push(
+            error(
+              at,
+              "order",
+              `uses \`${node.name.text}\`, a member \`${definer}\` (${describeOrder(documents.get(definer))}) defines, which comes later in the book (this chapter is ${describeOrder(documents.get(reader))})`,
+              `move the block of \`${node.name.text}\` into this chapter or one before it, or change the chapters' \`order\` so \`${definer}\` comes first`,
+            ),
+          );
+          problems.set(user, list);
+        }
+      }
+      ts.forEachChild(node, (child) => visit(child, inside));
+    };
+    visit(source, undefined);
   }
   return problems;
 }

@@ -1,25 +1,20 @@
 /**
- * Doc comments that repeat their prose. The prose before a block says why the code exists; the
- * doc comment on the definition gives its contract (inputs, outputs, errors). When the doc comment
- * mostly repeats the prose, the reader reads the same thing twice and the contract goes unsaid.
+ * Doc comments that state no contract. The prose before a block says why the code exists; the
+ * doc comment on the definition gives its contract (inputs, outputs, errors). A doc comment
+ * states the contract when at least one of its sentences says something the prose does not:
+ * names a content word (lower-cased, punctuation stripped, a small list of stop words removed,
+ * code identifiers kept whole) that the prose between the previous block and this one never
+ * uses. One whose every sentence is made of the prose's own words is reported.
  *
- * The measure is plain word overlap: the share of the doc comment's distinct content words
- * (lower-cased, punctuation stripped, a small list of stop words removed, code identifiers kept
- * whole) that also occur in the prose between the previous block and this one. Pure.
+ * Why not a share of repeated words, as this check was first: a share has a line, and prose can
+ * be tuned to stop just under it while the comment still says nothing new. Here there is no
+ * dial: a sentence either brings a word the prose lacks (a parameter, a return value, an error,
+ * a bound: the contract's own terms, which a why-paragraph has no reason to use) or it does not.
+ * The share is still measured, for the reader of a warning. Pure.
  */
 import ts from "typescript";
 import { warning, type Diagnostic } from "./diagnostics.ts";
 import type { TangleResult } from "./tangle.ts";
-
-/**
- * From this share of repeated words up, a doc comment is reported. Chosen from the book's own
- * distribution (median 59%): at 80% the warnings are doc comments that restate their prose, while
- * between 60% and 80% many state a contract in the prose's words (`Rejects with \`unknown-loop\``).
- */
-export const repetitionThreshold = 0.8;
-
-/** Fewer distinct content words than this, and a doc comment is too short to judge: "The config." repeats by necessity. */
-export const minimumContentWords = 4;
 
 /** One doc comment measured against its prose. */
 export interface Repetition {
@@ -33,6 +28,10 @@ export interface Repetition {
   readonly words: number;
   /** Share of them that occur in the prose, 0 to 1. */
   readonly share: number;
+  /** Its sentences with a content word. */
+  readonly sentences: number;
+  /** Of those, the sentences with a content word the prose does not use: what the comment adds. */
+  readonly adding: number;
 }
 
 const stopWords: ReadonlySet<string> = new Set(
@@ -88,11 +87,14 @@ export function measureRepetition(result: TangleResult, sources: ReadonlyMap<str
       // A comment in the block before (a file header) is not this definition's.
       if ((target.lineBlock[at.line] ?? -1) !== block) return;
       seen.add(block);
-      const words = contentWords(docCommentText(text.slice(comment.pos, comment.end)));
+      const commentText = docCommentText(text.slice(comment.pos, comment.end));
+      const words = contentWords(commentText);
       const said = contentWords(prose);
       const repeated = [...words].filter((w) => said.has(w)).length;
+      const sentences = sentencesOf(commentText).map(contentWords).filter((w) => w.size > 0);
+      const adding = sentences.filter((w) => [...w].some((word) => !said.has(word))).length;
       const doc = result.blocks[block]?.doc ?? target.path;
-      measured.push({ block, file: doc, line: target.lineSource[at.line] ?? 0, column: at.character + 1 + (target.lineShift[at.line] ?? 0), words: words.size, share: words.size === 0 ? 0 : repeated / words.size });
+      measured.push({ block, file: doc, line: target.lineSource[at.line] ?? 0, column: at.character + 1 + (target.lineShift[at.line] ?? 0), words: words.size, share: words.size === 0 ? 0 : repeated / words.size, sentences: sentences.length, adding });
     };
     for (const statement of source.statements) {
       measure(statement);
@@ -104,18 +106,26 @@ export function measureRepetition(result: TangleResult, sources: ReadonlyMap<str
   return measured;
 }
 
-/** The warnings for the measured doc comments that repeat their prose (at least `threshold` of their words), keyed by block. */
-export function repetitionWarnings(measured: readonly Repetition[], threshold = repetitionThreshold): Map<number, Diagnostic[]> {
+/** A text's sentences: split after `.`, `!` or `?` before a space, and at line breaks (a tag's line is its own). */
+export function sentencesOf(text: string): string[] {
+  return text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((sentence) => sentence.trim())
+    .filter((sentence) => sentence !== "");
+}
+
+/** The warnings for the measured doc comments none of whose sentences says what the prose does not, keyed by block. */
+export function repetitionWarnings(measured: readonly Repetition[]): Map<number, Diagnostic[]> {
   const warnings = new Map<number, Diagnostic[]>();
   for (const m of measured) {
-    if (m.words < minimumContentWords || m.share < threshold) continue;
+    if (m.sentences === 0 || m.adding > 0) continue;
     const list = warnings.get(m.block) ?? [];
     list.push(
       warning(
         { file: m.file, line: m.line, column: m.column },
         "doc-comment",
-        `the doc comment repeats ${Math.round(m.share * 100)}% of the prose before it`,
-        "prose says why; the doc comment gives the contract (inputs, outputs, errors) — say what the prose does not",
+        `the doc comment states no contract: each of its sentences is made of the prose's words (it repeats ${Math.round(m.share * 100)}% of them)`,
+        "prose says why; the doc comment gives the contract (inputs, outputs, errors) — add a sentence saying what a caller needs and the prose does not",
       ),
     );
     warnings.set(m.block, list);

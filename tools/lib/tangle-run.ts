@@ -31,6 +31,12 @@ export interface TangleRunOptions {
    * the caller reads the same tangle result from it. Without one, a model of its own (fast scanner).
    */
   readonly model?: ProjectModel;
+  /**
+   * Take the documents' texts from `model` instead of reading them (`npm run dev`, which read
+   * the saved ones itself): only their stats are taken, for the stat cache. The model must hold
+   * every document of `literate/`.
+   */
+  readonly fromModel?: boolean;
 }
 
 /** What a run did (or, with `check`, would do). */
@@ -69,6 +75,18 @@ function readDocuments(root: string, reader: HashingReader): { inputs: TangleInp
   );
   const inputs = seen.map(({ path }, i) => ({ path, text: texts[i] ?? "" }));
   return { inputs, digest, allCached, count: paths.length };
+}
+
+/** The documents as `model` holds them, with the digest of their stats (no document is read). */
+function modelDocuments(root: string, reader: HashingReader, model: ProjectModel): { inputs: TangleInput[]; digest: string; allCached: boolean; count: number } {
+  const paths = listDocuments(root);
+  const parts = paths.map((path) => {
+    const entry = reader.stat(path);
+    if (entry === undefined) throw new Error(`document vanished while reading: ${path}`);
+    return `${path}\0${entry.stamp.size}\0${entry.stamp.mtimeMs}`;
+  });
+  const inputs = paths.map((path) => ({ path, text: model.text(path) ?? "" }));
+  return { inputs, digest: sha256(parts.join("\n")), allCached: false, count: paths.length };
 }
 
 function readManifest(root: string): Manifest | undefined {
@@ -141,7 +159,7 @@ function tangleProject(options: TangleRunOptions, warnings: Diagnostic[]): Tangl
   const cache = loadStatCache(root);
   const listings = new FolderListings(root);
   const reader = new HashingReader(root, cache, listings);
-  let documents = readDocuments(root, reader);
+  let documents = options.fromModel === true && options.model !== undefined ? modelDocuments(root, reader, options.model) : readDocuments(root, reader);
   // A journal left by a killed run is spent by the next run that completes: its files are then in the manifest, or deleted.
   const journal = readIfExists(join(root, pendingPath));
   const manifest = withPending(root, readManifest(root), reader, journal);
@@ -154,7 +172,7 @@ function tangleProject(options: TangleRunOptions, warnings: Diagnostic[]): Tangl
       return { documents: documents.count, actions: [], unchanged: Object.keys(manifest.files).length, warnings: cache.lastRun.warnings ?? [], fastPath: true };
     }
   }
-  if (documents.allCached) {
+  if (documents.allCached && options.fromModel !== true) {
     const fresh = new HashingReader(root, { version: 1, writtenAtMs: 0, files: {} });
     documents = readDocuments(root, fresh);
   }

@@ -1,5 +1,6 @@
 /**
- * verify: the four rules, each a fact a tool proved, and the reading order.
+ * verify: the rules, each a fact a tool proved, judged by the one judge (`judge.ts`, the rules in
+ * `rules/`) over the documents and the evidence on disk.
  *
  * 1. one definition per block (read from the tangled files' syntax trees, `definitions.ts`);
  * 2. prose before code (remark decides what a heading or paragraph is);
@@ -15,76 +16,26 @@
  *
  * Besides: a chapter imports only from chapters earlier in the reading order (`order.ts`), and a
  * doc comment that mostly repeats the prose before its block is a warning (`repetition.ts`).
+ *
+ * This module owns the disk: it reads the documents, checks the tangled files are current, runs
+ * the type-check and (with `--stamp`) the tests, loads the evidence and the mutation records,
+ * hands them to the judge, and writes the stamps the evidence earns.
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { LiterateError, error, sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
-import type { BlockAnalysis, BlockKind } from "./definitions.ts";
-import type { LiterateBlock } from "./document.ts";
-import { evidencePaths, judgeExecution, loadEvidence, type TestEvidence } from "./evidence.ts";
+import { evidencePaths, loadEvidence, type TestEvidence } from "./evidence.ts";
 import { listDocuments, readIfExists, writeAtomically } from "./io.ts";
-import { readingOrderProblems } from "./order.ts";
-import { judgePinned, recordPath, spanText } from "./mutation.ts";
-import { measureRepetition, repetitionWarnings } from "./repetition.ts";
+import { factsOf, judge, type BlockReport, type BookMutation, type DocumentSummary } from "./judge.ts";
+import { recordPath } from "./mutation.ts";
 import { ProjectModel } from "./project.ts";
-import { definitionAnalyses, targetTrees } from "./project-code.ts";
-import { findRunnables, judgeRunnables, type Runnables, type RunVerdicts } from "./runs.ts";
 import { applyStampEdits, type StampEdit } from "./stamps.ts";
 import type { TangleResult } from "./tangle.ts";
-import { typeCheck, type TypeCheckResult } from "./typecheck.ts";
-import { isTypeScriptPath } from "./paths.ts";
+import { typeCheck } from "./typecheck.ts";
+import { isRuntime } from "./rules/rule.ts";
 
-/** The state of rule 4 for one block. */
-export type TestedState = "tested" | "untested" | "unstamped" | "stale" | "exempt";
-
-/** Everything verify knows about one block; `--json` prints these. */
-export interface BlockReport {
-  readonly doc: string;
-  readonly index: number;
-  readonly line: number;
-  readonly lang: string;
-  readonly kind: BlockKind;
-  readonly names: readonly string[];
-  readonly typeOnly: boolean;
-  readonly hash: string;
-  readonly stamp?: string;
-  readonly generated?: { readonly target: string; readonly first: number; readonly last: number };
-  readonly checks: {
-    readonly oneDefinition: boolean;
-    readonly prose: boolean;
-    readonly compiles: boolean;
-    readonly tested: TestedState;
-  };
-  /** Rule 5, when the block's chapter has a current mutation record for it: its score and what survives. */
-  readonly mutation?: BlockMutation;
-  /** What verify found at this block: errors, and warnings (a doc comment that repeats its prose), which do not fail it. */
-  readonly problems: readonly Diagnostic[];
-}
-
-/** A block's mutation evidence as the docs show it. */
-export interface BlockMutation {
-  /** Percent of its mutants killed, declared equivalents left out; absent when it has none to count. */
-  readonly score?: number;
-  readonly killed: number;
-  readonly survived: number;
-  readonly equivalent: number;
-  /** Each survivor: its Markdown line and column, the mutator, the code it replaces and the replacement. */
-  readonly survivors: readonly { readonly line: number; readonly column: number; readonly mutator: string; readonly original: string; readonly replacement: string }[];
-}
-
-/** A document's summary line. */
-export interface DocumentSummary {
-  readonly path: string;
-  readonly blocks: number;
-  readonly definitions: number;
-  readonly typeOnly: number;
-  readonly tested: number;
-  /** Errors found in its blocks. */
-  readonly problems: number;
-  /** Warnings found in its blocks; they do not fail verify. */
-  readonly warnings: number;
-}
+export type { BlockChecks, BlockMutation, BlockReport, DocumentSummary, TestedState } from "./judge.ts";
 
 /** The whole verification. */
 export interface VerifyReport {
@@ -98,13 +49,7 @@ export interface VerifyReport {
   /** With `--stamp`: how many stamps were written and removed. */
   readonly stamps?: { readonly written: number; readonly removed: number };
   /** Rule 5: the chapters with runtime blocks that have a mutation record file, and those that have none yet. */
-  readonly mutation?: {
-    readonly recorded: readonly string[];
-    readonly unrecorded: readonly string[];
-    /** The book's score over every current record, declared equivalents left out; absent with no mutants recorded. */
-    readonly score?: number;
-    readonly mutants: number;
-  };
+  readonly mutation?: BookMutation;
 }
 
 /** Options of a verification. */
@@ -122,8 +67,6 @@ export interface VerifyOptions {
    */
   readonly model?: ProjectModel;
 }
-
-export const isRuntime = (kind: BlockKind, typeOnly: boolean): boolean => (kind === "definition" || kind === "fragment") && !typeOnly;
 
 /** Verifies the project at `options.root`. Throws `LiterateError` when verification cannot even start. */
 export function verifyProject(options: VerifyOptions): VerifyReport {
@@ -148,152 +91,69 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
   }
 
   const global: Diagnostic[] = [];
-  const sources = model.derived(targetTrees);
-  const { analyses, diagnostics: definitionProblems } = model.derived(definitionAnalyses);
   const checked = typeCheck(root, options.compiler === undefined ? {} : { compiler: options.compiler });
-  const compileProblems = mapCompilerDiagnostics(result, checked, global);
-  requireInProgram(root, result, global);
   const { evidence, missing } = usableEvidence(root, result, global);
-  const hashes = model.hashes();
-  const children = childrenOf(result);
-  const values = analyses.flatMap((a, block) => (a.kind === "definition" && !a.typeOnly && a.names.length > 0 ? [{ block, names: a.names }] : []));
-  const runnables = findRunnables(result, sources, values);
-  const parts = evidence === undefined ? undefined : partsOf(runnables, judgeRunnables(evidence, runnables));
-  const kindOf = (index: number): BlockKind => analyses[index]?.kind ?? "other";
-  const orderProblems = readingOrderProblems(result, sources, (index) => kindOf(index) === "test" || kindOf(index) === "other");
-  const pinned = judgePinned(result, analyses, hashes, new Map(paths.map((path) => [path, readIfExists(join(root, recordPath(path)))])));
-  global.push(...pinned.global);
-  const repetitions = repetitionWarnings(measureRepetition(result, sources, (index) => kindOf(index) === "definition" && result.blocks[index]?.proseBefore === true));
-
   // Stamps follow evidence only: without usable evidence (none, or older than the code), none is touched.
   const stamping = options.stamp === true && evidence !== undefined;
-  const reports: BlockReport[] = [];
+  const refresh = "`npm run verify -- --stamp`";
+  const facts = factsOf(model, {
+    checked,
+    inProgram: programFiles(root),
+    records: readRecords(root, paths),
+    tests: {
+      evidence,
+      scope: "all",
+      ...(options.stamp === true ? { stampFromEvidence: true } : {}),
+      refresh,
+      absent: (block, named) => (missing ? [error({ file: block.doc, line: block.line, column: block.column }, "tested", `no test results exist, so this block${named} is not known to be tested`, "run `npm test`, then `npm run verify -- --stamp`")] : []),
+    },
+  });
+  const judged = judge(facts, { extra: global });
+
   const edits = new Map<string, StampEdit[]>();
   let written = 0;
   let removed = 0;
-  result.blocks.forEach((block, index) => {
-    const analysis = analyses[index] ?? { kind: "other" as const, names: [], typeOnly: false };
-    const problems: Diagnostic[] = [];
-    const at = { file: block.doc, line: block.line, column: block.column };
-    const isDefinitionBlock = analysis.kind === "definition" || analysis.kind === "fragment" || analysis.kind === "preamble";
-    const mine = (d: Diagnostic): boolean => d.file === block.doc && d.line === block.line && d.column === block.column;
-    const oneDefinitionProblems = definitionProblems.filter(mine);
-    problems.push(...oneDefinitionProblems);
-    let prose = true;
-    if (isDefinitionBlock && block.proseBefore === false) {
-      prose = false;
-      problems.push(error(at, "prose", "no prose before this block", "write a heading or a paragraph that says why this code exists, between it and the previous block"));
-    }
-    const compileList = compileProblems.get(index) ?? [];
-    problems.push(...compileList);
-    problems.push(...(orderProblems.get(index) ?? []), ...(repetitions.get(index) ?? []), ...(pinned.byBlock.get(index) ?? []));
-
-    const runtime = isRuntime(analysis.kind, analysis.typeOnly);
-    const hash = hashes[index] ?? "";
-    let tested: TestedState = "exempt";
-    let desired: string | undefined;
-    if (runtime) {
-      const missed = evidence === undefined || parts === undefined ? [] : missedParts(evidence, result, index, children, analysis, parts);
-      const executed = evidence !== undefined && missed.length === 0;
-      desired = executed ? hash : undefined;
-      const stamp = options.stamp === true ? desired : block.attrs.tested;
-      if (!executed) {
-        tested = "untested";
-        const named = analysis.names.length > 0 ? ` (\`${analysis.names.join("`, `")}\`)` : "";
-        if (evidence === undefined) {
-          if (missing) problems.push(error(at, "tested", `no test results exist, so this block${named} is not known to be tested`, "run `npm test`, then `npm run verify -- --stamp`"));
-        } else {
-          for (const miss of missed) {
-            if (miss === "nothing") problems.push(error(at, "tested", `no passing test executed this block${named}`, "write a test that runs it, then `npm run verify -- --stamp`"));
-            else problems.push(error(at, "tested", miss.message, miss.hint));
-          }
-        }
-      } else if (stamp === undefined) {
-        tested = "unstamped";
-        problems.push(error(at, "tested", "the tests execute this block but it carries no `tested=` stamp", "run `npm run verify -- --stamp` to stamp it from the evidence"));
-      } else if (stamp !== hash) {
-        tested = "stale";
-        problems.push(error(at, "tested", `stamp \`tested=${stamp}\` is stale: the block changed since it was tested (now \`${hash}\`)`, "run the tests and `npm run verify -- --stamp`"));
-      } else {
-        tested = "tested";
-      }
-    }
-    if (stamping && block.attrs.tested !== desired && (runtime || block.attrs.tested !== undefined)) {
-      const list = edits.get(block.doc) ?? [];
-      list.push({ line: block.line, stamp: desired });
-      edits.set(block.doc, list);
+  if (stamping) {
+    result.blocks.forEach((block, index) => {
+      const analysis = facts.analyses[index];
+      const runtime = analysis !== undefined && isRuntime(analysis.kind, analysis.typeOnly);
+      const desired = judged.tested.executed.has(index) ? (facts.hashes[index] ?? "") : undefined;
+      if (block.attrs.tested === desired || !(runtime || block.attrs.tested !== undefined)) return;
+      edits.set(block.doc, [...(edits.get(block.doc) ?? []), { line: block.line, stamp: desired }]);
       if (desired === undefined) removed++;
       else written++;
-    }
-    const stampNow = stamping ? desired : block.attrs.tested;
-    const scored = pinned.scores.get(index);
-    const mutation: BlockMutation | undefined =
-      scored === undefined
-        ? undefined
-        : {
-            ...(scored.score === undefined ? {} : { score: scored.score }),
-            killed: scored.detected,
-            survived: scored.survived,
-            equivalent: scored.equivalent,
-            survivors: (pinned.survivors.get(index) ?? []).map((m) => ({ line: block.line + m.line, column: m.column, mutator: m.mutator, original: spanText(block.lines, block.columnShift, m), replacement: m.replacement })),
-          };
-    reports.push({
-      ...blockIdentity(block, analysis, hash, stampNow),
-      checks: { oneDefinition: oneDefinitionProblems.length === 0, prose, compiles: compileList.length === 0, tested },
-      ...(mutation === undefined ? {} : { mutation }),
-      problems,
     });
-  });
+  }
 
   // The tests ran between reading a document and writing its stamps: a document edited in that
   // window keeps the edit, gets no stamp, and says so, instead of being overwritten.
+  const late: Diagnostic[] = [];
   for (const [doc, list] of edits) {
     const text = texts.get(doc) ?? "";
     const next = applyStampEdits(text, list);
     if (next === text) continue;
     if (readIfExists(join(root, doc)) !== text) {
-      global.push(error({ file: doc, line: 0, column: 0 }, "tested", "the document changed while verify ran, so its stamps were not written", "run `npm run verify -- --stamp` again"));
+      late.push(error({ file: doc, line: 0, column: 0 }, "tested", "the document changed while verify ran, so its stamps were not written", "run `npm run verify -- --stamp` again"));
       continue;
     }
     writeAtomically(join(root, doc), next);
   }
-
-  const problems = sortDiagnostics([...global, ...reports.flatMap((r) => r.problems)]);
-  const documents = paths.map((path) => summarize(path, reports.filter((r) => r.doc === path)));
+  const problems = late.length === 0 ? judged.problems : sortDiagnostics([...judged.problems, ...late]);
   return {
     ok: problems.every((p) => p.severity !== "error"),
-    blocks: reports,
-    documents,
+    blocks: judged.blocks,
+    documents: judged.documents,
     problems,
     typeCheck: { compiler: checked.compiler, milliseconds: checked.milliseconds },
     ...(evidence === undefined ? {} : { tests: evidence.tests }),
     ...(options.stamp === true ? { stamps: { written, removed } } : {}),
-    mutation: { recorded: pinned.recorded, unrecorded: pinned.unrecorded, ...bookScore(pinned.scores) },
+    mutation: judged.mutation,
   };
 }
 
-/** The book's mutation score: killed over killed plus surviving, over every current record. */
-function bookScore(scores: ReadonlyMap<number, { readonly detected: number; readonly survived: number }>): { score?: number; mutants: number } {
-  let killed = 0;
-  let mutants = 0;
-  for (const s of scores.values()) {
-    killed += s.detected;
-    mutants += s.detected + s.survived;
-  }
-  return mutants === 0 ? { mutants } : { score: (100 * killed) / mutants, mutants };
-}
-
-function summarize(path: string, blocks: readonly BlockReport[]): DocumentSummary {
-  const definitions = blocks.filter((b) => b.kind === "definition" || b.kind === "fragment");
-  return {
-    path,
-    blocks: blocks.length,
-    definitions: definitions.length,
-    typeOnly: definitions.filter((b) => b.typeOnly).length,
-    tested: blocks.filter((b) => b.checks.tested === "tested").length,
-    problems: blocks.reduce((n, b) => n + b.problems.filter((p) => p.severity === "error").length, 0),
-    warnings: blocks.reduce((n, b) => n + b.problems.filter((p) => p.severity === "warning").length, 0),
-  };
+/** Each chapter's mutation record text (`undefined`: no record file). */
+export function readRecords(root: string, docs: readonly string[]): Map<string, string | undefined> {
+  return new Map(docs.map((doc) => [doc, readIfExists(join(root, recordPath(doc)))]));
 }
 
 /** Verify reads the files on disk; they must be exactly what the documents tangle to. */
@@ -307,40 +167,13 @@ function requireCurrentFiles(root: string, result: TangleResult): void {
   if (stale.length > 0) throw new LiterateError(stale);
 }
 
-/** Every tangled TypeScript target must be part of the type-checked program, or rule 3 proves nothing. */
-function requireInProgram(root: string, result: TangleResult, out: Diagnostic[]): void {
+/** The files (project-relative) of the program `tsconfig.json` checks: rule 3 proves nothing of a target outside it. */
+export function programFiles(root: string): Set<string> {
   const configPath = join(root, "tsconfig.json");
   const read = ts.readConfigFile(configPath, (p) => ts.sys.readFile(p));
   const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, root);
-  const inProgram = new Set(parsed.fileNames.map((f) => f.replace(/\\/g, "/")));
-  for (const target of result.targets) {
-    if (!isTypeScriptPath(target.path)) continue;
-    if (!inProgram.has(join(root, target.path).replace(/\\/g, "/"))) {
-      out.push(error({ file: target.path, line: 0, column: 0 }, "compiles", `\`${target.path}\` is not part of the program \`tsconfig.json\` checks`, "add its folder to `include` in tsconfig.json"));
-    }
-  }
-}
-
-/** Maps compiler diagnostics on tangled lines to their blocks; the rest become global problems. */
-export function mapCompilerDiagnostics(result: TangleResult, checked: TypeCheckResult, global: Diagnostic[]): Map<number, Diagnostic[]> {
-  const byBlock = new Map<number, Diagnostic[]>();
-  const targets = new Map(result.targets.map((t) => [t.path, t]));
-  for (const d of checked.diagnostics) {
-    const message = d.code > 0 ? `TS${d.code}: ${d.message}` : d.message;
-    const target = targets.get(d.file);
-    const block = target?.lineBlock[d.line - 1] ?? -1;
-    if (target === undefined || block < 0) {
-      global.push(error({ file: d.file === "" ? "tsconfig.json" : d.file, line: d.line, column: d.column }, "compiles", message, target === undefined ? "fix the type error" : "the error is on a line tangle wrote; check the blocks around it"));
-      continue;
-    }
-    const mdLine = target.lineSource[d.line - 1] ?? 0;
-    const column = d.column + (target.lineShift[d.line - 1] ?? 0);
-    const doc = result.blocks[block]?.doc ?? d.file;
-    const list = byBlock.get(block) ?? [];
-    list.push(error({ file: doc, line: mdLine, column }, "compiles", message, "fix the code in this block; the whole program is checked at once"));
-    byBlock.set(block, list);
-  }
-  return byBlock;
+  const prefix = `${root.replace(/\\/g, "/").replace(/\/$/, "")}/`;
+  return new Set(parsed.fileNames.map((f) => f.replace(/\\/g, "/")).filter((f) => f.startsWith(prefix)).map((f) => f.slice(prefix.length)));
 }
 
 /**
@@ -386,106 +219,3 @@ function testTargets(result: TangleResult): string[] {
   return [...targets].sort();
 }
 
-/** The runnables grouped for judging blocks: functions by the block that defines them, reads by the block read. */
-export interface Parts {
-  readonly runnables: Runnables;
-  readonly verdicts: RunVerdicts;
-  readonly functionsOf: ReadonlyMap<number, readonly number[]>;
-  readonly readsOf: ReadonlyMap<number, readonly number[]>;
-}
-
-export function partsOf(runnables: Runnables, verdicts: RunVerdicts): Parts {
-  const functionsOf = new Map<number, number[]>();
-  runnables.functions.forEach((f, i) => functionsOf.set(f.block, [...(functionsOf.get(f.block) ?? []), i]));
-  const readsOf = new Map<number, number[]>();
-  runnables.references.forEach((r, i) => {
-    for (const block of r.blocks) if (block !== r.block) readsOf.set(block, [...(readsOf.get(block) ?? []), i]);
-  });
-  return { runnables, verdicts, functionsOf, readsOf };
-}
-
-/**
- * What of a block did not run: `nothing` when no part of it did, else one entry per function
- * that never ran (the outermost: a closure inside a function that never ran goes unsaid) or
- * the value nothing read. Empty when the block counts as executed.
- */
-export function missedParts(
-  evidence: TestEvidence,
-  result: TangleResult,
-  index: number,
-  children: ReadonlyMap<number, number[]>,
-  analysis: { readonly kind: BlockKind; readonly names: readonly string[] },
-  parts: Parts,
-): ("nothing" | { readonly message: string; readonly hint: string })[] {
-  const { runnables, verdicts } = parts;
-  const own = parts.functionsOf.get(index) ?? [];
-  if (own.length > 0) {
-    if (!own.some((f) => verdicts.functionRan[f] === true) && !executedBlock(evidence, result, index, children)) return ["nothing"];
-    return own
-      .filter((f) => {
-        if (verdicts.functionRan[f] === true) return false;
-        const parent = runnables.functions[runnables.functions[f]?.parent ?? -1];
-        return parent === undefined || parent.block !== index || verdicts.functionRan[runnables.functions[f]?.parent ?? -1] === true;
-      })
-      .map((f) => {
-        const fn = runnables.functions[f];
-        return {
-          message: `${fn?.description ?? "a function"} (line ${fn?.line ?? 0}) never ran`,
-          hint: "add a test that calls it, stating the behaviour that needs it (or remove it, if nothing can), then `npm run verify -- --stamp`",
-        };
-      });
-  }
-  if (!executedBlock(evidence, result, index, children)) return ["nothing"];
-  if (analysis.kind !== "definition" || analysis.names.length === 0) return [];
-  if ((parts.readsOf.get(index) ?? []).some((r) => verdicts.referenceRan[r] === true)) return [];
-  const declared = runnables.kinds.get(index);
-  const what = `the ${declared?.kind ?? "value"} \`${analysis.names.join("`, `")}\`${declared === undefined ? "" : ` (line ${declared.line})`}`;
-  return [{ message: `${what} is never read by code that ran`, hint: "add a test that uses it, or the code that reads it (or remove it, if nothing needs it), then `npm run verify -- --stamp`" }];
-}
-
-/** What a block's report says of the block itself, whoever judged it: where it stands, what it defines, its hash and its stamp. */
-export function blockIdentity(block: LiterateBlock, analysis: BlockAnalysis, hash: string, stamp: string | undefined): Omit<BlockReport, "checks" | "mutation" | "problems"> {
-  return {
-    doc: block.doc,
-    index: block.index,
-    line: block.line,
-    lang: block.lang,
-    kind: analysis.kind,
-    names: analysis.names,
-    typeOnly: analysis.typeOnly,
-    hash,
-    ...(stamp === undefined ? {} : { stamp }),
-    ...(analysis.generated === undefined ? {} : { generated: analysis.generated }),
-  };
-}
-
-/** Blocks spliced into each block (first placements). */
-export function childrenOf(result: TangleResult): Map<number, number[]> {
-  const children = new Map<number, number[]>();
-  result.placements.forEach((placement, index) => {
-    if (placement === undefined || placement.parent < 0) return;
-    const list = children.get(placement.parent) ?? [];
-    list.push(index);
-    children.set(placement.parent, list);
-  });
-  return children;
-}
-
-/** Whether a block (with the blocks spliced into it, from any document) ran in the evidence's test run. */
-function executedBlock(evidence: TestEvidence, result: TangleResult, index: number, children: ReadonlyMap<number, number[]>): boolean {
-  const linesByDoc = new Map<string, Set<number>>();
-  const collect = (i: number): void => {
-    const b = result.blocks[i];
-    if (b === undefined) return;
-    const lines = linesByDoc.get(b.doc) ?? new Set<number>();
-    for (let k = 0; k < b.lines.length; k++) lines.add(b.line + 1 + k);
-    linesByDoc.set(b.doc, lines);
-    for (const child of children.get(i) ?? []) collect(child);
-  };
-  collect(index);
-  const verdicts = [...linesByDoc].map(([doc, lines]) => judgeExecution(evidence, doc, lines));
-  if (verdicts.includes("executed")) return true;
-  if (verdicts.includes("not-executed")) return false;
-  const own = evidence.documents.get(result.blocks[index]?.doc ?? "");
-  return own !== undefined && own.statements.some((s) => s.count > 0);
-}

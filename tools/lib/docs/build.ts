@@ -48,6 +48,10 @@ export interface DocsOptions {
   readonly out?: string;
   /** Read verify's report from this JSON file (`npm run verify -- --json > FILE`) instead of verifying in-process. */
   readonly verifyJson?: string;
+  /** The judge's report as the caller already holds it (`npm run dev` sends it to its docs worker): neither read nor computed. */
+  readonly verifyReport?: VerifyReport;
+  /** Every document's text as the caller holds it (path → text): none is read from disk. */
+  readonly documents?: ReadonlyMap<string, string>;
   /** API entry points (project-relative); default: `generated/index.ts`, else every tangled `generated/*.ts`. */
   readonly apiEntryPoints?: readonly string[];
   /** Whether undocumented exports fail the build; default: when the entry is the public `generated/index.ts`. */
@@ -104,10 +108,10 @@ export function docsMemory(): DocsMemory {
  * save, so the build after the verdict finds the slowest step done. Does nothing when the
  * documents do not tangle (the build will say why).
  */
-export function prepareDocs(options: Pick<DocsOptions, "root" | "cache" | "quick"> & { readonly memory: DocsMemory }): void {
+export function prepareDocs(options: Pick<DocsOptions, "root" | "cache" | "quick" | "documents"> & { readonly memory: DocsMemory }): void {
   const { root, memory } = options;
   const model = memory.project ?? new ProjectModel();
-  model.sync(listDocuments(root).map((path) => ({ path, text: readDocument(root, path) })));
+  model.sync(documentsOf(root, options.documents));
   memory.project = model;
   const tangled = model.tangle();
   if (!tangled.ok) return;
@@ -195,8 +199,8 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   };
 
   // Which verify report the build takes decides how the documents are scanned: running verify needs remark's prose facts.
-  const lookup = timed(() => lookUpVerify(root, options.verifyJson, useCache));
-  const read = timed(() => readProjectStep(root, lookup.value.kind === "run" ? "remark" : "auto", options.memory));
+  const lookup = timed((): VerifySource => (options.verifyReport === undefined ? lookUpVerify(root, options.verifyJson, useCache) : { kind: "given", report: options.verifyReport }));
+  const read = timed(() => readProjectStep(root, lookup.value.kind === "run" ? "remark" : "auto", options.memory, options.documents));
   const { model: project, texts, tangled } = read.value;
   progress(`docs: ${texts.size} documents, ${tangled.blocks.length} blocks, ${tangled.targets.length} tangled files`);
 
@@ -265,17 +269,22 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
  * its byte, not U+FFFD on a page), into the model `memory` keeps between builds when its scan
  * fits (only the documents that changed are parsed again), and tangled once.
  */
-function readProjectStep(root: string, scan: ScanMode, memory: DocsMemory | undefined): { model: ProjectModel; texts: Map<string, string>; tangled: TangleResult } {
+function readProjectStep(root: string, scan: ScanMode, memory: DocsMemory | undefined, documents: ReadonlyMap<string, string> | undefined): { model: ProjectModel; texts: Map<string, string>; tangled: TangleResult } {
   const model = memory?.project !== undefined && memory.project.scan === scan ? memory.project : new ProjectModel({ scan });
-  model.sync(listDocuments(root).map((path) => ({ path, text: readDocument(root, path) })));
+  model.sync(documentsOf(root, documents));
   if (memory !== undefined) memory.project = model;
   const tangled = model.tangle();
   if (!tangled.ok) throw new LiterateError(tangled.diagnostics);
   return { model, texts: model.texts(), tangled };
 }
 
-/** Where verify's report comes from: a JSON file, the cache (already read), or a run of verify (cached under `cacheName` when caching). */
-type VerifySource = { readonly kind: "json"; readonly path: string } | { readonly kind: "cached"; readonly report: VerifyReport } | { readonly kind: "run"; readonly cacheName: string | undefined };
+/** The documents as given (`DocsOptions.documents`), else as read from disk. */
+function documentsOf(root: string, documents: ReadonlyMap<string, string> | undefined): { path: string; text: string }[] {
+  return documents === undefined ? listDocuments(root).map((path) => ({ path, text: readDocument(root, path) })) : [...documents].map(([path, text]) => ({ path, text }));
+}
+
+/** Where verify's report comes from: a JSON file, the cache (already read), the caller, or a run of verify (cached under `cacheName` when caching). */
+type VerifySource = { readonly kind: "json"; readonly path: string } | { readonly kind: "cached"; readonly report: VerifyReport } | { readonly kind: "given"; readonly report: VerifyReport } | { readonly kind: "run"; readonly cacheName: string | undefined };
 
 /**
  * Looks up verify's report of the tree as it is: from `--verify-json`, else from the cache when
@@ -297,6 +306,7 @@ function lookUpVerify(root: string, verifyJson: string | undefined, useCache: bo
 function verifyStep(root: string, source: VerifySource, model: ProjectModel): { report: VerifyReport; cached: boolean } {
   if (source.kind === "json") return { report: readReport(source.path), cached: false };
   if (source.kind === "cached") return { report: source.report, cached: true };
+  if (source.kind === "given") return { report: source.report, cached: false };
   const report = verifyProject({ root, model });
   if (source.cacheName !== undefined) {
     writeCachedJson(root, source.cacheName, report);

@@ -8,9 +8,10 @@
  *
  * The site is written to `.cache/dev/site`, apart from `site/`: its badges are dev's, not
  * verify's. Builds run in one long-lived child, `npm run docs -- --worker` (without the API
- * reference), reading the dev report with `--verify-json`: a build holds the CPU for seconds at a
- * time, and in this process it would hold up the next save's verdict. Builds run one at a time
- * beside the cycles; saves during a build cause one more.
+ * reference): a build holds the CPU for seconds at a time, and in this process it would hold up
+ * the next save's verdict. The child reads nothing the session already holds: each request
+ * carries the documents' texts and the judge's report over the IPC channel. Builds run one at a
+ * time beside the cycles; saves during a build cause one more.
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
@@ -19,8 +20,8 @@ import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { formatDiagnostic } from "../diagnostics.ts";
 import type { CycleReport } from "../dev-session.ts";
+import type { VerifyReport } from "../verify.ts";
 import { chapterPath } from "./html.ts";
-import { writeAtomically } from "../io.ts";
 import { contentTypes, loopbackHost, requestPath, siteFile } from "./static.ts";
 
 /** Where the live-update script is served, and where it listens. */
@@ -71,6 +72,10 @@ export interface WorkerRequest {
   readonly id: number;
   readonly prepare?: boolean;
   readonly exact?: boolean;
+  /** Every document's text (path, text), as the session holds it; absent: the last ones sent (or the disk, before any). */
+  readonly documents?: readonly (readonly [string, string])[];
+  /** The judge's report to show; absent: the last one sent. */
+  readonly report?: VerifyReport;
 }
 
 /** The worker's answer: the build's exit code (0 built, 1 built with problems or not built for the user's reason, 2 a bug) and its output. */
@@ -100,25 +105,25 @@ class DocsWorker {
   #next = 0;
   readonly #waiting = new Map<number, { resolve: (reply: { code: number | null; output: string; rendered: readonly string[] }) => void }>();
 
-  constructor(root: string, site: string, reportPath: string) {
+  constructor(root: string, site: string) {
     this.#root = root;
-    this.#args = [launcher, "docs", "--worker", "--root", root, "--out", site, "--verify-json", reportPath, "--no-api"];
+    this.#args = [launcher, "docs", "--worker", "--root", root, "--out", site, "--no-api"];
   }
 
-  /** Builds the site once; resolves to the build's exit code (`null` if the worker died), output and rendered pages. */
-  build(exact: boolean): Promise<{ code: number | null; output: string; rendered: readonly string[] }> {
+  /** Builds the site of `documents` with `report` once; resolves to the build's exit code (`null` if the worker died), output and rendered pages. */
+  build(exact: boolean, documents: ReadonlyMap<string, string>, report: VerifyReport): Promise<{ code: number | null; output: string; rendered: readonly string[] }> {
     const child = this.#start();
     const id = this.#next++;
     return new Promise((resolve) => {
       this.#waiting.set(id, { resolve });
-      child.send({ id, exact } satisfies WorkerRequest);
+      child.send({ id, exact, documents: [...documents], report } satisfies WorkerRequest);
     });
   }
 
-  /** Has the worker compute the cross-references of the documents on disk now, ahead of the next build. */
-  prepare(): void {
+  /** Has the worker compute the cross-references of `documents` now, ahead of the next build. */
+  prepare(documents: ReadonlyMap<string, string>): void {
     try {
-      this.#start().send({ id: this.#next++, prepare: true } satisfies WorkerRequest);
+      this.#start().send({ id: this.#next++, prepare: true, documents: [...documents] } satisfies WorkerRequest);
     } catch {
       // A worker exiting right now: the build that follows starts a new one, unprepared.
     }
@@ -156,8 +161,8 @@ export interface DevDocs {
   readonly url: string;
   /** Rebuilds the site from a cycle's report (in the background) and tells browsers what changed. */
   readonly update: (cycle: CycleReport) => void;
-  /** Called on a save, before its cycle: the worker starts on what the next build needs. */
-  readonly prepare: () => void;
+  /** Called on a save with the documents as the session read them, before its verdicts: the worker starts on what the next build needs. */
+  readonly prepare: (documents: ReadonlyMap<string, string>) => void;
   /** Resolves when no build is running or queued. */
   readonly idle: () => Promise<void>;
   readonly close: () => Promise<void>;
@@ -167,7 +172,6 @@ export interface DevDocs {
 export async function startDevDocs(options: { readonly root: string; readonly port: number; readonly log: (line: string) => void }): Promise<DevDocs> {
   const { root, log } = options;
   const site = join(root, ".cache", "dev", "site");
-  const reportPath = join(root, ".cache", "dev", "verify.json");
   mkdirSync(site, { recursive: true });
   const listeners = new Set<ServerResponse>();
   const send = (event: string, data: unknown): void => {
@@ -203,34 +207,33 @@ export async function startDevDocs(options: { readonly root: string; readonly po
   });
 
   let building: Promise<void> | undefined;
-  const worker = new DocsWorker(root, site, reportPath);
+  const worker = new DocsWorker(root, site);
   let closing = false;
   // The first build resolves every identifier; each save's build only those of the changed
   // files (the page within seconds), and once the saves pause for `settleMs` one exact build
   // follows, pushing the pages it changed.
-  type Queued = { readonly report: NonNullable<CycleReport["report"]>; readonly pages: Set<string> | undefined; readonly exact: boolean };
+  type Queued = { readonly report: NonNullable<CycleReport["report"]>; readonly documents: ReadonlyMap<string, string>; readonly pages: Set<string> | undefined; readonly exact: boolean };
   let queued: Queued | undefined;
-  let settle: { timer: NodeJS.Timeout; report: Queued["report"] } | undefined;
+  let settle: { timer: NodeJS.Timeout; report: Queued["report"]; documents: Queued["documents"] } | undefined;
   let exactDone = false;
   /** (Re)starts the wait for a pause in the saves, after which the exact build of `report` runs. */
-  const armSettle = (report: Queued["report"]): void => {
+  const armSettle = (report: Queued["report"], documents: Queued["documents"]): void => {
     if (settle !== undefined) clearTimeout(settle.timer);
     const timer = setTimeout(() => {
       settle = undefined;
       if (closing || queued !== undefined) return;
-      queued = { report, pages: undefined, exact: true };
+      queued = { report, documents, pages: undefined, exact: true };
       kick();
     }, settleMs);
-    settle = { timer, report };
+    settle = { timer, report, documents };
   };
   const build = async (): Promise<void> => {
     while (queued !== undefined) {
-      const { report, pages, exact } = queued;
+      const { report, documents, pages, exact } = queued;
       queued = undefined;
       try {
-        writeAtomically(reportPath, JSON.stringify(report));
         const started = performance.now();
-        const { code, output, rendered } = await worker.build(exact || !exactDone);
+        const { code, output, rendered } = await worker.build(exact || !exactDone, documents, report);
         if (closing) return;
         // Exit 1 is a site built with problems (the book's, which the verdicts already show); anything else is no site.
         if (code !== 0 && code !== 1) throw new Error(output.trim().split("\n").slice(-5).join("\n"));
@@ -244,7 +247,7 @@ export async function startDevDocs(options: { readonly root: string; readonly po
         } else {
           log(`dev: docs updated in ${ms} ms${summary === undefined ? "" : ` (${summary})`}`);
           send("update", { pages: pages === undefined ? [] : [...pages].sort() });
-          if (exactDone) armSettle(report);
+          if (exactDone) armSettle(report, documents);
         }
         exactDone = true;
       } catch (caught) {
@@ -266,7 +269,7 @@ export async function startDevDocs(options: { readonly root: string; readonly po
         send("problem", { lines: cycle.tangleErrors.map(formatDiagnostic) });
         return;
       }
-      if (cycle.report === undefined) {
+      if (cycle.report === undefined || cycle.texts === undefined) {
         send("problem", { lines: [] });
         return;
       }
@@ -274,13 +277,13 @@ export async function startDevDocs(options: { readonly root: string; readonly po
       const all = cycle.documents.length === 0 || (queued !== undefined && queued.pages === undefined && !queued.exact);
       if (settle !== undefined) clearTimeout(settle.timer);
       settle = undefined;
-      queued = { report: cycle.report, pages: all ? undefined : new Set([...(queued?.exact === true ? [] : (queued?.pages ?? [])), ...cycle.documents.map(chapterPath)]), exact: false };
+      queued = { report: cycle.report, documents: cycle.texts, pages: all ? undefined : new Set([...(queued?.exact === true ? [] : (queued?.pages ?? [])), ...cycle.documents.map(chapterPath)]), exact: false };
       kick();
     },
-    prepare: () => {
+    prepare: (documents) => {
       // A save postpones the exact build: its own quick build comes first.
-      if (settle !== undefined) armSettle(settle.report);
-      if (!closing) worker.prepare();
+      if (settle !== undefined) armSettle(settle.report, settle.documents);
+      if (!closing) worker.prepare(documents);
     },
     idle: async () => {
       while (building !== undefined) await building;

@@ -96,8 +96,11 @@ export function blockBadges(b: BlockModel): string {
     const title = `${m.killed} of ${m.killed + m.survived} mutants killed by the chapter's tests${m.equivalent > 0 ? `, ${m.equivalent} declared equivalent` : ""} (npm run mutate)`;
     out.push(badge(m.score >= 80 ? (m.survived === 0 ? true : "warn") : false, `mutants ${m.score.toFixed(0)}%`, title));
   }
+  if (r.checks.pinned === false && m?.score === undefined) out.push(badge(false, "pinned ✗", "its chapter's mutation record has no current record of this block (npm run mutate)"));
   if (!r.checks.oneDefinition) out.push(badge(false, "one definition ✗", "the block must declare exactly one definition"));
   if (!r.checks.prose) out.push(badge(false, "prose ✗", "no prose stands before this block"));
+  if (r.checks.order === false) out.push(badge(false, "order ✗", "it imports from a chapter that comes later in the book"));
+  if (r.checks.docComment === false) out.push(badge("warn", "doc comment ⚠", "the doc comment does not state the contract beyond what the prose says"));
   if (b.apiProblems.length > 0) out.push(badge("warn", "API docs ✗", "typedoc's validation complains about what this block exports"));
   return `<span class="badges">${out.join("")}</span>`;
 }

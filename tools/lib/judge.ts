@@ -1,0 +1,234 @@
+/**
+ * The judge: every rule verify enforces (`rules/`), run once over the facts of the project, and
+ * the one verdict per block and for the book that comes of it. verify, `npm run dev` (its printed
+ * verdicts and its pages' badges), the docs build and `mutate` all call `judge`; none of them
+ * decides a verdict of its own.
+ *
+ * The facts come from whoever holds the project: `factsOf` derives the tangle, hashes, syntax
+ * trees and definition analyses from a project model (each computed once per tangle), and the
+ * caller adds what only it can know: the type-check, the tests' evidence, the mutation records.
+ * `judgeTexts` takes the documents as texts in memory, so an editor's unsaved text can be
+ * judged. Pure.
+ */
+import type { BlockAnalysis, BlockKind } from "./definitions.ts";
+import { sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
+import type { LiterateBlock } from "./document.ts";
+import { spanText } from "./mutation.ts";
+import { ProjectModel } from "./project.ts";
+import { definitionAnalyses, targetTrees } from "./project-code.ts";
+import { compiles } from "./rules/compiles.ts";
+import { docComment } from "./rules/doc-comment.ts";
+import { oneDefinition } from "./rules/one-definition.ts";
+import { pinned, type PinnedFindings } from "./rules/pinned.ts";
+import { prose } from "./rules/prose.ts";
+import { readingOrder } from "./rules/reading-order.ts";
+import { analysisOf, type Facts, type Findings, type Rule, type RuleId } from "./rules/rule.ts";
+import { tested, type TestedFindings, type TestedState } from "./rules/tested.ts";
+import type { TangleInput } from "./tangle.ts";
+
+export type { TestedState } from "./rules/tested.ts";
+export type { Facts, TestFacts, RuleId } from "./rules/rule.ts";
+export { isRuntime } from "./rules/rule.ts";
+
+/** Every rule, in the order their problems are listed at a block. */
+export const rules: readonly Rule[] = [oneDefinition, prose, compiles, readingOrder, tested, pinned, docComment];
+
+/** Each rule's verdict on one block: true when it found no error there (warnings do not fail a block). */
+export interface BlockChecks {
+  readonly oneDefinition: boolean;
+  readonly prose: boolean;
+  readonly compiles: boolean;
+  readonly tested: TestedState;
+  readonly pinned: boolean;
+  readonly order: boolean;
+  /** False when the doc comment repeats its prose: a warning. */
+  readonly docComment: boolean;
+}
+
+/** Everything the judge knows about one block; verify's `--json` prints these. */
+export interface BlockReport {
+  readonly doc: string;
+  readonly index: number;
+  /** The opening fence's line and column (1-based). */
+  readonly line: number;
+  readonly column: number;
+  readonly lang: string;
+  readonly kind: BlockKind;
+  readonly names: readonly string[];
+  readonly typeOnly: boolean;
+  readonly hash: string;
+  readonly stamp?: string;
+  readonly generated?: { readonly target: string; readonly first: number; readonly last: number };
+  readonly checks: BlockChecks;
+  /** Rule 5, when the block's chapter has a current mutation record for it: its score and what survives. */
+  readonly mutation?: BlockMutation;
+  /** What the rules found at this block: errors, and warnings, which do not fail it. */
+  readonly problems: readonly Diagnostic[];
+}
+
+/** A block's mutation evidence as the docs show it. */
+export interface BlockMutation {
+  /** Percent of its mutants killed, declared equivalents left out; absent when it has none to count. */
+  readonly score?: number;
+  readonly killed: number;
+  readonly survived: number;
+  readonly equivalent: number;
+  /** Each survivor: its Markdown line and column, the mutator, the code it replaces and the replacement. */
+  readonly survivors: readonly { readonly line: number; readonly column: number; readonly mutator: string; readonly original: string; readonly replacement: string }[];
+}
+
+/** A document's summary line. */
+export interface DocumentSummary {
+  readonly path: string;
+  readonly blocks: number;
+  readonly definitions: number;
+  readonly typeOnly: number;
+  readonly tested: number;
+  /** Errors found in its blocks. */
+  readonly problems: number;
+  /** Warnings found in its blocks; they do not fail verify. */
+  readonly warnings: number;
+}
+
+/** Rule 5 over the book. */
+export interface BookMutation {
+  /** The chapters with runtime blocks that have a mutation record file, and those that have none yet. */
+  readonly recorded: readonly string[];
+  readonly unrecorded: readonly string[];
+  /** The book's score over every current record, declared equivalents left out; absent with no mutants recorded. */
+  readonly score?: number;
+  readonly mutants: number;
+}
+
+/** The judge's verdict on the whole project. */
+export interface Judgement {
+  readonly ok: boolean;
+  readonly blocks: readonly BlockReport[];
+  readonly documents: readonly DocumentSummary[];
+  /** Every problem, errors and warnings, sorted by location; only errors make `ok` false. */
+  readonly problems: readonly Diagnostic[];
+  readonly mutation: BookMutation;
+  /** Rule 4's own findings: which blocks the evidence shows executed, the stamp each was judged with (what `--stamp` and dev write from). */
+  readonly tested: TestedFindings;
+}
+
+/** Options of a judgement. */
+export interface JudgeOptions {
+  /** Problems of the whole book the caller found (evidence it could not use). */
+  readonly extra?: readonly Diagnostic[];
+  /** Run these rules alone (`mutate` needs rule 5 only); the others then pass every block. */
+  readonly only?: readonly RuleId[];
+}
+
+/** What a rule left out by `only` finds: nothing. */
+const notRun: TestedFindings & PinnedFindings = { byBlock: new Map(), global: [], states: new Map(), executed: new Set(), stamps: new Map(), scores: new Map(), survivors: new Map(), recorded: [], unrecorded: [] };
+
+/** Runs every rule over `facts`, and builds each block's report and the book's from what they found. */
+export function judge(facts: Facts, options: JudgeOptions = {}): Judgement {
+  const { extra = [], only } = options;
+  const found = new Map<RuleId, Findings>(rules.map((rule) => [rule.id, only === undefined || only.includes(rule.id) ? rule.check(facts) : notRun]));
+  const testedFindings = found.get("tested") as TestedFindings;
+  const pinnedFindings = found.get("pinned") as PinnedFindings;
+  const fails = (id: RuleId, index: number): boolean => (found.get(id)?.byBlock.get(index) ?? []).some((d) => d.severity === "error" || id === "doc-comment");
+  const blocks: BlockReport[] = facts.result.blocks.map((block, index) => {
+    const analysis = analysisOf(facts, index);
+    const problems = rules.flatMap((rule) => found.get(rule.id)?.byBlock.get(index) ?? []);
+    const mutation = blockMutation(block, index, pinnedFindings);
+    return {
+      ...blockIdentity(block, analysis, facts.hashes[index] ?? "", testedFindings.stamps.get(index)),
+      checks: {
+        oneDefinition: !fails("one-definition", index),
+        prose: !fails("prose", index),
+        compiles: !fails("compiles", index),
+        tested: testedFindings.states.get(index) ?? "exempt",
+        pinned: !fails("pinned", index),
+        order: !fails("order", index),
+        docComment: !fails("doc-comment", index),
+      },
+      ...(mutation === undefined ? {} : { mutation }),
+      problems,
+    };
+  });
+  const problems = sortDiagnostics([...extra, ...rules.flatMap((rule) => found.get(rule.id)?.global ?? []), ...blocks.flatMap((b) => b.problems)]);
+  const documents = facts.result.documents.map((d) => summarize(d.path, blocks.filter((b) => b.doc === d.path)));
+  return {
+    ok: problems.every((p) => p.severity !== "error"),
+    blocks,
+    documents,
+    problems,
+    mutation: { recorded: pinnedFindings.recorded, unrecorded: pinnedFindings.unrecorded, ...bookScore(pinnedFindings) },
+    tested: testedFindings,
+  };
+}
+
+/** The facts a project model holds (the tangle, hashes, syntax trees, definition analyses), with what only the caller knows. */
+export function factsOf(model: ProjectModel, known: Pick<Facts, "checked" | "inProgram" | "tests" | "records">): Facts {
+  if (model.scan !== "remark") throw new Error("the judge needs a model scanned with remark: rule 2 reads the prose before each block");
+  const result = model.tangle();
+  const { analyses, diagnostics } = model.derived(definitionAnalyses);
+  return { result, hashes: model.hashes(), analyses, definitionProblems: diagnostics, sources: model.derived(targetTrees), ...known };
+}
+
+/**
+ * Judges documents given as texts (an editor's unsaved buffers), with the facts only the caller
+ * knows. Throws nothing for documents that do not tangle: their tangle errors are the verdict.
+ */
+export function judgeTexts(texts: Iterable<TangleInput>, known: Pick<Facts, "checked" | "inProgram" | "tests" | "records">): Judgement | { readonly tangleErrors: readonly Diagnostic[] } {
+  const model = ProjectModel.of(texts, { scan: "remark" });
+  const result = model.tangle();
+  if (!result.ok) return { tangleErrors: result.diagnostics.filter((d) => d.severity === "error") };
+  return judge(factsOf(model, known));
+}
+
+function blockMutation(block: LiterateBlock, index: number, found: PinnedFindings): BlockMutation | undefined {
+  const scored = found.scores.get(index);
+  if (scored === undefined) return undefined;
+  return {
+    ...(scored.score === undefined ? {} : { score: scored.score }),
+    killed: scored.detected,
+    survived: scored.survived,
+    equivalent: scored.equivalent,
+    survivors: (found.survivors.get(index) ?? []).map((m) => ({ line: block.line + m.line, column: m.column, mutator: m.mutator, original: spanText(block.lines, block.columnShift, m), replacement: m.replacement })),
+  };
+}
+
+/** The book's mutation score: killed over killed plus surviving, over every current record. */
+function bookScore(found: PinnedFindings): { score?: number; mutants: number } {
+  let killed = 0;
+  let mutants = 0;
+  for (const s of found.scores.values()) {
+    killed += s.detected;
+    mutants += s.detected + s.survived;
+  }
+  return mutants === 0 ? { mutants } : { score: (100 * killed) / mutants, mutants };
+}
+
+function summarize(path: string, blocks: readonly BlockReport[]): DocumentSummary {
+  const definitions = blocks.filter((b) => b.kind === "definition" || b.kind === "fragment");
+  return {
+    path,
+    blocks: blocks.length,
+    definitions: definitions.length,
+    typeOnly: definitions.filter((b) => b.typeOnly).length,
+    tested: blocks.filter((b) => b.checks.tested === "tested").length,
+    problems: blocks.reduce((n, b) => n + b.problems.filter((p) => p.severity === "error").length, 0),
+    warnings: blocks.reduce((n, b) => n + b.problems.filter((p) => p.severity === "warning").length, 0),
+  };
+}
+
+/** What a block's report says of the block itself: where it stands, what it defines, its hash and its stamp. */
+function blockIdentity(block: LiterateBlock, analysis: BlockAnalysis, hash: string, stamp: string | undefined): Omit<BlockReport, "checks" | "mutation" | "problems"> {
+  return {
+    doc: block.doc,
+    index: block.index,
+    line: block.line,
+    column: block.column,
+    lang: block.lang,
+    kind: analysis.kind,
+    names: analysis.names,
+    typeOnly: analysis.typeOnly,
+    hash,
+    ...(stamp === undefined ? {} : { stamp }),
+    ...(analysis.generated === undefined ? {} : { generated: analysis.generated }),
+  };
+}

@@ -1,0 +1,16 @@
+/** Rule 2: prose before each block that defines something (remark decides what a heading or paragraph is). */
+import { error, type Diagnostic } from "../diagnostics.ts";
+import { analysisOf, isDefinitionBlock, type Findings, type Rule } from "./rule.ts";
+
+export const prose: Rule = {
+  id: "prose",
+  description: "a heading or a paragraph stands between a defining block and the block before it, saying why the code exists",
+  check: (facts): Findings => {
+    const byBlock = new Map<number, Diagnostic[]>();
+    facts.result.blocks.forEach((block, index) => {
+      if (!isDefinitionBlock(analysisOf(facts, index)) || block.proseBefore !== false) return;
+      byBlock.set(index, [error({ file: block.doc, line: block.line, column: block.column }, "prose", "no prose before this block", "write a heading or a paragraph that says why this code exists, between it and the previous block")]);
+    });
+    return { byBlock, global: [] };
+  },
+};
