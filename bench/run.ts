@@ -36,16 +36,25 @@ import { benchDaemon } from "./daemon.ts";
 import { benchDelegates } from "./delegates.ts";
 import { benchDocs } from "./docs.ts";
 import { benchHarness } from "./harness.ts";
+import { benchTtft } from "./ttft.ts";
 import { benchDev } from "./dev.ts";
+import { measureTracing, perSecond } from "./tracing.ts";
 import { benchDocsSite } from "./docs-site.ts";
 
 const { values: options } = parseArgs({ options: { only: { type: "string" } }, strict: true });
-if (options.only !== undefined && options.only !== "process" && options.only !== "dev" && options.only !== "docs-site") throw new Error(`bench: --only takes \`process\`, \`dev\` or \`docs-site\`, not \`${options.only}\``);
+if (options.only !== undefined && !["process", "dev", "ttft", "tracing", "docs-site"].includes(options.only)) throw new Error(`bench: --only takes \`process\`, \`dev\`, \`ttft\`, \`tracing\` or \`docs-site\`, not \`${options.only}\``);
 
 const benchStarted = performance.now();
 const print = (line = ""): void => {
   process.stdout.write(`${line}\n`);
 };
+
+if (options.only === "ttft") {
+  print("## streaming: time to first token");
+  print();
+  await benchTtft((line) => print(line));
+  process.exit(0);
+}
 
 /** A target: the ratio must be at most (`<=`) or below (`<`) the value. */
 interface Target {
@@ -575,6 +584,39 @@ function removeCorpusOutput(): void {
 }
 process.on("exit", removeCorpusOutput);
 
+/**
+ * The cost of tracing: signals through the harness with the traces chapter's spans exported over
+ * OTLP/HTTP to a collector in another process, against the same harness untraced (`bench/tracing.ts`).
+ */
+async function benchTracingRows(pairs: number, signals: number): Promise<void> {
+  print("### tracing (in-process, performance.now(); ABBA pairs of batches)");
+  const samples = await measureTracing(pairs, signals);
+  addRow({
+    name: `processSignal, traced: ${signals} signals, 12 spans each, OTLP/HTTP to a collector process`,
+    samples: samples.onMs,
+    peer: "untraced",
+    peerMs: median(samples.offMs),
+    pairRatios: samples.pairRatios,
+    note: `${Math.round(perSecond(samples, samples.offMs))} signals/s untraced, ${Math.round(perSecond(samples, samples.onMs))} signals/s traced; the collector received ${samples.spansReceived} of ${samples.spansExpected} spans. The ratio is information: with an instant backend a signal is the loop's own work alone, tens of microseconds, so twelve spans weigh as much as the loop`,
+  });
+  // The target is absolute: tracing may add at most 1 ms to a signal, 1% of the fastest real model call (~100 ms).
+  addRow({
+    name: "tracing's added time per 1000 signals (on minus off, per pair)",
+    samples: samples.onMs.map((on, i) => ((on - (samples.offMs[i] ?? on)) / signals) * 1000),
+    limitMs: 1000,
+    note: "target: at most 1 ms per signal, 1% of a 100 ms model call, the fastest a real provider answers",
+  });
+}
+
+if (options.only === "tracing") {
+  await benchTracingRows(9, 2000);
+  print();
+  print("## results");
+  print();
+  table();
+  process.exit(0);
+}
+
 /** The docs site's row: search usable on the heaviest chapter under slow-4G emulation, in Chromium. */
 async function benchDocsSiteRows(samples: number): Promise<void> {
   print();
@@ -640,6 +682,7 @@ print("### type-check (child processes: timings include process start)");
 }
 
 await benchDevRows(7);
+await benchTracingRows(9, 2000);
 await benchDocsSiteRows(5);
 
 // ---------------------------------------------------------------------------------------------
@@ -696,6 +739,7 @@ const sections: readonly (readonly [string, (print: (line: string) => void) => P
   ["harness: processSignal and rollback", benchHarness],
   ["delegate loops: spawn and shut down", benchDelegates],
   ["daemon: requests per second and memory", benchDaemon],
+  ["streaming: time to first token", benchTtft],
   ["docs: site build beside verify's type-check", benchDocs],
 ];
 for (const [heading, bench] of sections) {

@@ -7,7 +7,7 @@ import { formatLoopTable } from "./delegate-runner.ts";
 import { denyApproval } from "./entering.ts";
 import type { Agent } from "./agent.ts";
 import { agentStatus, approve, converse, pendingApprovals, setCascade } from "./main.ts";
-import { escapeForTerminal, type JsonObject } from "./schema.ts";
+import { escapeForTerminal, harnessSays, isPlainObject, modelSays, type JsonObject, type JsonValue } from "./schema.ts";
 import { stringify } from "yaml";
 
 // literate/chat.md:35
@@ -40,7 +40,7 @@ export function createSpinner(output: Writable, enabled: boolean, frameMs = 80):
 
 // literate/chat.md:72
 export const chatHelp = [
-  "/status          health, memory, telemetry and what is waiting",
+  "/status          health, memory, loops and what is waiting (--full: every field)",
   "/loops           the background loops: state, iterations, errors, next wake",
   "/cascade [a,b]   show the providers asked, in order; with names, ask those instead",
   "/approve <id>    approve the action waiting for you under that id (without one: list what waits)",
@@ -62,15 +62,81 @@ export function formatStatus(status: JsonObject): string {
   return stringify(status, { lineWidth: 0 }).trimEnd();
 }
 
-// literate/chat.md:109
+// literate/chat.md:110
+export function summarizeStatus(status: JsonObject): string {
+  const object = (value: JsonValue | undefined): JsonObject => (isPlainObject(value) ? (value as JsonObject) : {});
+  const list = (value: JsonValue | undefined): JsonValue[] => (Array.isArray(value) ? value : []);
+  const text = (value: JsonValue | undefined): string => escapeForTerminal(typeof value === "string" ? value : JSON.stringify(value ?? null));
+  const names = (value: JsonValue | undefined): string => list(value).map(text).join(", ") || "none";
+  const problems = list(status["problems"]);
+  const agent = object(status["agent"]);
+  const memory = object(status["memory"]);
+  const beat = object(status["heartbeat"]);
+  const loops = list(status["loops"]).map(object);
+  const waiting = list(status["approvals"]).length;
+  const saved = memory["lastSavedAt"];
+  return [
+    `health: ${text(status["health"])}${problems.length === 0 ? "" : ` (${problems.map(text).join("; ")})`}`,
+    `agent: ${text(agent["name"])} (pid ${text(agent["pid"])}), up ${readableDuration(Number(status["uptimeSeconds"]))}`,
+    `providers: ${names(status["providers"])} (configured: ${names(status["configuredProviders"])})`,
+    `memory: ${text(memory["nodes"])} nodes, ${typeof saved === "string" ? `last saved ${saved.replace("T", " ").replace(/\.\d+Z$/, " UTC")}` : "not saved yet"}`,
+    `heartbeat: ${text(beat["beats"])} beat(s), every ${readableDuration(Number(beat["intervalSeconds"]))}${beat["running"] === true ? "" : ", stopped"}`,
+    `loops: ${loops.length === 0 ? "none" : loops.map((l) => `${text(l["name"])} (${text(l["state"])}, ${text(l["iterations"])} iteration(s))`).join(", ")}`,
+    `approvals: ${waiting === 0 ? "none waiting" : `${waiting} waiting; \`/approve\` lists them`}`,
+    "every field: `/status --full`; the loops in detail: `/loops`",
+  ].join("\n");
+}
+
+// literate/chat.md:138
+export function readableDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return "?";
+  const s = Math.round(seconds);
+  if (s < 60) return `${s} s`;
+  const [d, h, m] = [Math.floor(s / 86_400), Math.floor((s % 86_400) / 3600), Math.floor((s % 3600) / 60)];
+  if (d > 0) return h > 0 ? `${d} d ${h} h` : `${d} d`;
+  if (h > 0) return m > 0 ? `${h} h ${m} min` : `${h} h`;
+  return `${m} min`;
+}
+
+// literate/chat.md:153
 export function cascadeCommand(agent: Agent, argument: string): string {
   if (argument.trim() === "") return `cascade: ${agent.h.cascade.join(", ") || "(empty)"} (configured: ${[...agent.h.backends.keys()].join(", ") || "none"})`;
   const changed = setCascade(agent, argument.split(/[\s,]+/), "the chat");
   return changed.ok ? `cascade: ${changed.cascade.join(", ")}` : `cascade not changed: ${changed.reason}`;
 }
 
-// literate/chat.md:128
-export async function chatLine(agent: Agent, line: string, print: (text: string) => void, spinner: Spinner, sessionId?: string): Promise<"continue" | "quit"> {
+// literate/chat.md:173
+/** DraftLine shows a reply's draft on one line as it is written: `piece` writes a piece (a `fresh` one starts a new line after the label), `close` ends an open line and returns the draft it showed, `undefined` when none was open. */
+export interface DraftLine {
+  piece(piece: string, fresh: boolean): void;
+  close(): string | undefined;
+}
+
+// literate/chat.md:184
+/** createDraftLine returns a {@link DraftLine} writing through `write` (which must escape model text) with `label` before each draft. */
+export function createDraftLine(write: (text: string) => void, label: string): DraftLine {
+  let shown: string | undefined;
+  return {
+    piece(piece, fresh) {
+      if (fresh || shown === undefined) {
+        if (shown !== undefined) write("\n");
+        write(`${label}: `);
+        shown = "";
+      }
+      write(piece.replaceAll("\n", "\n  "));
+      shown += piece;
+    },
+    close() {
+      if (shown !== undefined) write("\n");
+      const was = shown;
+      shown = undefined;
+      return was;
+    },
+  };
+}
+
+// literate/chat.md:216
+export async function chatLine(agent: Agent, line: string, print: (text: string) => void, spinner: Spinner, sessionId?: string, live?: { readonly draft: DraftLine; readonly abort: AbortSignal }): Promise<"continue" | "quit"> {
   const text = line.trim();
   if (text === "") return "continue";
   const [command, argument] = text.split(/\s+/, 2);
@@ -79,30 +145,39 @@ export async function chatLine(agent: Agent, line: string, print: (text: string)
   if (command === "/help") print(chatHelp);
   else if (command === "/cascade") print(cascadeCommand(agent, text.slice(command.length)));
   else if (command === "/loops") print(formatLoopTable(agent.registry.statuses(), agent.clock.now()));
-  else if (command === "/status") print(formatStatus(agentStatus(agent)));
+  else if (command === "/status") print(argument === "--full" ? formatStatus(agentStatus(agent)) : summarizeStatus(agentStatus(agent)));
   else if (command === "/approve" || command === "/deny") {
     const picked = pickApproval(agent, argument, command);
-    if ("error" in picked) print(picked.error);
-    else if (command === "/deny") print(denyApproval(agent.h, picked.id) ? `denied \`${picked.id}\`` : `no pending approval \`${picked.id}\``);
+    if ("error" in picked) print(harnessSays(picked.error));
+    else if (command === "/deny") print(harnessSays(denyApproval(agent.h, picked.id) ? `denied \`${picked.id}\`` : `no pending approval \`${picked.id}\``));
     else {
+      const shown = pendingApprovals(agent).find((p) => p["id"] === picked.id);
+      if (shown !== undefined) print(harnessSays(`running \`${picked.id}\`: ${String(shown["reason"])} (${String(shown["action"])})`));
       spinner.start();
-      const result = await approve(agent, picked.id, (reply) => (spinner.stop(), print(`${label}: ${reply}`)));
+      const result = await approve(agent, picked.id, (reply) => (spinner.stop(), print(modelSays(label, reply))));
       spinner.stop();
-      if (result.expired === true) print(`approval \`${picked.id}\` expired before you answered (APPROVAL_TTL); nothing ran`);
-      else if (!result.found) print(`no pending approval \`${picked.id}\``);
+      if (result.expired === true) print(harnessSays(`approval \`${picked.id}\` expired before you answered (APPROVAL_TTL); nothing ran`));
+      else if (!result.found) print(harnessSays(`no pending approval \`${picked.id}\``));
     }
   } else if (text.startsWith("/")) print(`unknown command \`${command ?? text}\`; try /help`);
   else {
     spinner.start();
-    const exchange = await converse(agent, { type: "event", payload: { sensor: "user-input", text }, meta: { source: "chat", ...(sessionId === undefined ? {} : { sessionId }) } }, (reply) => (spinner.stop(), print(`${label}: ${reply}`)));
+    const onReply = (reply: string): void => {
+      spinner.stop();
+      if (live?.draft.close() !== reply) print(modelSays(label, reply));
+    };
+    const streaming = live === undefined ? {} : { onToken: (piece: string, fresh: boolean) => (spinner.stop(), live.draft.piece(piece, fresh)), abort: live.abort };
+    const exchange = await converse(agent, { type: "event", payload: { sensor: "user-input", text }, meta: { source: "chat", ...(sessionId === undefined ? {} : { sessionId }) } }, onReply, streaming);
     spinner.stop();
-    if (!exchange.accepted) print(`refused: ${exchange.reason}`);
-    else if (exchange.explanation !== undefined) print(`${label}: ${exchange.explanation}`);
+    live?.draft.close();
+    if (live?.abort.aborted === true) print(harnessSays("withdrawn: the question was cancelled; ask again or go on"));
+    else if (!exchange.accepted) print(harnessSays(`refused: ${exchange.reason}`));
+    else if (exchange.explanation !== undefined) print(harnessSays(exchange.explanation));
   }
   return "continue";
 }
 
-// literate/chat.md:173
+// literate/chat.md:270
 export interface ChatIO {
   readonly input: Readable;
   readonly output: Writable;
@@ -111,26 +186,33 @@ export interface ChatIO {
   readonly onInterrupt?: () => void;
 }
 
-// literate/chat.md:190
+// literate/chat.md:289
 export async function runChat(agent: Agent, io: ChatIO): Promise<void> {
-  const print = (text: string): void => void io.output.write(`${escapeForTerminal(text, { multiline: true })}\n`);
+  const write = (text: string): void => void io.output.write(escapeForTerminal(text, { multiline: true }));
+  const print = (text: string): void => write(`${text}\n`);
   const spinner = createSpinner(io.output, io.isTTY);
   const sessionId = `chat-${agent.h.newId()}`;
+  const draft = createDraftLine(write, agent.config.assistantName ?? "passepartout");
+  let answering: AbortController | undefined;
   const rl = createInterface({ input: io.input, output: io.isTTY ? io.output : undefined, terminal: io.isTTY, prompt: "you> " });
   rl.on("SIGINT", () => {
     spinner.stop();
-    (io.onInterrupt ?? (() => rl.close()))();
+    if (answering !== undefined) answering.abort();
+    else (io.onInterrupt ?? (() => rl.close()))();
   });
   const unsubscribe = agent.events.subscribe((event) => {
     if (event.type !== "tool") return;
     spinner.stop();
-    print(`  ⚙ ${event.tool} ${JSON.stringify(event.args)}`);
+    draft.close();
+    print(harnessSays(`⚙ ${event.tool} ${JSON.stringify(event.args)}`));
   });
   if (io.isTTY) print(`${agent.h.identity} (${agent.state.health.health}). Type a message, or /help.`);
   try {
     if (io.isTTY) rl.prompt();
     for await (const line of rl) {
-      if ((await chatLine(agent, line, print, spinner, sessionId)) === "quit") break;
+      answering = new AbortController();
+      const next = await chatLine(agent, line, print, spinner, sessionId, { draft, abort: answering.signal }).finally(() => (answering = undefined));
+      if (next === "quit") break;
       if (io.isTTY) rl.prompt();
     }
   } finally {
@@ -139,4 +221,4 @@ export async function runChat(agent: Agent, io: ChatIO): Promise<void> {
     rl.close();
   }
 }
-//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiY2hhdC50cyIsInNvdXJjZXMiOlsiLi4vbGl0ZXJhdGUvY2hhdC5tZCJdLCJuYW1lcyI6W10sIm1hcHBpbmdzIjoiOzs7QUFtQkEsT0FBTyxFQUFFLGdCQUFnQixFQUFFLEtBQUs7QUFDaEMsT0FBTyxLQUFLLEVBQUUsVUFBVSxTQUFTLEVBQUUsS0FBSztBQUN4QyxPQUFPLEVBQUUsZ0JBQWdCLEVBQUUsS0FBSztBQUNoQyxPQUFPLEVBQUUsYUFBYSxFQUFFLEtBQUs7QUFDN0IsT0FBTyxLQUFLLEVBQUUsTUFBTSxFQUFFLEtBQUs7QUFDM0IsT0FBTyxFQUFFLGFBQWEsU0FBUyxVQUFVLGtCQUFrQixXQUFXLEVBQUUsS0FBSztBQUM3RSxPQUFPLEVBQUUsbUJBQW1CLEtBQUssV0FBVyxFQUFFLEtBQUs7QUFDbkQsT0FBTyxFQUFFLFVBQVUsRUFBRSxLQUFLOzs7QUFRMUIsT0FBTyxVQUFVLFFBQVE7RUFDdkIsU0FBUztFQUNULFFBQVE7QUFDVjs7O0FBT0EsT0FBTyxTQUFTLHNCQUFzQixVQUFVLFNBQVMsU0FBUyxRQUFRLEVBQUUsS0FBSyxRQUFRO0VBQ3ZGLE1BQU0sT0FBTyxFQUFFO0VBQ2YsSUFBSSxPQUFPLGtCQUFrQixhQUFhLEVBQUU7RUFDNUMsSUFBSSxNQUFNLEVBQUU7RUFDWixPQUFPO0lBQ0wsUUFBUTtNQUNOLEdBQUcsVUFBVSxHQUFHLE1BQU0sSUFBSSxXQUFXO01BQ3JDLE1BQU0sS0FBSyxFQUFFLElBQUksS0FBSyxHQUFHLEtBQUssd0NBQXdDLEVBQUUsZ0JBQWdCO01BQ3hGO01BQ0EsTUFBTSxFQUFFLGtCQUFrQjtNQUMxQjtJQUNGO0lBQ0EsT0FBTztNQUNMLEdBQUcsT0FBTyxJQUFJLFdBQVc7TUFDekI7TUFDQSxNQUFNLEVBQUU7TUFDUjtJQUNGO0VBQ0Y7QUFDRjs7O0FBUUEsT0FBTyxNQUFNLFNBQVMsRUFBRTtFQUN0QixrQkFBa0IsUUFBUSxRQUFRLFVBQVUsSUFBSSxLQUFLLEdBQUc7RUFDeEQsa0JBQWtCLElBQUksV0FBVyxPQUFPLE9BQU8sWUFBWSxRQUFRLEtBQUs7RUFDeEUsVUFBVSxRQUFRLEtBQUssSUFBSSxVQUFVLE9BQU8sR0FBRyxPQUFPLEtBQUssT0FBTyxJQUFJLE1BQU07RUFDNUUsVUFBVSxRQUFRLFFBQVEsSUFBSSxPQUFPLFFBQVEsSUFBSSxJQUFJLE1BQU0sS0FBSyxHQUFHLFNBQVMsS0FBSyxLQUFLLEtBQUs7RUFDM0YsT0FBTyxXQUFXLE9BQU8sR0FBRyxTQUFTLEdBQUcsSUFBSSxLQUFLLEtBQUs7RUFDdEQsa0JBQWtCLEtBQUssT0FBTyxJQUFJLE1BQU0sUUFBUSxJQUFJLE9BQU8sR0FBRztBQUNoRTs7O0FBUUEsT0FBTyxTQUFTLG9CQUFvQixPQUFPLE9BQU8sT0FBTyxFQUFFLFdBQVcsU0FBUyxXQUFXLEVBQUUsUUFBUSxFQUFFLGFBQWEsRUFBRSxTQUFTLElBQUksT0FBTyxFQUFFLEVBQUUsRUFBRSxTQUFTLE9BQU8sT0FBTyxFQUFFO0VBQ3RLLEdBQUcsT0FBTyxJQUFJLFVBQVUsR0FBRyxNQUFNLElBQUksSUFBSSxPQUFPLEVBQUUsSUFBSSxNQUFNO0VBQzVELE1BQU0sUUFBUSxFQUFFO0VBQ2hCLEdBQUcsZ0JBQWdCLElBQUksR0FBRyxPQUFPLEVBQUUsT0FBTyxTQUFTLEdBQUcsUUFBUSxJQUFJLFVBQVU7RUFDNUUsTUFBTSxNQUFNLEVBQUUsZ0JBQWdCLEdBQUcsR0FBRyxvQkFBb0IsdUJBQXVCLDBCQUEwQixNQUFNLEdBQUcsMkJBQTJCLFFBQVE7RUFDckosT0FBTyxFQUFFLE9BQU8sb0JBQW9CLFVBQVUsS0FBSyxJQUFJLEtBQUssVUFBVSxPQUFPLElBQUksR0FBRyxJQUFJLEdBQUcsS0FBSyxhQUFhLFVBQVUscUJBQXFCO0FBQzlJOzs7QUFPQSxPQUFPLFNBQVMscUJBQXFCLGFBQWEsT0FBTztFQUN2RCxPQUFPLGtCQUFrQixFQUFFLFdBQVcsRUFBRTtBQUMxQzs7O0FBT0EsT0FBTyxTQUFTLHNCQUFzQixPQUFPLFVBQVUsU0FBUyxPQUFPO0VBQ3JFLEdBQUcsaUJBQWlCLElBQUksSUFBSSxPQUFPLFVBQVUsMEJBQTBCLEdBQUcsR0FBRyxXQUFXLGFBQWEsdUNBQXVDLEdBQUcsR0FBRztFQUNsSixNQUFNLFFBQVEsRUFBRSxrQkFBa0IsMEJBQTBCLEtBQUs7RUFDakUsT0FBTyxXQUFXLEVBQUUsVUFBVSwwQkFBMEIsS0FBSyxFQUFFLFNBQVMsSUFBSSxTQUFTO0FBQ3ZGOzs7QUFlQSxPQUFPLE1BQU0sU0FBUyxnQkFBZ0IsT0FBTyxNQUFNLFFBQVEsT0FBTyxPQUFPLFFBQVEsR0FBRyxNQUFNLFNBQVMsU0FBUyxZQUFZLFNBQVMsbUJBQW1CLEVBQUUsUUFBUTtFQUM1SixNQUFNLEtBQUssRUFBRTtFQUNiLEdBQUcsTUFBTSxJQUFJLElBQUksT0FBTztFQUN4QixNQUFNLFVBQVUsVUFBVSxFQUFFLGtCQUFrQjtFQUM5QyxHQUFHLFNBQVMsSUFBSSxRQUFRLEdBQUcsUUFBUSxJQUFJLFNBQVMsT0FBTztFQUN2RCxNQUFNLE1BQU0sRUFBRSwyQkFBMkIsR0FBRztFQUM1QyxHQUFHLFNBQVMsSUFBSSxTQUFTO0VBQ3pCLEtBQUssR0FBRyxTQUFTLElBQUksWUFBWSw0QkFBNEI7RUFDN0QsS0FBSyxHQUFHLFNBQVMsSUFBSSxVQUFVLGlEQUFpRDtFQUNoRixLQUFLLEdBQUcsU0FBUyxJQUFJLFdBQVc7RUFDaEMsS0FBSyxHQUFHLFNBQVMsSUFBSSxXQUFXLEdBQUcsUUFBUSxJQUFJLFNBQVM7SUFDdEQsTUFBTSxPQUFPLEVBQUUsb0JBQW9CLFVBQVU7SUFDN0MsR0FBRyxTQUFTLEdBQUcsUUFBUTtJQUN2QixLQUFLLEdBQUcsU0FBUyxJQUFJLFNBQVMsNEJBQTRCLFdBQVcsRUFBRSxRQUFRLGtCQUFrQixFQUFFLElBQUksUUFBUSxTQUFTO0lBQ3hILEtBQUs7TUFDSDtNQUNBLE1BQU0sT0FBTyxFQUFFLE1BQU0sZUFBZSxXQUFXLFFBQVEsR0FBRyxpQkFBaUIsaUJBQWlCO01BQzVGO01BQ0EsR0FBRyxnQkFBZ0IsSUFBSSxNQUFNLGdCQUFnQixpQkFBaUIsUUFBUSxPQUFPLElBQUksU0FBUyxnQkFBZ0IsUUFBUTtNQUNsSCxLQUFLLEdBQUcsZ0JBQWdCLFVBQVUsUUFBUSxTQUFTO0lBQ3JEO0VBQ0YsRUFBRSxLQUFLLEdBQUcsdUJBQXVCLGVBQWUsUUFBUSxZQUFZLEdBQUcsU0FBUyxJQUFJO0VBQ3BGLEtBQUs7SUFDSDtJQUNBLE1BQU0sU0FBUyxFQUFFLE1BQU0sZ0JBQWdCLEVBQUUsTUFBTSxTQUFTLFNBQVMsRUFBRSxRQUFRLGNBQWMsS0FBSyxHQUFHLE1BQU0sRUFBRSxRQUFRLFFBQVEsY0FBYyxJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxVQUFVLEdBQUcsRUFBRSxHQUFHLFFBQVEsR0FBRyxpQkFBaUIsaUJBQWlCO0lBQzdOO0lBQ0EsR0FBRyxxQkFBcUIsZ0JBQWdCO0lBQ3hDLEtBQUssR0FBRyxzQkFBc0IsSUFBSSxXQUFXLGlCQUFpQjtFQUNoRTtFQUNBLE9BQU87QUFDVDs7O0FBZUEsT0FBTyxVQUFVLE9BQU87RUFDdEIsU0FBUyxPQUFPO0VBQ2hCLFNBQVMsUUFBUTtFQUNqQixTQUFTLE9BQU87RUFDaEIsSUFBSSxPQUFPLEdBQUcsSUFBSSxRQUFRLGNBQWMsSUFBSSxJQUFJLFFBQVE7RUFDeEQsU0FBUyxjQUFjLEdBQUcsR0FBRztBQUMvQjs7O0FBV0EsT0FBTyxNQUFNLFNBQVMsZUFBZSxPQUFPLElBQUksU0FBUyxjQUFjO0VBQ3JFLE1BQU0sTUFBTSxFQUFFLE9BQU8sU0FBUyxLQUFLLEdBQUcsS0FBSywyQ0FBMkMsRUFBRSxXQUFXLEtBQUs7RUFDeEcsTUFBTSxRQUFRLEVBQUUseUJBQXlCO0VBQ3pDLE1BQU0sVUFBVSxFQUFFO0VBQ2xCLE1BQU0sR0FBRyxFQUFFLGtCQUFrQixPQUFPLFVBQVUsUUFBUSxTQUFTLEVBQUUsVUFBVSxFQUFFLFdBQVcsVUFBVSxVQUFVLFFBQVEsTUFBTSxFQUFFO0VBQzVILGdCQUFnQixHQUFHLEdBQUc7SUFDcEI7SUFDQSxnQkFBZ0IsR0FBRyxJQUFJLEdBQUc7RUFDNUI7RUFDQSxNQUFNLFlBQVksRUFBRSwrQkFBK0IsR0FBRztJQUNwRCxHQUFHLFlBQVksSUFBSSxRQUFRO0lBQzNCO0lBQ0EsU0FBUyxFQUFFLGNBQWM7RUFDM0I7RUFDQSxHQUFHLFdBQVcsMkJBQTJCLGdDQUFnQyxLQUFLLEVBQUUsU0FBUyxHQUFHO0VBQzVGLElBQUk7SUFDRixHQUFHLFdBQVc7SUFDZCxJQUFJLE1BQU0sT0FBTyxLQUFLLEdBQUcsSUFBSTtNQUMzQixHQUFHLFFBQVEsZ0JBQWdCLE1BQU0sT0FBTyxTQUFTLFlBQVksSUFBSSxRQUFRO01BQ3pFLEdBQUcsV0FBVztJQUNoQjtFQUNGLEVBQUUsUUFBUTtJQUNSO0lBQ0E7SUFDQTtFQUNGO0FBQ0Y7In0=
+//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiY2hhdC50cyIsInNvdXJjZXMiOlsiLi4vbGl0ZXJhdGUvY2hhdC5tZCJdLCJuYW1lcyI6W10sIm1hcHBpbmdzIjoiOzs7QUFtQkEsT0FBTyxFQUFFLGdCQUFnQixFQUFFLEtBQUs7QUFDaEMsT0FBTyxLQUFLLEVBQUUsVUFBVSxTQUFTLEVBQUUsS0FBSztBQUN4QyxPQUFPLEVBQUUsZ0JBQWdCLEVBQUUsS0FBSztBQUNoQyxPQUFPLEVBQUUsYUFBYSxFQUFFLEtBQUs7QUFDN0IsT0FBTyxLQUFLLEVBQUUsTUFBTSxFQUFFLEtBQUs7QUFDM0IsT0FBTyxFQUFFLGFBQWEsU0FBUyxVQUFVLGtCQUFrQixXQUFXLEVBQUUsS0FBSztBQUM3RSxPQUFPLEVBQUUsbUJBQW1CLGFBQWEsZUFBZSxXQUFXLEtBQUssWUFBWSxLQUFLLFVBQVUsRUFBRSxLQUFLO0FBQzFHLE9BQU8sRUFBRSxVQUFVLEVBQUUsS0FBSzs7O0FBUTFCLE9BQU8sVUFBVSxRQUFRO0VBQ3ZCLFNBQVM7RUFDVCxRQUFRO0FBQ1Y7OztBQU9BLE9BQU8sU0FBUyxzQkFBc0IsVUFBVSxTQUFTLFNBQVMsUUFBUSxFQUFFLEtBQUssUUFBUTtFQUN2RixNQUFNLE9BQU8sRUFBRTtFQUNmLElBQUksT0FBTyxrQkFBa0IsYUFBYSxFQUFFO0VBQzVDLElBQUksTUFBTSxFQUFFO0VBQ1osT0FBTztJQUNMLFFBQVE7TUFDTixHQUFHLFVBQVUsR0FBRyxNQUFNLElBQUksV0FBVztNQUNyQyxNQUFNLEtBQUssRUFBRSxJQUFJLEtBQUssR0FBRyxLQUFLLHdDQUF3QyxFQUFFLGdCQUFnQjtNQUN4RjtNQUNBLE1BQU0sRUFBRSxrQkFBa0I7TUFDMUI7SUFDRjtJQUNBLE9BQU87TUFDTCxHQUFHLE9BQU8sSUFBSSxXQUFXO01BQ3pCO01BQ0EsTUFBTSxFQUFFO01BQ1I7SUFDRjtFQUNGO0FBQ0Y7OztBQVFBLE9BQU8sTUFBTSxTQUFTLEVBQUU7RUFDdEIsa0JBQWtCLFFBQVEsUUFBUSxNQUFNLElBQUksS0FBSyxHQUFHLFFBQVEsU0FBUyxNQUFNO0VBQzNFLGtCQUFrQixJQUFJLFdBQVcsT0FBTyxPQUFPLFlBQVksUUFBUSxLQUFLO0VBQ3hFLFVBQVUsUUFBUSxLQUFLLElBQUksVUFBVSxPQUFPLEdBQUcsT0FBTyxLQUFLLE9BQU8sSUFBSSxNQUFNO0VBQzVFLFVBQVUsUUFBUSxRQUFRLElBQUksT0FBTyxRQUFRLElBQUksSUFBSSxNQUFNLEtBQUssR0FBRyxTQUFTLEtBQUssS0FBSyxLQUFLO0VBQzNGLE9BQU8sV0FBVyxPQUFPLEdBQUcsU0FBUyxHQUFHLElBQUksS0FBSyxLQUFLO0VBQ3RELGtCQUFrQixLQUFLLE9BQU8sSUFBSSxNQUFNLFFBQVEsSUFBSSxPQUFPLEdBQUc7QUFDaEU7OztBQVFBLE9BQU8sU0FBUyxvQkFBb0IsT0FBTyxPQUFPLE9BQU8sRUFBRSxXQUFXLFNBQVMsV0FBVyxFQUFFLFFBQVEsRUFBRSxhQUFhLEVBQUUsU0FBUyxJQUFJLE9BQU8sRUFBRSxFQUFFLEVBQUUsU0FBUyxPQUFPLE9BQU8sRUFBRTtFQUN0SyxHQUFHLE9BQU8sSUFBSSxVQUFVLEdBQUcsTUFBTSxJQUFJLElBQUksT0FBTyxFQUFFLElBQUksTUFBTTtFQUM1RCxNQUFNLFFBQVEsRUFBRTtFQUNoQixHQUFHLGdCQUFnQixJQUFJLEdBQUcsT0FBTyxFQUFFLE9BQU8sU0FBUyxHQUFHLFFBQVEsSUFBSSxVQUFVO0VBQzVFLE1BQU0sTUFBTSxFQUFFLGdCQUFnQixHQUFHLEdBQUcsb0JBQW9CLHVCQUF1QiwwQkFBMEIsTUFBTSxHQUFHLDJCQUEyQixRQUFRO0VBQ3JKLE9BQU8sRUFBRSxPQUFPLG9CQUFvQixVQUFVLEtBQUssSUFBSSxLQUFLLFVBQVUsT0FBTyxJQUFJLEdBQUcsSUFBSSxHQUFHLEtBQUssYUFBYSxVQUFVLHFCQUFxQjtBQUM5STs7O0FBT0EsT0FBTyxTQUFTLHFCQUFxQixhQUFhLE9BQU87RUFDdkQsT0FBTyxrQkFBa0IsRUFBRSxXQUFXLEVBQUU7QUFDMUM7OztBQVFBLE9BQU8sU0FBUyx3QkFBd0IsYUFBYSxPQUFPO0VBQzFELE1BQU0sT0FBTyxFQUFFLFFBQVEsVUFBVSxFQUFFLFlBQVksV0FBVyxHQUFHLHNCQUFzQixFQUFFLE9BQU8sR0FBRyxZQUFZLEVBQUU7RUFDN0csTUFBTSxLQUFLLEVBQUUsUUFBUSxVQUFVLEVBQUUsWUFBWSxZQUFZLEdBQUcsc0JBQXNCLEVBQUUsTUFBTSxFQUFFO0VBQzVGLE1BQU0sS0FBSyxFQUFFLFFBQVEsVUFBVSxFQUFFLFlBQVksT0FBTyxHQUFHLHlCQUF5QixNQUFNLElBQUksU0FBUyxFQUFFLE1BQU0sRUFBRSxxQkFBcUIsR0FBRztFQUNySSxNQUFNLE1BQU0sRUFBRSxRQUFRLFVBQVUsRUFBRSxZQUFZLE9BQU8sR0FBRyw4QkFBOEIsR0FBRyxHQUFHO0VBQzVGLE1BQU0sU0FBUyxFQUFFO0VBQ2pCLE1BQU0sTUFBTSxFQUFFO0VBQ2QsTUFBTSxPQUFPLEVBQUU7RUFDZixNQUFNLEtBQUssRUFBRTtFQUNiLE1BQU0sTUFBTSxFQUFFO0VBQ2QsTUFBTSxRQUFRLEVBQUU7RUFDaEIsTUFBTSxNQUFNLEVBQUU7RUFDZCxPQUFPO0lBQ0wsU0FBUywyQ0FBMkMsSUFBSSxFQUFFLEVBQUUsR0FBRyxFQUFFLEVBQUUsOEJBQThCO0lBQ2pHLFFBQVEsdUJBQXVCLEtBQUssd0JBQXdCLEdBQUc7SUFDL0QsWUFBWSw4QkFBOEIsYUFBYTtJQUN2RCxTQUFTLHlCQUF5QixPQUFPLFNBQVMsTUFBTSxJQUFJLFNBQVMsRUFBRSxNQUFNLE1BQU0scUJBQXFCLEVBQUUsc0JBQXNCLEVBQUUsUUFBUSxFQUFFLEtBQUssTUFBTTtJQUN2SixZQUFZLHVCQUF1QixTQUFTLE1BQU0sc0VBQXNFLElBQUksS0FBSyxFQUFFLEdBQUcsRUFBRSxHQUFHO0lBQzNJLFFBQVEsZUFBZSxJQUFJLEVBQUUsRUFBRSxPQUFPLEVBQUUsY0FBYyxHQUFHLG9CQUFvQixzQkFBc0IseUJBQXlCLHdCQUF3QjtJQUNwSixZQUFZLFVBQVUsSUFBSSxFQUFFLEVBQUUsTUFBTSxTQUFTLEVBQUUsWUFBWSxTQUFTLGFBQWEsTUFBTTtJQUN2RixPQUFPLE9BQU8sU0FBUyxTQUFTLElBQUksTUFBTSxHQUFHLFFBQVE7RUFDdkQ7QUFDRjs7O0FBTUEsT0FBTyxTQUFTLDBCQUEwQixTQUFTLE9BQU87RUFDeEQsR0FBRywyQkFBMkIsR0FBRyxRQUFRLEVBQUUsR0FBRyxPQUFPO0VBQ3JELE1BQU0sRUFBRSxFQUFFO0VBQ1YsR0FBRyxHQUFHLEVBQUUsSUFBSSxPQUFPLE1BQU07RUFDekIsTUFBTSxJQUFJLEdBQUcsR0FBRyxFQUFFLGNBQWMsRUFBRSxTQUFTLGNBQWMsRUFBRSxRQUFRLEVBQUUsT0FBTyxjQUFjLEVBQUUsTUFBTSxFQUFFO0VBQ3BHLEdBQUcsR0FBRyxFQUFFLEdBQUcsT0FBTyxFQUFFLEVBQUUsRUFBRSxFQUFFLE1BQU0sRUFBRSxLQUFLLEdBQUcsRUFBRSxNQUFNO0VBQ2xELEdBQUcsR0FBRyxFQUFFLEdBQUcsT0FBTyxFQUFFLEVBQUUsRUFBRSxFQUFFLE1BQU0sRUFBRSxLQUFLLEtBQUssRUFBRSxNQUFNO0VBQ3BELE9BQU8sTUFBTTtBQUNmOzs7QUFPQSxPQUFPLFNBQVMsc0JBQXNCLE9BQU8sVUFBVSxTQUFTLE9BQU87RUFDckUsR0FBRyxpQkFBaUIsSUFBSSxJQUFJLE9BQU8sVUFBVSwwQkFBMEIsR0FBRyxHQUFHLFdBQVcsYUFBYSx1Q0FBdUMsR0FBRyxHQUFHO0VBQ2xKLE1BQU0sUUFBUSxFQUFFLGtCQUFrQiwwQkFBMEIsS0FBSztFQUNqRSxPQUFPLFdBQVcsRUFBRSxVQUFVLDBCQUEwQixLQUFLLEVBQUUsU0FBUyxJQUFJLFNBQVM7QUFDdkY7OztBQWdCQSxJQUFJLFVBQVUsTUFBTSxFQUFFLFFBQVEsTUFBTSxHQUFHLElBQUksS0FBSyxHQUFHLEdBQUcsR0FBRyxTQUFTLFFBQVEsT0FBTyxFQUFFLE1BQU0sR0FBRyxRQUFRLElBQUksT0FBTyxFQUFFLElBQUksS0FBSyxNQUFNLElBQUksUUFBUSxRQUFRLEtBQUssR0FBRyxLQUFLLEtBQUssSUFBSSxRQUFRLElBQUksTUFBTSxHQUFHLFFBQVEsWUFBWSxLQUFLLEtBQUssSUFBSSxNQUFNO0FBQ3ZPLE9BQU8sVUFBVSxVQUFVO0VBQ3pCLGFBQWEsUUFBUSxPQUFPLFVBQVU7RUFDdEMsU0FBUyxPQUFPLEVBQUU7QUFDcEI7OztBQU9BLElBQUksZ0JBQWdCLFFBQVEsRUFBRSxPQUFPLFdBQVcsUUFBUSxRQUFRLFFBQVEsT0FBTyxLQUFLLE9BQU8sTUFBTSxNQUFNLEtBQUssUUFBUSxPQUFPLEtBQUssT0FBTztBQUN2SSxPQUFPLFNBQVMsdUJBQXVCLE9BQU8sUUFBUSxHQUFHLE1BQU0sT0FBTyxTQUFTLFVBQVU7RUFDdkYsSUFBSSxPQUFPLE9BQU8sRUFBRTtFQUNwQixPQUFPO0lBQ0wsYUFBYSxPQUFPO01BQ2xCLEdBQUcsT0FBTyxHQUFHLE1BQU0sSUFBSSxXQUFXO1FBQ2hDLEdBQUcsT0FBTyxJQUFJLFdBQVc7UUFDekIsaUJBQWlCO1FBQ2pCLE1BQU0sRUFBRTtNQUNWO01BQ0EsNkJBQTZCLEtBQUs7TUFDbEMsTUFBTSxHQUFHO0lBQ1g7SUFDQSxRQUFRO01BQ04sR0FBRyxPQUFPLElBQUksV0FBVztNQUN6QixNQUFNLElBQUksRUFBRTtNQUNaLE1BQU0sRUFBRTtNQUNSLE9BQU87SUFDVDtFQUNGO0FBQ0Y7OztBQVlBLE9BQU8sTUFBTSxTQUFTLGdCQUFnQixPQUFPLE1BQU0sUUFBUSxPQUFPLE9BQU8sUUFBUSxHQUFHLE1BQU0sU0FBUyxTQUFTLFlBQVksUUFBUSxPQUFPLEVBQUUsU0FBUyxPQUFPLFdBQVcsU0FBUyxPQUFPLFlBQVksSUFBSSxtQkFBbUIsRUFBRSxRQUFRO0VBQy9OLE1BQU0sS0FBSyxFQUFFO0VBQ2IsR0FBRyxNQUFNLElBQUksSUFBSSxPQUFPO0VBQ3hCLE1BQU0sVUFBVSxVQUFVLEVBQUUsa0JBQWtCO0VBQzlDLEdBQUcsU0FBUyxJQUFJLFFBQVEsR0FBRyxRQUFRLElBQUksU0FBUyxPQUFPO0VBQ3ZELE1BQU0sTUFBTSxFQUFFLDJCQUEyQixHQUFHO0VBQzVDLEdBQUcsU0FBUyxJQUFJLFNBQVM7RUFDekIsS0FBSyxHQUFHLFNBQVMsSUFBSSxZQUFZLDRCQUE0QjtFQUM3RCxLQUFLLEdBQUcsU0FBUyxJQUFJLFVBQVUsaURBQWlEO0VBQ2hGLEtBQUssR0FBRyxTQUFTLElBQUksV0FBVyxlQUFlLElBQUksU0FBUyxFQUFFLGlDQUFpQyxFQUFFO0VBQ2pHLEtBQUssR0FBRyxTQUFTLElBQUksV0FBVyxHQUFHLFFBQVEsSUFBSSxTQUFTO0lBQ3RELE1BQU0sT0FBTyxFQUFFLG9CQUFvQixVQUFVO0lBQzdDLEdBQUcsU0FBUyxHQUFHLFFBQVE7SUFDdkIsS0FBSyxHQUFHLFNBQVMsSUFBSSxTQUFTLHdDQUF3QyxXQUFXLEVBQUUsUUFBUSxrQkFBa0IsRUFBRSxJQUFJLFFBQVEsU0FBUztJQUNwSSxLQUFLO01BQ0gsTUFBTSxNQUFNLEVBQUUsaUNBQWlDLEdBQUcsUUFBUSxJQUFJO01BQzlELEdBQUcsT0FBTyxJQUFJLFdBQVcsMkJBQTJCLGtCQUFrQiwyQkFBMkI7TUFDakc7TUFDQSxNQUFNLE9BQU8sRUFBRSxNQUFNLGVBQWUsV0FBVyxRQUFRLEdBQUcsaUJBQWlCLHVCQUF1QjtNQUNsRztNQUNBLEdBQUcsZ0JBQWdCLElBQUksTUFBTSw0QkFBNEIsaUJBQWlCLFFBQVEsT0FBTyxJQUFJLFNBQVMsZ0JBQWdCLFFBQVE7TUFDOUgsS0FBSyxHQUFHLGdCQUFnQixzQkFBc0IsUUFBUSxTQUFTO0lBQ2pFO0VBQ0YsRUFBRSxLQUFLLEdBQUcsdUJBQXVCLGVBQWUsUUFBUSxZQUFZLEdBQUcsU0FBUyxJQUFJO0VBQ3BGLEtBQUs7SUFDSDtJQUNBLE1BQU0sUUFBUSxFQUFFLFFBQVEsU0FBUyxLQUFLLEdBQUc7TUFDdkM7TUFDQSxHQUFHLHFCQUFxQixJQUFJLE9BQU8sdUJBQXVCO0lBQzVEO0lBQ0EsTUFBTSxVQUFVLEVBQUUsS0FBSyxJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxTQUFTLFFBQVEsUUFBUSxPQUFPLFNBQVMsR0FBRyxpQkFBaUIsd0JBQXdCLFNBQVMsT0FBTyxXQUFXO0lBQzlKLE1BQU0sU0FBUyxFQUFFLE1BQU0sZ0JBQWdCLEVBQUUsTUFBTSxTQUFTLFNBQVMsRUFBRSxRQUFRLGNBQWMsS0FBSyxHQUFHLE1BQU0sRUFBRSxRQUFRLFFBQVEsY0FBYyxJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxVQUFVLEdBQUcsRUFBRSxHQUFHLFNBQVM7SUFDekw7SUFDQTtJQUNBLEdBQUcscUJBQXFCLElBQUksTUFBTSw4QkFBOEIsSUFBSSxTQUFTLElBQUksV0FBVyxJQUFJLE1BQU0sR0FBRyxHQUFHO0lBQzVHLEtBQUssR0FBRyxxQkFBcUIsNEJBQTRCO0lBQ3pELEtBQUssR0FBRyxzQkFBc0IsSUFBSSxXQUFXO0VBQy9DO0VBQ0EsT0FBTztBQUNUOzs7QUFlQSxPQUFPLFVBQVUsT0FBTztFQUN0QixTQUFTLE9BQU87RUFDaEIsU0FBUyxRQUFRO0VBQ2pCLFNBQVMsT0FBTztFQUNoQixJQUFJLE9BQU8sR0FBRyxJQUFJLFFBQVEsY0FBYyxJQUFJLElBQUksUUFBUTtFQUN4RCxTQUFTLGNBQWMsR0FBRyxHQUFHO0FBQy9COzs7QUFhQSxPQUFPLE1BQU0sU0FBUyxlQUFlLE9BQU8sSUFBSSxTQUFTLGNBQWM7RUFDckUsTUFBTSxNQUFNLEVBQUUsT0FBTyxTQUFTLEtBQUssR0FBRyxLQUFLLHdDQUF3QyxFQUFFLFdBQVcsS0FBSztFQUNyRyxNQUFNLE1BQU0sRUFBRSxPQUFPLFNBQVMsS0FBSyxHQUFHO0VBQ3RDLE1BQU0sUUFBUSxFQUFFLHlCQUF5QjtFQUN6QyxNQUFNLFVBQVUsRUFBRTtFQUNsQixNQUFNLE1BQU0sRUFBRSx1QkFBdUIsMkJBQTJCLEdBQUc7RUFDbkUsSUFBSSxXQUFXLGdCQUFnQixFQUFFO0VBQ2pDLE1BQU0sR0FBRyxFQUFFLGtCQUFrQixPQUFPLFVBQVUsUUFBUSxTQUFTLEVBQUUsVUFBVSxFQUFFLFdBQVcsVUFBVSxVQUFVLFFBQVEsTUFBTSxFQUFFO0VBQzVILGdCQUFnQixHQUFHLEdBQUc7SUFDcEI7SUFDQSxHQUFHLFdBQVcsSUFBSSxXQUFXO0lBQzdCLEtBQUssZ0JBQWdCLEdBQUcsSUFBSSxHQUFHO0VBQ2pDO0VBQ0EsTUFBTSxZQUFZLEVBQUUsK0JBQStCLEdBQUc7SUFDcEQsR0FBRyxZQUFZLElBQUksUUFBUTtJQUMzQjtJQUNBO0lBQ0EscUJBQXFCLGNBQWM7RUFDckM7RUFDQSxHQUFHLFdBQVcsMkJBQTJCLGdDQUFnQyxLQUFLLEVBQUUsU0FBUyxHQUFHO0VBQzVGLElBQUk7SUFDRixHQUFHLFdBQVc7SUFDZCxJQUFJLE1BQU0sT0FBTyxLQUFLLEdBQUcsSUFBSTtNQUMzQixVQUFVLEVBQUUsSUFBSTtNQUNoQixNQUFNLEtBQUssRUFBRSxNQUFNLGdCQUFnQixNQUFNLE9BQU8sU0FBUyxXQUFXLEVBQUUsT0FBTyxPQUFPLGlCQUFpQixjQUFjLEdBQUcsV0FBVyxFQUFFO01BQ25JLEdBQUcsTUFBTSxJQUFJLFFBQVE7TUFDckIsR0FBRyxXQUFXO0lBQ2hCO0VBQ0YsRUFBRSxRQUFRO0lBQ1I7SUFDQTtJQUNBO0VBQ0Y7QUFDRjsifQ==

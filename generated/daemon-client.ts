@@ -3,9 +3,10 @@
 // literate/daemon-client.md:15
 import type { Config } from "./config.ts";
 import { MAX_DEPTH } from "./loop.ts";
-import type { JsonValue } from "./schema.ts";
+import { isPlainObject, type JsonValue } from "./schema.ts";
+import { createParser } from "eventsource-parser";
 
-// literate/daemon-client.md:26
+// literate/daemon-client.md:27
 export interface DaemonTarget {
   readonly url: string;
   readonly token: string;
@@ -14,8 +15,8 @@ export interface DaemonTarget {
   readonly timeoutMs?: number;
 }
 
-// literate/daemon-client.md:38
-export async function callDaemon(target: DaemonTarget, method: "GET" | "POST", path: string, body?: JsonValue): Promise<{ readonly status: number; readonly body: JsonValue }> {
+// literate/daemon-client.md:39
+export async function callDaemon(target: DaemonTarget, method: "GET" | "POST" | "DELETE", path: string, body?: JsonValue): Promise<{ readonly status: number; readonly body: JsonValue }> {
   const response = await (target.fetch ?? globalThis.fetch)(`${target.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${target.token}`, "content-type": "application/json" },
@@ -25,18 +26,43 @@ export async function callDaemon(target: DaemonTarget, method: "GET" | "POST", p
   return { status: response.status, body: (await response.json()) as JsonValue };
 }
 
-// literate/daemon-client.md:59
+// literate/daemon-client.md:60
 export function sendText(text: string, target: DaemonTarget, sessionId?: string): Promise<{ readonly status: number; readonly body: JsonValue }> {
   return callDaemon(target, "POST", "/signal", { type: "event", payload: { sensor: "user-input", text }, meta: { source: "send", ...(sessionId === undefined ? {} : { sessionId }) } });
 }
 
-// literate/daemon-client.md:75
+// literate/daemon-client.md:76
+/** sendTextStreamed posts `text` as {@link sendText} does, asking for server-sent events: `onToken` is told each piece of the reply's draft (`fresh` when a draft starts), and the result is the status and body of the `done` event, or of a plain JSON answer. */
+export async function sendTextStreamed(text: string, target: DaemonTarget, sessionId: string | undefined, onToken: (piece: string, fresh: boolean) => void): Promise<{ readonly status: number; readonly body: JsonValue }> {
+  const response = await (target.fetch ?? globalThis.fetch)(`${target.url}/signal`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${target.token}`, "content-type": "application/json", accept: "text/event-stream" },
+    body: JSON.stringify({ type: "event", payload: { sensor: "user-input", text }, meta: { source: "send", ...(sessionId === undefined ? {} : { sessionId }) } }),
+    signal: AbortSignal.timeout(target.timeoutMs ?? 120_000),
+  });
+  if (!(response.headers.get("content-type") ?? "").includes("text/event-stream") || response.body === null) return { status: response.status, body: (await response.json()) as JsonValue };
+  let done: { readonly status: number; readonly body: JsonValue } | undefined;
+  const parser = createParser({
+    onEvent(event) {
+      const data: unknown = JSON.parse(event.data);
+      if (!isPlainObject(data)) return;
+      if (event.event === "token" && typeof data["text"] === "string") onToken(data["text"], data["fresh"] === true);
+      if (event.event === "done" && typeof data["status"] === "number") done = { status: data["status"], body: (data["body"] ?? null) as JsonValue };
+    },
+  });
+  const decoder = new TextDecoder();
+  for await (const chunk of response.body) parser.feed(decoder.decode(chunk, { stream: true }));
+  if (done === undefined) throw new Error("the daemon's stream ended before its answer", { cause: { message: "no `done` event" } });
+  return done;
+}
+
+// literate/daemon-client.md:112
 export function replyDeadlineMs(config: Pick<Config, "providers">): number {
   const perCall = Math.max(1, config.providers.length) * Math.max(0, ...config.providers.map((p) => p.timeoutMs));
   return Math.min(2 ** 31 - 1, (MAX_DEPTH + 1) * perCall + 30_000);
 }
 
-// literate/daemon-client.md:84
+// literate/daemon-client.md:121
 export function describeClientFailure(error: unknown, url: string, timeoutMs: number): { readonly message: string; readonly hint: string } {
   const e = error as { name?: string; message?: string; cause?: { code?: unknown; message?: string } };
   const code = typeof e.cause?.code === "string" ? e.cause.code : undefined;
@@ -44,4 +70,4 @@ export function describeClientFailure(error: unknown, url: string, timeoutMs: nu
   if (code !== undefined && ["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "UND_ERR_CONNECT_TIMEOUT"].includes(code)) return { message: `cannot connect to the daemon at ${url} (${code})`, hint: "start it with: passepartout daemon" };
   return { message: `the connection to the daemon at ${url} was dropped before the answer (${code ?? e.cause?.message ?? e.message ?? "unknown"})`, hint: "the daemon may have stopped or crashed; see its log, then start it again with: passepartout daemon" };
 }
-//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiZGFlbW9uLWNsaWVudC50cyIsInNvdXJjZXMiOlsiLi4vbGl0ZXJhdGUvZGFlbW9uLWNsaWVudC5tZCJdLCJuYW1lcyI6W10sIm1hcHBpbmdzIjoiOzs7QUFjQSxPQUFPLEtBQUssRUFBRSxPQUFPLEVBQUUsS0FBSztBQUM1QixPQUFPLEVBQUUsVUFBVSxFQUFFLEtBQUs7QUFDMUIsT0FBTyxLQUFLLEVBQUUsVUFBVSxFQUFFLEtBQUs7OztBQVMvQixPQUFPLFVBQVUsYUFBYTtFQUM1QixTQUFTLEtBQUs7RUFDZCxTQUFTLE9BQU87RUFDaEIsU0FBUyxRQUFRLE9BQU87RUFDeEIsSUFBSSxjQUFjLE9BQU87RUFDekIsU0FBUyxZQUFZO0FBQ3ZCOzs7QUFNQSxPQUFPLE1BQU0sU0FBUyxtQkFBbUIsY0FBYyxRQUFRLE1BQU0sRUFBRSxRQUFRLE1BQU0sUUFBUSxPQUFPLFlBQVksVUFBVSxTQUFTLFFBQVEsUUFBUSxTQUFTLE1BQU0sVUFBVSxHQUFHO0VBQzdLLE1BQU0sU0FBUyxFQUFFLE1BQU0sY0FBYyxHQUFHLDBDQUEwQztJQUNoRjtJQUNBLFNBQVMsRUFBRSxlQUFlLFFBQVEsa0JBQWtCLGdCQUFnQixtQkFBbUI7SUFDdkYsU0FBUyxJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxNQUFNLHFCQUFxQjtJQUMzRCxRQUFRLHFDQUFxQyxHQUFHO0VBQ2xEO0VBQ0EsT0FBTyxFQUFFLFFBQVEsaUJBQWlCLE1BQU0sT0FBTyxpQkFBaUIsR0FBRyxVQUFVO0FBQy9FOzs7QUFhQSxPQUFPLFNBQVMsZUFBZSxRQUFRLFFBQVEsY0FBYyxZQUFZLFNBQVMsVUFBVSxTQUFTLFFBQVEsUUFBUSxTQUFTLE1BQU0sVUFBVSxHQUFHO0VBQy9JLE9BQU8sbUJBQW1CLFFBQVEsV0FBVyxFQUFFLE1BQU0sU0FBUyxTQUFTLEVBQUUsUUFBUSxjQUFjLEtBQUssR0FBRyxNQUFNLEVBQUUsUUFBUSxRQUFRLGNBQWMsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsVUFBVSxHQUFHLEVBQUU7QUFDckw7OztBQWNBLE9BQU8sU0FBUyx3QkFBd0IsYUFBYSxlQUFlLE9BQU87RUFDekUsTUFBTSxRQUFRLEVBQUUsWUFBWSx5QkFBeUIsRUFBRSxZQUFZLDRCQUE0QixHQUFHO0VBQ2xHLE9BQU8sV0FBVyxHQUFHLEdBQUcsRUFBRSxHQUFHLFdBQVcsRUFBRSxHQUFHLEVBQUUsUUFBUSxFQUFFO0FBQzNEOzs7QUFNQSxPQUFPLFNBQVMsNkJBQTZCLFNBQVMsS0FBSyxRQUFRLFdBQVcsU0FBUyxFQUFFLFNBQVMsU0FBUyxRQUFRLFNBQVMsTUFBTSxPQUFPLEVBQUU7RUFDekksTUFBTSxFQUFFLEVBQUUsTUFBTSxHQUFHLEVBQUUsT0FBTyxRQUFRLFVBQVUsUUFBUSxRQUFRLEVBQUUsT0FBTyxTQUFTLFVBQVUsT0FBTyxFQUFFO0VBQ25HLE1BQU0sS0FBSyxFQUFFLE9BQU8sY0FBYyxJQUFJLFNBQVMsRUFBRSxhQUFhLEVBQUU7RUFDaEUsR0FBRyxRQUFRLElBQUksZ0JBQWdCLE9BQU8sRUFBRSxTQUFTLEtBQUssT0FBTyxHQUFHLE9BQU8sSUFBSSxJQUFJLE9BQU8sT0FBTyxZQUFZLEVBQUUsT0FBTyxFQUFFLGNBQWMsSUFBSSxFQUFFLHdCQUF3QixFQUFFLE9BQU8sTUFBTSxNQUFNLElBQUksR0FBRyxNQUFNLFFBQVEsR0FBRyxPQUFPLElBQUksSUFBSSxLQUFLLElBQUksY0FBYyxXQUFXLEdBQUcsS0FBSyxHQUFHLE1BQU0sSUFBSSxLQUFLO0VBQ3hSLEdBQUcsTUFBTSxJQUFJLFVBQVUsR0FBRyxpQkFBaUIsYUFBYSxnQkFBZ0IsZUFBZSxpQkFBaUIsMkNBQTJDLE9BQU8sRUFBRSxTQUFTLFFBQVEsUUFBUSxHQUFHLElBQUksT0FBTyxHQUFHLE9BQU8sWUFBWSxNQUFNLE9BQU8sR0FBRyxNQUFNLGFBQWEsUUFBUTtFQUNwUSxPQUFPLEVBQUUsU0FBUyxLQUFLLFdBQVcsR0FBRyxJQUFJLE9BQU8sR0FBRyxPQUFPLElBQUksUUFBUSxPQUFPLElBQUksT0FBTyxRQUFRLEdBQUcsaUJBQWlCLEdBQUcsVUFBVSxHQUFHLGNBQWMsTUFBTSxLQUFLLE9BQU8sSUFBSSxLQUFLLFFBQVEsR0FBRyxTQUFTLElBQUksSUFBSSxLQUFLLEtBQUssTUFBTSxHQUFHLE1BQU0sTUFBTSxhQUFhLFFBQVE7QUFDL1A7In0=
+//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiZGFlbW9uLWNsaWVudC50cyIsInNvdXJjZXMiOlsiLi4vbGl0ZXJhdGUvZGFlbW9uLWNsaWVudC5tZCJdLCJuYW1lcyI6W10sIm1hcHBpbmdzIjoiOzs7QUFjQSxPQUFPLEtBQUssRUFBRSxPQUFPLEVBQUUsS0FBSztBQUM1QixPQUFPLEVBQUUsVUFBVSxFQUFFLEtBQUs7QUFDMUIsT0FBTyxFQUFFLGVBQWUsS0FBSyxVQUFVLEVBQUUsS0FBSztBQUM5QyxPQUFPLEVBQUUsYUFBYSxFQUFFLEtBQUs7OztBQVM3QixPQUFPLFVBQVUsYUFBYTtFQUM1QixTQUFTLEtBQUs7RUFDZCxTQUFTLE9BQU87RUFDaEIsU0FBUyxRQUFRLE9BQU87RUFDeEIsSUFBSSxjQUFjLE9BQU87RUFDekIsU0FBUyxZQUFZO0FBQ3ZCOzs7QUFNQSxPQUFPLE1BQU0sU0FBUyxtQkFBbUIsY0FBYyxRQUFRLE1BQU0sRUFBRSxPQUFPLEVBQUUsVUFBVSxNQUFNLFFBQVEsT0FBTyxZQUFZLFVBQVUsU0FBUyxRQUFRLFFBQVEsU0FBUyxNQUFNLFVBQVUsR0FBRztFQUN4TCxNQUFNLFNBQVMsRUFBRSxNQUFNLGNBQWMsR0FBRywwQ0FBMEM7SUFDaEY7SUFDQSxTQUFTLEVBQUUsZUFBZSxRQUFRLGtCQUFrQixnQkFBZ0IsbUJBQW1CO0lBQ3ZGLFNBQVMsSUFBSSxVQUFVLEVBQUUsR0FBRyxFQUFFLEVBQUUsTUFBTSxxQkFBcUI7SUFDM0QsUUFBUSxxQ0FBcUMsR0FBRztFQUNsRDtFQUNBLE9BQU8sRUFBRSxRQUFRLGlCQUFpQixNQUFNLE9BQU8saUJBQWlCLEdBQUcsVUFBVTtBQUMvRTs7O0FBYUEsT0FBTyxTQUFTLGVBQWUsUUFBUSxRQUFRLGNBQWMsWUFBWSxTQUFTLFVBQVUsU0FBUyxRQUFRLFFBQVEsU0FBUyxNQUFNLFVBQVUsR0FBRztFQUMvSSxPQUFPLG1CQUFtQixRQUFRLFdBQVcsRUFBRSxNQUFNLFNBQVMsU0FBUyxFQUFFLFFBQVEsY0FBYyxLQUFLLEdBQUcsTUFBTSxFQUFFLFFBQVEsUUFBUSxjQUFjLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLFVBQVUsR0FBRyxFQUFFO0FBQ3JMOzs7QUFjQSxJQUFJLGlCQUFpQixNQUFNLE9BQU8sR0FBRyxPQUFPLFVBQVUsTUFBTSxPQUFPLElBQUksWUFBWSxRQUFRLFVBQVUsR0FBRyxLQUFLLEtBQUssTUFBTSxHQUFHLElBQUksUUFBUSxNQUFNLFNBQVMsS0FBSyxFQUFFLE1BQU0sU0FBUyxJQUFJLElBQUksT0FBTyxHQUFHLElBQUksT0FBTyxJQUFJLEtBQUssR0FBRyxJQUFJLE9BQU8sT0FBTyxHQUFHLEdBQUcsRUFBRSxNQUFNLEtBQUssUUFBUTtBQUNsUSxPQUFPLE1BQU0sU0FBUyx1QkFBdUIsUUFBUSxRQUFRLGNBQWMsV0FBVyxPQUFPLEVBQUUsV0FBVyxTQUFTLFFBQVEsUUFBUSxPQUFPLFNBQVMsR0FBRyxPQUFPLFVBQVUsU0FBUyxRQUFRLFFBQVEsU0FBUyxNQUFNLFVBQVUsR0FBRztFQUMxTixNQUFNLFNBQVMsRUFBRSxNQUFNLGNBQWMsR0FBRywwQ0FBMEM7SUFDaEYsUUFBUTtJQUNSLFNBQVMsRUFBRSxlQUFlLFFBQVEsa0JBQWtCLGdCQUFnQixvQkFBb0IsUUFBUSxvQkFBb0I7SUFDcEgsTUFBTSxpQkFBaUIsTUFBTSxTQUFTLFNBQVMsRUFBRSxRQUFRLGNBQWMsS0FBSyxHQUFHLE1BQU0sRUFBRSxRQUFRLFFBQVEsY0FBYyxJQUFJLFVBQVUsRUFBRSxHQUFHLEVBQUUsRUFBRSxVQUFVLEdBQUcsRUFBRTtJQUMzSixRQUFRLHFDQUFxQyxHQUFHO0VBQ2xEO0VBQ0EsR0FBRyx3Q0FBd0MsR0FBRyxrQ0FBa0MsR0FBRyxjQUFjLElBQUksTUFBTSxPQUFPLEVBQUUsUUFBUSxpQkFBaUIsTUFBTSxPQUFPLGlCQUFpQixHQUFHLFVBQVU7RUFDeEwsSUFBSSxNQUFNLEVBQUUsU0FBUyxRQUFRLFFBQVEsU0FBUyxNQUFNLFVBQVUsRUFBRSxFQUFFO0VBQ2xFLE1BQU0sT0FBTyxFQUFFO0lBQ2IsZUFBZTtNQUNiLE1BQU0sTUFBTSxRQUFRLEVBQUU7TUFDdEIsR0FBRyx1QkFBdUI7TUFDMUIsR0FBRyxhQUFhLElBQUksUUFBUSxHQUFHLE9BQU8sYUFBYSxJQUFJLFVBQVUsc0JBQXNCLGNBQWMsSUFBSTtNQUN6RyxHQUFHLGFBQWEsSUFBSSxPQUFPLEdBQUcsT0FBTyxlQUFlLElBQUksVUFBVSxLQUFLLEVBQUUsRUFBRSxRQUFRLGdCQUFnQixNQUFNLGNBQWMsR0FBRyxNQUFNLEdBQUcsVUFBVTtJQUMvSTtFQUNGO0VBQ0EsTUFBTSxRQUFRLEVBQUUsSUFBSTtFQUNwQixJQUFJLE1BQU0sT0FBTyxNQUFNLEdBQUcsZUFBZSxrQ0FBa0MsRUFBRSxRQUFRLEtBQUs7RUFDMUYsR0FBRyxNQUFNLElBQUksV0FBVyxNQUFNLElBQUksV0FBVyxTQUFTLE9BQU8sTUFBTSxPQUFPLElBQUksU0FBUyxFQUFFLE9BQU8sRUFBRSxTQUFTLElBQUksT0FBTyxPQUFPLEVBQUU7RUFDL0gsT0FBTztBQUNUOzs7QUFjQSxPQUFPLFNBQVMsd0JBQXdCLGFBQWEsZUFBZSxPQUFPO0VBQ3pFLE1BQU0sUUFBUSxFQUFFLFlBQVkseUJBQXlCLEVBQUUsWUFBWSw0QkFBNEIsR0FBRztFQUNsRyxPQUFPLFdBQVcsR0FBRyxHQUFHLEVBQUUsR0FBRyxXQUFXLEVBQUUsR0FBRyxFQUFFLFFBQVEsRUFBRTtBQUMzRDs7O0FBTUEsT0FBTyxTQUFTLDZCQUE2QixTQUFTLEtBQUssUUFBUSxXQUFXLFNBQVMsRUFBRSxTQUFTLFNBQVMsUUFBUSxTQUFTLE1BQU0sT0FBTyxFQUFFO0VBQ3pJLE1BQU0sRUFBRSxFQUFFLE1BQU0sR0FBRyxFQUFFLE9BQU8sUUFBUSxVQUFVLFFBQVEsUUFBUSxFQUFFLE9BQU8sU0FBUyxVQUFVLE9BQU8sRUFBRTtFQUNuRyxNQUFNLEtBQUssRUFBRSxPQUFPLGNBQWMsSUFBSSxTQUFTLEVBQUUsYUFBYSxFQUFFO0VBQ2hFLEdBQUcsUUFBUSxJQUFJLGdCQUFnQixPQUFPLEVBQUUsU0FBUyxLQUFLLE9BQU8sR0FBRyxPQUFPLElBQUksSUFBSSxPQUFPLE9BQU8sWUFBWSxFQUFFLE9BQU8sRUFBRSxjQUFjLElBQUksRUFBRSx3QkFBd0IsRUFBRSxPQUFPLE1BQU0sTUFBTSxJQUFJLEdBQUcsTUFBTSxRQUFRLEdBQUcsT0FBTyxJQUFJLElBQUksS0FBSyxJQUFJLGNBQWMsV0FBVyxHQUFHLEtBQUssR0FBRyxNQUFNLElBQUksS0FBSztFQUN4UixHQUFHLE1BQU0sSUFBSSxVQUFVLEdBQUcsaUJBQWlCLGFBQWEsZ0JBQWdCLGVBQWUsaUJBQWlCLDJDQUEyQyxPQUFPLEVBQUUsU0FBUyxRQUFRLFFBQVEsR0FBRyxJQUFJLE9BQU8sR0FBRyxPQUFPLFlBQVksTUFBTSxPQUFPLEdBQUcsTUFBTSxhQUFhLFFBQVE7RUFDcFEsT0FBTyxFQUFFLFNBQVMsS0FBSyxXQUFXLEdBQUcsSUFBSSxPQUFPLEdBQUcsT0FBTyxJQUFJLFFBQVEsT0FBTyxJQUFJLE9BQU8sUUFBUSxHQUFHLGlCQUFpQixHQUFHLFVBQVUsR0FBRyxjQUFjLE1BQU0sS0FBSyxPQUFPLElBQUksS0FBSyxRQUFRLEdBQUcsU0FBUyxJQUFJLElBQUksS0FBSyxLQUFLLE1BQU0sR0FBRyxNQUFNLE1BQU0sYUFBYSxRQUFRO0FBQy9QOyJ9

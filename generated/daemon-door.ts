@@ -2,24 +2,24 @@
 
 // literate/daemon-door.md:16
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, mkdirSync, readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
 import { dirname } from "node:path";
 import { BootError } from "./data-folder.ts";
+import { openRegularFile, writeNewFile } from "./memory-file.ts";
 
-// literate/daemon-door.md:31
+// literate/daemon-door.md:32
 export function ensureToken(path: string): { readonly token: string; readonly created: boolean } {
-  const existing = readToken(path);
+  const existing = readTokenFile(path);
   if (existing !== undefined) {
-    const mode = statSync(path).mode & 0o777;
-    if ((mode & 0o077) !== 0) throw new BootError("config-unusable", `the daemon token \`${path}\` can be read by others (mode ${mode.toString(8).padStart(4, "0")})`, `chmod 600 ${path} — or delete it, and a new token is made at the next start, if someone else may have read it`);
-    return { token: existing, created: false };
+    if ((existing.mode & 0o077) !== 0) throw new BootError("config-unusable", `the daemon token \`${path}\` can be read by others (mode ${existing.mode.toString(8).padStart(4, "0")})`, `chmod 600 ${path} — or delete it, and a new token is made at the next start, if someone else may have read it`);
+    return { token: existing.token, created: false };
   }
   const token = randomBytes(32).toString("base64url");
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    writeFileSync(path, `${token}\n`, { mode: 0o600, flag: "wx" });
+    writeNewFile(path, `${token}\n`);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";
     throw new BootError("config-unusable", `cannot write the daemon token \`${path}\` (${code})`, "fix the permissions of the configuration folder, or point XDG_CONFIG_HOME at another folder");
@@ -27,14 +27,30 @@ export function ensureToken(path: string): { readonly token: string; readonly cr
   return { token, created: true };
 }
 
-// literate/daemon-door.md:57
-export function readToken(path: string): string | undefined {
-  if (!existsSync(path)) return undefined;
-  const token = readFileSync(path, "utf8").trim();
-  return token === "" ? undefined : token;
+// literate/daemon-door.md:58
+export function readTokenFile(path: string): { readonly token: string; readonly mode: number } | undefined {
+  let fd: number;
+  try {
+    fd = openRegularFile(path, constants.O_RDONLY);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw new BootError("config-unusable", `cannot use the daemon token: ${(error as Error).message}`, `delete \`${path}\`, and a new token is made at the next start of the daemon`);
+  }
+  try {
+    const token = readFileSync(fd, "utf8").trim();
+    return token === "" ? undefined : { token, mode: fstatSync(fd).mode & 0o777 };
+  } finally {
+    closeSync(fd);
+  }
 }
 
-// literate/daemon-door.md:69
+// literate/daemon-door.md:79
+export function readToken(path: string): string | undefined {
+  return readTokenFile(path)?.token;
+}
+
+// literate/daemon-door.md:89
 export function tokenMatches(header: string | undefined, token: string): boolean {
   if (token === "") return false;
   const given = Buffer.from(/^bearer +(.+)$/i.exec(header ?? "")?.[1] ?? "");
@@ -42,7 +58,7 @@ export function tokenMatches(header: string | undefined, token: string): boolean
   return given.length === wanted.length && timingSafeEqual(given, wanted);
 }
 
-// literate/daemon-door.md:91
+// literate/daemon-door.md:111
 export function createRateLimiter(perSecond: number, now: () => number): () => boolean {
   let tokens = perSecond;
   let last = now();
@@ -57,7 +73,7 @@ export function createRateLimiter(perSecond: number, now: () => number): () => b
   };
 }
 
-// literate/daemon-door.md:115
+// literate/daemon-door.md:135
 export const daemonLimits = {
   strangers: 64,
   strangerMs: 10_000,
@@ -67,7 +83,7 @@ export const daemonLimits = {
   eventStreams: 32,
 } as const;
 
-// literate/daemon-door.md:129
+// literate/daemon-door.md:149
 export function guardConnections(server: Server, limits: { readonly strangers: number; readonly strangerMs: number } = daemonLimits): (socket: Socket) => void {
   const strangers = new Map<Socket, NodeJS.Timeout>();
   const trust = (socket: Socket): void => {
@@ -85,4 +101,4 @@ export function guardConnections(server: Server, limits: { readonly strangers: n
   });
   return trust;
 }
-//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiZGFlbW9uLWRvb3IudHMiLCJzb3VyY2VzIjpbIi4uL2xpdGVyYXRlL2RhZW1vbi1kb29yLm1kIl0sIm5hbWVzIjpbXSwibWFwcGluZ3MiOiI7OztBQWVBLE9BQU8sRUFBRSxhQUFhLGdCQUFnQixFQUFFLEtBQUs7QUFDN0MsT0FBTyxFQUFFLFlBQVksV0FBVyxjQUFjLFVBQVUsY0FBYyxFQUFFLEtBQUs7QUFDN0UsT0FBTyxLQUFLLEVBQUUsT0FBTyxFQUFFLEtBQUs7QUFDNUIsT0FBTyxLQUFLLEVBQUUsT0FBTyxFQUFFLEtBQUs7QUFDNUIsT0FBTyxFQUFFLFFBQVEsRUFBRSxLQUFLO0FBQ3hCLE9BQU8sRUFBRSxVQUFVLEVBQUUsS0FBSzs7O0FBVTFCLE9BQU8sU0FBUyxrQkFBa0IsU0FBUyxFQUFFLFNBQVMsT0FBTyxRQUFRLFNBQVMsU0FBUyxRQUFRLEVBQUU7RUFDL0YsTUFBTSxTQUFTLEVBQUU7RUFDakIsR0FBRyxVQUFVLElBQUksV0FBVztJQUMxQixNQUFNLEtBQUssRUFBRSxvQkFBb0IsRUFBRTtJQUNuQyxHQUFHLE9BQU8sRUFBRSxPQUFPLElBQUksR0FBRyxNQUFNLElBQUksNkJBQTZCLEtBQUssT0FBTyxNQUFNLFlBQVksSUFBSSxHQUFHLEtBQUssR0FBRyxPQUFPLE1BQU0sK0JBQStCLFNBQVMsT0FBTyxJQUFJLFFBQVEsRUFBRSxHQUFHLE9BQU8sSUFBSSxJQUFJLEVBQUUsSUFBSSxNQUFNLEdBQUcsS0FBSyxHQUFHLElBQUksS0FBSyxPQUFPLEdBQUcsUUFBUSxLQUFLLElBQUksS0FBSyxLQUFLO0lBQy9RLE9BQU8sRUFBRSxPQUFPLFVBQVUsU0FBUyxNQUFNO0VBQzNDO0VBQ0EsTUFBTSxNQUFNLEVBQUU7RUFDZCxJQUFJO0lBQ0YseUJBQXlCLEVBQUUsV0FBVyxNQUFNLE1BQU0sTUFBTTtJQUN4RCxvQkFBb0IsY0FBYyxFQUFFLE1BQU0sT0FBTyxNQUFNLEtBQUs7RUFDOUQsRUFBRSxNQUFNLFFBQVE7SUFDZCxNQUFNLEtBQUssRUFBRSxPQUFPLEdBQUcsNEJBQTRCLEdBQUc7SUFDdEQsTUFBTSxJQUFJLDZCQUE2QixRQUFRLE1BQU0sSUFBSSxPQUFPLE1BQU0sWUFBWSxZQUFZLEtBQUssSUFBSSxZQUFZLEdBQUcsSUFBSSxjQUFjLFFBQVEsR0FBRyxNQUFNLGdCQUFnQixHQUFHLFFBQVE7RUFDdEw7RUFDQSxPQUFPLEVBQUUsT0FBTyxTQUFTLEtBQUs7QUFDaEM7OztBQVVBLE9BQU8sU0FBUyxnQkFBZ0IsU0FBUyxPQUFPLEVBQUUsVUFBVTtFQUMxRCxHQUFHLG9CQUFvQixPQUFPO0VBQzlCLE1BQU0sTUFBTSxFQUFFLG1CQUFtQjtFQUNqQyxPQUFPLE1BQU0sSUFBSSxHQUFHLEVBQUUsVUFBVSxFQUFFO0FBQ3BDOzs7QUFRQSxPQUFPLFNBQVMscUJBQXFCLE9BQU8sRUFBRSxXQUFXLE9BQU8sU0FBUyxRQUFRO0VBQy9FLEdBQUcsT0FBTyxJQUFJLElBQUksT0FBTztFQUN6QixNQUFNLE1BQU0sRUFBRSxxQkFBcUIscUJBQXFCLEdBQUcsU0FBUyxHQUFHO0VBQ3ZFLE1BQU0sT0FBTyxFQUFFO0VBQ2YsT0FBTyxhQUFhLElBQUksY0FBYyxHQUFHLHVCQUF1QjtBQUNsRTs7O0FBaUJBLE9BQU8sU0FBUyw2QkFBNkIsUUFBUSxLQUFLLEdBQUcsR0FBRyxTQUFTLEdBQUcsR0FBRyxRQUFRO0VBQ3JGLElBQUksT0FBTyxFQUFFO0VBQ2IsSUFBSSxLQUFLLEVBQUU7RUFDWCxPQUFPLEdBQUcsR0FBRztJQUNYLEdBQUcsV0FBVyxHQUFHLEdBQUcsT0FBTztJQUMzQixNQUFNLEVBQUUsRUFBRTtJQUNWLE9BQU8sRUFBRSxvQkFBb0IsT0FBTyxFQUFFLElBQUksRUFBRSxNQUFNLEVBQUUsTUFBTSxFQUFFO0lBQzVELEtBQUssRUFBRTtJQUNQLEdBQUcsUUFBUSxFQUFFLEdBQUcsT0FBTztJQUN2QjtJQUNBLE9BQU87RUFDVDtBQUNGOzs7QUFZQSxPQUFPLE1BQU0sYUFBYSxFQUFFO0VBQzFCLFdBQVc7RUFDWCxZQUFZO0VBQ1osV0FBVztFQUNYLFdBQVc7RUFDWCxhQUFhO0VBQ2IsY0FBYztBQUNoQixFQUFFLEdBQUc7OztBQU9MLE9BQU8sU0FBUyx5QkFBeUIsUUFBUSxRQUFRLEVBQUUsU0FBUyxXQUFXLFFBQVEsU0FBUyxZQUFZLE9BQU8sRUFBRSxFQUFFLGVBQWUsU0FBUyxRQUFRLEdBQUcsS0FBSztFQUM3SixNQUFNLFVBQVUsRUFBRSxJQUFJLFlBQVk7RUFDbEMsTUFBTSxNQUFNLEVBQUUsU0FBUyxTQUFTLEtBQUssR0FBRztJQUN0QztJQUNBO0VBQ0Y7RUFDQSx3QkFBd0IsU0FBUyxRQUFRLEdBQUc7SUFDMUMsc0JBQXNCLGNBQWMsR0FBRyxrQkFBa0I7SUFDekQscUJBQXFCLEdBQUcsR0FBRztJQUMzQixHQUFHLGdCQUFnQixHQUFHLGtCQUFrQjtJQUN4QyxNQUFNLE9BQU8sRUFBRTtJQUNmLEdBQUcsUUFBUSxJQUFJLFdBQVc7SUFDMUI7SUFDQTtFQUNGO0VBQ0EsT0FBTztBQUNUOyJ9
+//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiZGFlbW9uLWRvb3IudHMiLCJzb3VyY2VzIjpbIi4uL2xpdGVyYXRlL2RhZW1vbi1kb29yLm1kIl0sIm5hbWVzIjpbXSwibWFwcGluZ3MiOiI7OztBQWVBLE9BQU8sRUFBRSxhQUFhLGdCQUFnQixFQUFFLEtBQUs7QUFDN0MsT0FBTyxFQUFFLFdBQVcsV0FBVyxXQUFXLFdBQVcsYUFBYSxFQUFFLEtBQUs7QUFDekUsT0FBTyxLQUFLLEVBQUUsT0FBTyxFQUFFLEtBQUs7QUFDNUIsT0FBTyxLQUFLLEVBQUUsT0FBTyxFQUFFLEtBQUs7QUFDNUIsT0FBTyxFQUFFLFFBQVEsRUFBRSxLQUFLO0FBQ3hCLE9BQU8sRUFBRSxVQUFVLEVBQUUsS0FBSztBQUMxQixPQUFPLEVBQUUsaUJBQWlCLGFBQWEsRUFBRSxLQUFLOzs7QUFVOUMsT0FBTyxTQUFTLGtCQUFrQixTQUFTLEVBQUUsU0FBUyxPQUFPLFFBQVEsU0FBUyxTQUFTLFFBQVEsRUFBRTtFQUMvRixNQUFNLFNBQVMsRUFBRTtFQUNqQixHQUFHLFVBQVUsSUFBSSxXQUFXO0lBQzFCLEdBQUcsZ0JBQWdCLEVBQUUsT0FBTyxJQUFJLEdBQUcsTUFBTSxJQUFJLDZCQUE2QixLQUFLLE9BQU8sTUFBTSxZQUFZLElBQUksR0FBRyxLQUFLLEdBQUcsT0FBTyxNQUFNLHdDQUF3QyxTQUFTLE9BQU8sSUFBSSxRQUFRLEVBQUUsR0FBRyxPQUFPLElBQUksSUFBSSxFQUFFLElBQUksTUFBTSxHQUFHLEtBQUssR0FBRyxJQUFJLEtBQUssT0FBTyxHQUFHLFFBQVEsS0FBSyxJQUFJLEtBQUssS0FBSztJQUNqUyxPQUFPLEVBQUUsT0FBTyxnQkFBZ0IsU0FBUyxNQUFNO0VBQ2pEO0VBQ0EsTUFBTSxNQUFNLEVBQUU7RUFDZCxJQUFJO0lBQ0YseUJBQXlCLEVBQUUsV0FBVyxNQUFNLE1BQU0sTUFBTTtJQUN4RCxtQkFBbUI7RUFDckIsRUFBRSxNQUFNLFFBQVE7SUFDZCxNQUFNLEtBQUssRUFBRSxPQUFPLEdBQUcsNEJBQTRCLEdBQUc7SUFDdEQsTUFBTSxJQUFJLDZCQUE2QixRQUFRLE1BQU0sSUFBSSxPQUFPLE1BQU0sWUFBWSxZQUFZLEtBQUssSUFBSSxZQUFZLEdBQUcsSUFBSSxjQUFjLFFBQVEsR0FBRyxNQUFNLGdCQUFnQixHQUFHLFFBQVE7RUFDdEw7RUFDQSxPQUFPLEVBQUUsT0FBTyxTQUFTLEtBQUs7QUFDaEM7OztBQVdBLE9BQU8sU0FBUyxvQkFBb0IsU0FBUyxFQUFFLFNBQVMsT0FBTyxRQUFRLFNBQVMsTUFBTSxPQUFPLEVBQUUsRUFBRSxVQUFVO0VBQ3pHLElBQUksSUFBSTtFQUNSLElBQUk7SUFDRixHQUFHLEVBQUUsc0JBQXNCO0VBQzdCLEVBQUUsTUFBTSxRQUFRO0lBQ2QsTUFBTSxLQUFLLEVBQUUsT0FBTyxHQUFHO0lBQ3ZCLEdBQUcsTUFBTSxJQUFJLFNBQVMsR0FBRyxLQUFLLElBQUksV0FBVyxPQUFPO0lBQ3BELE1BQU0sSUFBSSw2QkFBNkIsUUFBUSxJQUFJLElBQUksT0FBTyxPQUFPLFNBQVMsR0FBRyxrQkFBa0IsUUFBUSxhQUFhLElBQUksRUFBRSxJQUFJLE1BQU0sR0FBRyxLQUFLLEdBQUcsSUFBSSxLQUFLLE1BQU0sR0FBRyxJQUFJO0VBQzNLO0VBQ0EsSUFBSTtJQUNGLE1BQU0sTUFBTSxFQUFFLGlCQUFpQjtJQUMvQixPQUFPLE1BQU0sSUFBSSxHQUFHLEVBQUUsVUFBVSxFQUFFLEVBQUUsT0FBTyxNQUFNLG1CQUFtQixFQUFFLE1BQU07RUFDOUUsRUFBRSxRQUFRO0lBQ1I7RUFDRjtBQUNGOzs7QUFNQSxPQUFPLFNBQVMsZ0JBQWdCLFNBQVMsT0FBTyxFQUFFLFVBQVU7RUFDMUQsT0FBTztBQUNUOzs7QUFRQSxPQUFPLFNBQVMscUJBQXFCLE9BQU8sRUFBRSxXQUFXLE9BQU8sU0FBUyxRQUFRO0VBQy9FLEdBQUcsT0FBTyxJQUFJLElBQUksT0FBTztFQUN6QixNQUFNLE1BQU0sRUFBRSxxQkFBcUIscUJBQXFCLEdBQUcsU0FBUyxHQUFHO0VBQ3ZFLE1BQU0sT0FBTyxFQUFFO0VBQ2YsT0FBTyxhQUFhLElBQUksY0FBYyxHQUFHLHVCQUF1QjtBQUNsRTs7O0FBaUJBLE9BQU8sU0FBUyw2QkFBNkIsUUFBUSxLQUFLLEdBQUcsR0FBRyxTQUFTLEdBQUcsR0FBRyxRQUFRO0VBQ3JGLElBQUksT0FBTyxFQUFFO0VBQ2IsSUFBSSxLQUFLLEVBQUU7RUFDWCxPQUFPLEdBQUcsR0FBRztJQUNYLEdBQUcsV0FBVyxHQUFHLEdBQUcsT0FBTztJQUMzQixNQUFNLEVBQUUsRUFBRTtJQUNWLE9BQU8sRUFBRSxvQkFBb0IsT0FBTyxFQUFFLElBQUksRUFBRSxNQUFNLEVBQUUsTUFBTSxFQUFFO0lBQzVELEtBQUssRUFBRTtJQUNQLEdBQUcsUUFBUSxFQUFFLEdBQUcsT0FBTztJQUN2QjtJQUNBLE9BQU87RUFDVDtBQUNGOzs7QUFZQSxPQUFPLE1BQU0sYUFBYSxFQUFFO0VBQzFCLFdBQVc7RUFDWCxZQUFZO0VBQ1osV0FBVztFQUNYLFdBQVc7RUFDWCxhQUFhO0VBQ2IsY0FBYztBQUNoQixFQUFFLEdBQUc7OztBQU9MLE9BQU8sU0FBUyx5QkFBeUIsUUFBUSxRQUFRLEVBQUUsU0FBUyxXQUFXLFFBQVEsU0FBUyxZQUFZLE9BQU8sRUFBRSxFQUFFLGVBQWUsU0FBUyxRQUFRLEdBQUcsS0FBSztFQUM3SixNQUFNLFVBQVUsRUFBRSxJQUFJLFlBQVk7RUFDbEMsTUFBTSxNQUFNLEVBQUUsU0FBUyxTQUFTLEtBQUssR0FBRztJQUN0QztJQUNBO0VBQ0Y7RUFDQSx3QkFBd0IsU0FBUyxRQUFRLEdBQUc7SUFDMUMsc0JBQXNCLGNBQWMsR0FBRyxrQkFBa0I7SUFDekQscUJBQXFCLEdBQUcsR0FBRztJQUMzQixHQUFHLGdCQUFnQixHQUFHLGtCQUFrQjtJQUN4QyxNQUFNLE9BQU8sRUFBRTtJQUNmLEdBQUcsUUFBUSxJQUFJLFdBQVc7SUFDMUI7SUFDQTtFQUNGO0VBQ0EsT0FBTztBQUNUOyJ9

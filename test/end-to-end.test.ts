@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cliChildren, freePort, waitFor } from "./helpers/cli-children.ts";
 
-const { homeEnv, start, cleanup } = cliChildren("pp-cli-");
+const { homeEnv, start, daemonChild, cleanup } = cliChildren("pp-cli-");
 afterAll(cleanup);
 const root = new URL("..", import.meta.url).pathname;
 
@@ -44,14 +44,14 @@ describe("the daemon as a child process", () => {
     expect(await (await fetch(`${url}/status`, { headers: auth })).json()).toMatchObject({ memory: { nodes: 1 } });
     const send = start(["send", "are you there?"], env);
     expect(await send.exited).toBe(0);
-    expect(send.output()).toBe("(scripted) you said: are you there?\n");
+    expect(send.output()).toBe("assistant: (scripted) you said: are you there?\n");
     second.child.kill("SIGTERM");
     expect(await second.exited).toBe(0);
   });
 });
 
 
-// literate/end-to-end.md:76
+// literate/end-to-end.md:77
 describe("the daemon with a real OpenAI-compatible server", () => {
   it("answers through the server, refuses a second agent on its data folder, and exits at once on a second SIGINT", { timeout: 30_000 }, async () => {
     const { createServer: createHttpServer } = await import("node:http");
@@ -74,15 +74,20 @@ describe("the daemon with a real OpenAI-compatible server", () => {
     const daemon = start(["daemon"], env);
     await waitFor(() => daemon.output().includes("health: healthy"), "the daemon's health");
     const send = start(["send", "hello model"], env);
-    expect([await send.exited, send.output()]).toEqual([0, "tiny heard 1\n"]);
+    expect([await send.exited, send.output()]).toEqual([0, "assistant: tiny heard 1\n"]);
     expect(asked[0]).toContain("hello model");
     const chat = start(["chat"], env, "hi\n");
     expect(await chat.exited).toBe(1);
     expect(chat.output()).toMatch(/^passepartout: the data folder `.*` is in use by `passepartout daemon` \(pid \d+\)\nhint: a daemon is running on this data folder: talk to it with `passepartout send "…"`/);
     const slow = start(["send", "take your time"], env);
-    await waitFor(() => asked.length === 2, "the slow question to reach the model");
+    const token = readFileSync(join(env["XDG_CONFIG_HOME"] ?? "", "passepartout", "daemon.token"), "utf8").trim();
+    const posted = fetch(`http://127.0.0.1:${env["DAEMON_PORT"] ?? ""}/signal`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ type: "event", payload: { sensor: "user-input", text: "take your time too" } }) }).then(
+      () => "answered",
+      () => "dropped",
+    );
+    await waitFor(() => asked.length === 3, "the slow questions to reach the model");
     daemon.child.kill("SIGINT");
-    await waitFor(() => daemon.output().includes("shutdown: waiting up to 5 s for 1 conversation(s) in progress"), "the shutdown to wait");
+    await waitFor(() => /shutdown: waiting up to 5 s for [12] conversation\(s\) in progress/.test(daemon.output()), "the shutdown to wait");
     const second = Date.now();
     daemon.child.kill("SIGINT");
     expect(await daemon.exited).toBe(130);
@@ -90,6 +95,7 @@ describe("the daemon with a real OpenAI-compatible server", () => {
     expect(daemon.output()).toContain("shutdown: second interrupt, exiting at once");
     expect(await slow.exited).toBe(1);
     expect(slow.output()).toMatch(/^passepartout send: the connection to the daemon at http:\/\/127\.0\.0\.1:\d+ was dropped before the answer/);
+    expect(await posted).toBe("dropped");
     model.closeAllConnections();
     model.close();
     const again = start(["chat"], { ...env, PROVIDER_CASCADE: "scripted" }, "after\n");
@@ -144,7 +150,7 @@ describe("the reflection loop in a daemon with a real OpenAI-compatible server",
 });
 
 
-// literate/end-to-end.md:172
+// literate/end-to-end.md:179
 describe("an approval prompt a model tries to disguise", () => {
   it("shows the real argument, escaped, and the id, and `/approve` without an id runs nothing", { timeout: 30_000 }, async () => {
     const { quoteForTerminal } = await import("../generated/schema.ts");
@@ -163,7 +169,7 @@ describe("an approval prompt a model tries to disguise", () => {
     expect(out).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
     expect(out).toContain(`Waiting for your approval: run "touch" ${quoteForTerminal(disguise)} in ${quoteForTerminal(workspace)}`);
     const id = /Approve with `\/approve ([0-9a-f-]{36})`/.exec(out)?.[1] ?? "no id shown";
-    expect(out).toContain(`1 action(s) wait for your approval; answer one by its id with \`/approve <id>\`:\n  ${id}  run "touch" ${quoteForTerminal(disguise)}`);
+    expect(out).toContain(`1 action(s) wait for your approval; answer one by its id with \`/approve <id>\`:\n»   ${id}  run "touch" ${quoteForTerminal(disguise)}`);
     expect(out).toContain("answer one by its id with `/deny <id>`:");
     expect(model.requests).toHaveLength(1);
     expect(readdirSync(home).filter((name) => name.startsWith("pwned"))).toEqual([]);
@@ -232,7 +238,7 @@ describe("conversations through a recording OpenAI-compatible server", () => {
 });
 
 
-// literate/end-to-end.md:265
+// literate/end-to-end.md:273
 describe("native tool calls through the daemon", () => {
   it("runs a native call through the gates and approvals, and answers it with a `tool` message naming the call", { timeout: 40_000 }, async () => {
     const workspace = homeEnv()["HOME"] ?? "";
@@ -248,7 +254,7 @@ describe("native tool calls through the daemon", () => {
 
     const read = start(["send", "what is in a.txt?"], env);
     expect(await read.exited).toBe(0);
-    expect(read.output()).toMatch(/^the tool said: read_file returned .*hello from a/);
+    expect(read.output()).toMatch(/^assistant: the tool said: read_file returned .*hello from a/);
     const [first, second] = model.requests;
     expect(first?.tools?.map((t) => t.function.name).sort()).toEqual(["daily_note", "list_folder", "memory_compact", "memory_list", "propose_skill", "read_file", "recent_activity", "run_program"]);
     expect(first?.tools?.find((t) => t.function.name === "read_file")).toMatchObject({ type: "function", function: { parameters: { type: "object", required: ["path"] } } });
@@ -266,7 +272,7 @@ describe("native tool calls through the daemon", () => {
     expect(model.requests.length).toBe(3);
     const yes = start(["approve", id], env);
     expect(await yes.exited).toBe(0);
-    expect(yes.output()).toMatch(new RegExp(`^approved \`${id}\`\nthe tool said: run_program returned .*hi`));
+    expect(yes.output()).toMatch(new RegExp(`^» approved \`${id}\`: run "echo" "hi" in .*\nassistant: the tool said: run_program returned .*hi`));
     expect(model.requests[3]?.messages.slice(-2)).toMatchObject([
       { role: "assistant", tool_calls: [{ id: "call00001", function: { name: "run_program", arguments: '{"program":"echo","args":["hi"]}' } }] },
       { role: "tool", tool_call_id: "call00001" },
@@ -289,9 +295,9 @@ describe("native tool calls through the daemon", () => {
     await waitFor(() => daemon.output().includes("health: healthy"), "the daemon's health");
     for (let i = 0; i < 2; i++) {
       const send = start(["send", "what is in a.txt?"], env);
-      expect([await send.exited, send.output()]).toEqual([0, "read it in text\n"]);
+      expect([await send.exited, send.output()]).toEqual([0, "assistant: read it in text\n"]);
     }
-    expect(model.requests.map((r) => r.tools !== undefined)).toEqual([true, false, false, false, false]);
+    expect(model.requests.map((r) => [r.tools !== undefined, (r as { stream?: boolean }).stream])).toEqual([[true, true], [true, false], [false, true], [false, false], [false, false], [false, false]]);
     expect(daemon.output()).toContain("providers: `box` refused native tool calls (HTTP 400: model does not support tools (not retryable)); using the JSON-in-text protocol from now on");
     daemon.child.kill("SIGTERM");
     expect(await daemon.exited).toBe(0);
@@ -326,14 +332,151 @@ describe("native tool calls through the daemon", () => {
 });
 
 
-// literate/end-to-end.md:364
+// literate/end-to-end.md:374
+// A chat-completions server that streams: `script(request, n)` gives the pieces of the reply's text, and the
+// server sends the first at once and the rest (if any) only after `release()`; `hold: true` keeps it back for good.
+async function streamingModel(pieces: (request: ChatRequest & { stream?: boolean }, n: number) => { readonly first: string; readonly rest: string; readonly hold?: boolean } | { readonly status: number; readonly body: unknown }) {
+  const { createServer: createHttpServer } = await import("node:http");
+  const requests: (ChatRequest & { stream?: boolean })[] = [];
+  const closed: number[] = [];
+  let release = (): void => undefined;
+  let released = new Promise<void>((resolve) => (release = resolve));
+  const server = createHttpServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      if (req.url === "/v1/models") return void res.end('{"data":[{"id":"tiny"}]}');
+      const request = JSON.parse(body) as ChatRequest & { stream?: boolean };
+      const n = requests.push(request);
+      res.on("close", () => closed.push(n));
+      const answer = pieces(request, n);
+      if ("status" in answer) return void res.writeHead(answer.status, { "content-type": "application/json" }).end(JSON.stringify(answer.body));
+      const chunk = (content: string): string => `data: ${JSON.stringify({ choices: [{ delta: { content } }] })}\n\n`;
+      if (request.stream !== true) return void res.end(JSON.stringify({ choices: [{ message: { content: answer.first + answer.rest } }] }));
+      res.writeHead(200, { "content-type": "text/event-stream" }).write(chunk(answer.first));
+      if (answer.hold === true) return;
+      const end = (): void => void res.end(`${answer.rest === "" ? "" : chunk(answer.rest)}data: [DONE]\n\n`);
+      if (answer.rest === "") end();
+      else void released.then(end);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  return {
+    base,
+    requests,
+    closed,
+    release: () => {
+      release();
+      released = new Promise<void>((resolve) => (release = resolve));
+    },
+    close: () => (server.closeAllConnections(), server.close()),
+  };
+}
+
+const message = (text: string) => JSON.stringify({ kind: "message", text });
+
+describe("a reply streamed as the model writes it", () => {
+  it("prints the first tokens on `send` and sends them on /events before the model has finished", { timeout: 40_000 }, async () => {
+    const model = await streamingModel(() => ({ first: '{"kind":"message","text":"Hello', rest: ' world"}' }));
+    const env = homeEnv({ PROVIDER_CASCADE: "box", BOX_BASE_URL: model.base, BOX_MODEL: "tiny", DAEMON_PORT: String(await freePort()) });
+    const daemon = await daemonChild(env);
+    await waitFor(() => daemon.output().includes("health: healthy"), "the daemon's health");
+    const stream = await daemon.request("GET", "/events");
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+    let events = "";
+    // The reading ends when the test cancels the stream or the daemon closes it; either way it is over, not an error.
+    void (async () => {
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) events += new TextDecoder().decode(chunk.value);
+    })().catch(() => undefined);
+    const send = start(["send", "greet me"], env);
+    await waitFor(() => send.output().includes("Hello") && events.includes("event: token"), "the first token on send and on /events, before the model has finished");
+    expect(send.output()).toBe("assistant: Hello");
+    expect(events).toMatch(/event: token\ndata: \{"type":"token","channel":"exchange-\d+","text":"Hello","fresh":true\}/);
+    model.release();
+    expect([await send.exited, send.output()]).toEqual([0, "assistant: Hello world\n"]);
+    expect(model.requests[0]).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    await reader.cancel();
+    daemon.child.kill("SIGTERM");
+    expect(await daemon.exited).toBe(0);
+    model.close();
+  });
+
+  it("prints the first tokens in a piped chat before the model has finished, and the answer once", { timeout: 30_000 }, async () => {
+    const model = await streamingModel(() => ({ first: '{"kind":"message","text":"Hel', rest: 'lo \\u001b[2J"}' }));
+    const chat = start(["chat"], homeEnv({ PROVIDER_CASCADE: "box", BOX_BASE_URL: model.base, BOX_MODEL: "tiny" }), "hi\n");
+    await waitFor(() => chat.output().includes("passepartout: Hel"), "the first token in the chat");
+    model.release();
+    expect([await chat.exited, chat.output()]).toEqual([0, "passepartout: Hello \\x1b[2J\n"]);
+    model.close();
+  });
+
+  it("falls back to whole replies, once, from a server that refuses streaming", { timeout: 30_000 }, async () => {
+    const model = await streamingModel((request, n) => (request.stream === true ? { status: 400, body: { error: { message: "stream is not supported" } } } : { first: message(`whole ${n}`), rest: "" }));
+    const chat = start(["chat"], homeEnv({ PROVIDER_CASCADE: "box", BOX_BASE_URL: model.base, BOX_MODEL: "tiny" }), "one\ntwo\n");
+    expect([await chat.exited, chat.output()]).toEqual([0, "passepartout: whole 2\npassepartout: whole 3\n"]);
+    expect(model.requests.map((r) => r.stream)).toEqual([true, false, false]);
+    model.close();
+  });
+
+  it("withdraws the question on Ctrl-C in a chat on a terminal, aborting the request, and goes on", { timeout: 30_000 }, async () => {
+    const model = await streamingModel((_r, n) => (n === 1 ? { first: '{"kind":"message","text":"a long ans', rest: "", hold: true } : { first: message("second answer"), rest: "" }));
+    const env = homeEnv({ PROVIDER_CASCADE: "box", BOX_BASE_URL: model.base, BOX_MODEL: "tiny" });
+    const { spawn } = await import("node:child_process");
+    const command = `${JSON.stringify(process.execPath)} bin/passepartout.js chat`;
+    const terminal = spawn("script", ["-qfec", command, "/dev/null"], { cwd: root, env: { PATH: process.env["PATH"], TERM: "dumb", ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    let screen = "";
+    terminal.stdout.on("data", (c: Buffer) => (screen += c.toString()));
+    try {
+      await waitFor(() => screen.includes("you> "), "the prompt");
+      terminal.stdin.write("tell me everything\r");
+      await waitFor(() => screen.includes("a long ans"), "the first tokens");
+      terminal.stdin.write("\x03");
+      await waitFor(() => screen.includes("» withdrawn: the question was cancelled; ask again or go on"), "the question to be withdrawn");
+      await waitFor(() => model.closed.includes(1), "the request to the model to be aborted");
+      terminal.stdin.write("and now?\r");
+      await waitFor(() => screen.includes("passepartout: second answer"), "the next answer");
+      terminal.stdin.write("/quit\r");
+      expect(await new Promise((resolve) => terminal.on("exit", resolve))).toBe(0);
+    } finally {
+      terminal.kill("SIGKILL");
+      model.close();
+    }
+  });
+});
+
+describe("every tool call of a reply", () => {
+  it("runs each call of one reply and answers them with `tool` messages in order, under the ids of their calls", { timeout: 40_000 }, async () => {
+    const workspace = homeEnv()["HOME"] ?? "";
+    writeFileSync(join(workspace, "a.txt"), "alpha");
+    writeFileSync(join(workspace, "b.txt"), "beta");
+    const model = await recordingModel((request) => {
+      if (request.messages.at(-1)?.role === "tool") return said(message("read both"));
+      return said(null, { tool_calls: [{ id: "m1", type: "function", function: { name: "read_file", arguments: '{"path":"a.txt"}' } }, { id: "m2", type: "function", function: { name: "read_file", arguments: '{"path":"b.txt"}' } }] });
+    });
+    const env = homeEnv({ PROVIDER_CASCADE: "box", BOX_BASE_URL: model.base, BOX_MODEL: "tiny", WORKSPACE_DIR: workspace, DAEMON_PORT: String(await freePort()) });
+    const daemon = await daemonChild(env);
+    await waitFor(() => daemon.output().includes("health: healthy"), "the daemon's health");
+    const send = start(["send", "read a and b"], env);
+    expect([await send.exited, send.output()]).toEqual([0, "assistant: read both\n"]);
+    expect(model.requests).toHaveLength(2);
+    const messages = model.requests[1]?.messages.slice(-3) ?? [];
+    expect(messages[0]).toMatchObject({ role: "assistant", content: null, tool_calls: [{ id: "call00001", function: { name: "read_file", arguments: '{"path":"a.txt"}' } }, { id: "call00002", function: { name: "read_file", arguments: '{"path":"b.txt"}' } }] });
+    expect(messages.slice(1).map((m) => [m.role, m.tool_call_id, /"content":"(\w+)"/.exec(m.content ?? "")?.[1]])).toEqual([["tool", "call00001", "alpha"], ["tool", "call00002", "beta"]]);
+    daemon.child.kill("SIGTERM");
+    expect(await daemon.exited).toBe(0);
+    model.close();
+  });
+});
+
+// literate/end-to-end.md:516
 describe("the README", () => {
   it("names only variables and presets that the configuration chapter defines", async () => {
     const { configVariables, providerPresets } = await import("../generated/config.ts");
     const readme = readFileSync(join(root, "README.md"), "utf8");
     const section = readme.slice(readme.indexOf("## Running the agent"), readme.indexOf("## Reading the book"));
     const names = [...new Set([...section.matchAll(/(?<![A-Z0-9_])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g)].map((m) => m[0]))];
-    const unknown = names.filter((n) => !configVariables.includes(n) && !/^[A-Z][A-Z0-9_]*_(BASE_URL|MODEL|API_KEY|TOOL_CALLS)$/.test(n));
+    const unknown = names.filter((n) => !configVariables.includes(n) && !/^[A-Z][A-Z0-9_]*_(BASE_URL|MODEL|API_KEY|TOOL_CALLS|MCP_COMMAND|MCP_ARGS|MCP_ENV|MCP_URL)$/.test(n));
     expect(unknown).toEqual([]);
     expect(names).toEqual(expect.arrayContaining(["PROVIDER_CASCADE", "OLLAMA_BASE_URL", "OLLAMA_MODEL", "OLLAMA_API_KEY", "LLAMACPP_BASE_URL", "DAEMON_PORT"]));
     expect(section).toContain(`OLLAMA_BASE_URL=${providerPresets["ollama"]?.baseUrl ?? ""}\n`);
@@ -353,11 +496,144 @@ describe("the command as a child process", () => {
     const env = homeEnv();
     const chat = start(["chat"], env, "hello\n");
     expect(await chat.exited).toBe(0);
-    expect(chat.output()).toMatch(/^passepartout: No model provider is configured, so I cannot answer yet: add a provider to `.*\.env`, e\.g\. `PROVIDER_CASCADE=ollama`/);
+    expect(chat.output()).toMatch(/^» No model provider is configured, so I cannot answer yet: add a provider to `.*\.env`, e\.g\. `PROVIDER_CASCADE=ollama`/);
     const degraded = start(["doctor"], env);
     const unhealthy = start(["doctor"], { ...env, DAEMON_PORT: "-5" });
     expect([await degraded.exited, await unhealthy.exited]).toEqual([0, 1]);
     expect(degraded.output()).toContain("health: degraded");
   });
 });
-//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiZW5kLXRvLWVuZC50ZXN0LnRzIiwic291cmNlcyI6WyIuLi9saXRlcmF0ZS9lbmQtdG8tZW5kLm1kIl0sIm5hbWVzIjpbXSwibWFwcGluZ3MiOiI7OztBQW1CQSxPQUFPLEVBQUUsY0FBYyxjQUFjLEVBQUUsS0FBSztBQUM1QyxPQUFPLEtBQUssRUFBRSxZQUFZLEVBQUUsS0FBSztBQUNqQyxPQUFPLEVBQUUsS0FBSyxFQUFFLEtBQUs7QUFDckIsT0FBTyxFQUFFLFVBQVUsVUFBVSxRQUFRLEdBQUcsRUFBRSxLQUFLO0FBQy9DLE9BQU8sRUFBRSxhQUFhLFVBQVUsUUFBUSxFQUFFLEtBQUs7O0FBRS9DLE1BQU0sRUFBRSxTQUFTLE9BQU8sUUFBUSxFQUFFLEVBQUU7QUFDcEM7QUFDQSxNQUFNLEtBQUssRUFBRSxJQUFJLFVBQVU7O0FBRTNCLGNBQWMsT0FBTyxHQUFHLEVBQUUsTUFBTSxVQUFVLEdBQUcsR0FBRztFQUM5QyxXQUFXLEtBQUssS0FBSyxFQUFFLE9BQU8sUUFBUSxRQUFRLE1BQU0sR0FBRyxPQUFPLElBQUksU0FBUyxLQUFLLElBQUksU0FBUyxFQUFFLFNBQVMsT0FBTyxHQUFHLE1BQU0sR0FBRyxHQUFHO0lBQzVILE1BQU0sSUFBSSxFQUFFLFVBQVUsa0JBQWtCLFlBQVksYUFBYSxhQUFhLFlBQVk7SUFDMUYsTUFBTSxJQUFJLEVBQUUsdUNBQXVDLEdBQUc7SUFDdEQsTUFBTSxNQUFNLEVBQUUsa0JBQWtCO0lBQ2hDLE1BQU0sV0FBVyxHQUFHLHNDQUFzQyxRQUFRLGFBQWEsS0FBSyxPQUFPLEdBQUc7SUFDOUYsTUFBTSxNQUFNLEVBQUUseUNBQXlDLEdBQUcsSUFBSSxnQkFBZ0IsaUJBQWlCO0lBQy9GLE1BQU0sS0FBSyxFQUFFLEVBQUUsZUFBZSxRQUFRLFVBQVU7SUFDaEQsY0FBYztJQUNkLE1BQU0sSUFBSSxFQUFFLE1BQU0sdUJBQXVCLEVBQUUsUUFBUSxRQUFRLFNBQVMsTUFBTSxNQUFNLGdDQUFnQztJQUNoSCxvQkFBb0IsTUFBTSwyQkFBMkIsRUFBRSxPQUFPLGtCQUFrQixLQUFLLEdBQUcsRUFBRSxRQUFRO0lBQ2xHLGFBQWEsT0FBTyx1QkFBdUIsRUFBRSxTQUFTLEtBQUssNEJBQTRCLFFBQVEsVUFBVTtJQUN6RyxNQUFNLE9BQU8sRUFBRSxJQUFJO0lBQ25CLE1BQU0sT0FBTyxFQUFFLE1BQU0sdUJBQXVCLEVBQUUsU0FBUyxNQUFNLFFBQVEsY0FBYztJQUNuRixNQUFNLE9BQU8sRUFBRSxhQUFhLEdBQUc7SUFDL0IsTUFBTSxLQUFLLEVBQUUsRUFBRSxNQUFNLFNBQVMsU0FBUyxFQUFFLFFBQVEsaUJBQWlCLE1BQU0sRUFBRSxJQUFJLFlBQVksTUFBTSxRQUFRLFNBQVMsVUFBVSxVQUFVLEVBQUUsRUFBRTtJQUN6SSxjQUFjLHVCQUF1QixFQUFFLFFBQVEsUUFBUSxTQUFTLE1BQU0sTUFBTSxxQkFBcUI7SUFDakcsTUFBTSx1QkFBdUIsRUFBRSxRQUFRLFFBQVEsU0FBUyxNQUFNLE1BQU0saUJBQWlCLE1BQU0sU0FBUyxTQUFTLEVBQUUsUUFBUSxjQUFjLE1BQU0sVUFBVSxFQUFFLEdBQUc7SUFDMUosSUFBSSxLQUFLLEVBQUU7SUFDWCxNQUFNLHdCQUF3QixTQUFTLEtBQUssR0FBRyxJQUFJLDRCQUE0QjtJQUMvRTtJQUNBLDJDQUEyQyxJQUFJLE1BQU07SUFDckQsYUFBYSxPQUFPLHVCQUF1QixFQUFFLFNBQVMsS0FBSyw0QkFBNEIsUUFBUSxFQUFFLE9BQU8sRUFBRSxHQUFHLFFBQVEsVUFBVTtJQUMvSDtJQUNBLGFBQWE7SUFDYiw4Q0FBOEMsR0FBRyxJQUFJLGdCQUFnQixnQkFBZ0IsNkJBQTZCOztJQUVsSCxNQUFNLE9BQU8sRUFBRSxrQkFBa0I7SUFDakMsTUFBTSxXQUFXLEdBQUcsdUNBQXVDLFFBQVEsYUFBYSxLQUFLLFVBQVU7SUFDL0Y7SUFDQSxhQUFhLE9BQU8sdUJBQXVCLEVBQUUsU0FBUyxLQUFLLDRCQUE0QixRQUFRLEVBQUUsT0FBTyxFQUFFLEVBQUU7SUFDNUcsTUFBTSxLQUFLLEVBQUUsZUFBZSxLQUFLLElBQUksVUFBVTtJQUMvQyxhQUFhO0lBQ2IsdUNBQXVDLElBQUksTUFBTSxJQUFJLElBQUk7SUFDekQ7SUFDQSxhQUFhO0VBQ2Y7QUFDRjs7OztBQVNBLGNBQWMsT0FBTyxLQUFLLEVBQUUsS0FBSyxrQkFBa0IsU0FBUyxHQUFHLEdBQUc7RUFDaEUsWUFBWSxRQUFRLElBQUksUUFBUSxRQUFRLEVBQUUsT0FBTyxNQUFNLEdBQUcsSUFBSSxLQUFLLFFBQVEsSUFBSSxNQUFNLEdBQUcsS0FBSyxHQUFHLEVBQUUsT0FBTyxTQUFTLEVBQUUsU0FBUyxPQUFPLEdBQUcsTUFBTSxHQUFHLEdBQUc7SUFDakosTUFBTSxFQUFFLGNBQWMsaUJBQWlCLEVBQUUsRUFBRSxNQUFNO0lBQ2pELE1BQU0sT0FBTyxTQUFTLEVBQUU7SUFDeEIsTUFBTSxNQUFNLEVBQUUsdUJBQXVCLEtBQUssR0FBRztNQUMzQyxJQUFJLEtBQUssRUFBRTtNQUNYLGVBQWUsSUFBSSxRQUFRLEdBQUcsTUFBTSxHQUFHO01BQ3ZDLGNBQWMsR0FBRyxHQUFHO1FBQ2xCLEdBQUcsU0FBUyxJQUFJLGNBQWMsT0FBTyxLQUFLO1FBQzFDLE1BQU0sUUFBUSxFQUFFLGlCQUFpQixHQUFHLEVBQUUsT0FBTyxRQUFRLFVBQVUsRUFBRSxTQUFTLE9BQU8sSUFBSTtRQUNyRixNQUFNLEtBQUssRUFBRSxpQ0FBaUMsR0FBRztRQUNqRDtRQUNBLEdBQUcscUJBQXFCLEtBQUssUUFBUTtRQUNyQyx5QkFBeUIsU0FBUyxHQUFHLFNBQVMsRUFBRSxTQUFTLGlCQUFpQixNQUFNLFdBQVcsTUFBTSxrQkFBa0IsTUFBTSxpQkFBaUIsR0FBRyxFQUFFLElBQUksT0FBTyxFQUFFLGVBQWUsR0FBRyxtQkFBbUIsRUFBRSxFQUFFO01BQ3ZNO0lBQ0Y7SUFDQSxNQUFNLElBQUksd0JBQXdCLEdBQUcsZ0JBQWdCLGFBQWE7SUFDbEUsTUFBTSxLQUFLLEVBQUUscUNBQXFDLEdBQUc7SUFDckQsTUFBTSxJQUFJLEVBQUUsVUFBVSxrQkFBa0IsT0FBTyxjQUFjLE1BQU0sV0FBVyxRQUFRLGtCQUFrQixNQUFNLGFBQWEsYUFBYSxZQUFZO0lBQ3BKLE1BQU0sT0FBTyxFQUFFLGtCQUFrQjtJQUNqQyxNQUFNLFdBQVcsR0FBRyxrQ0FBa0MsV0FBVyxLQUFLLFNBQVM7SUFDL0UsTUFBTSxLQUFLLEVBQUUsZUFBZSxPQUFPLFNBQVM7SUFDNUMsY0FBYyxhQUFhLDRCQUE0QixNQUFNLE1BQU07SUFDbkUsa0NBQWtDO0lBQ2xDLE1BQU0sS0FBSyxFQUFFLGdCQUFnQixLQUFLO0lBQ2xDLGFBQWE7SUFDYiw4Q0FBOEMsSUFBSSxLQUFLLE9BQU8sS0FBSyxHQUFHLEdBQUcsSUFBSSxHQUFHLGNBQWMsUUFBUSxNQUFNLGFBQWEsRUFBRSxPQUFPLEdBQUcsUUFBUSxHQUFHLEtBQUssS0FBSyxRQUFRLEtBQUssR0FBRyxHQUFHLEtBQUssY0FBYyxLQUFLO0lBQ3JNLE1BQU0sS0FBSyxFQUFFLGVBQWUsTUFBTSxLQUFLLFFBQVE7SUFDL0MsTUFBTSxXQUFXLEdBQUcsYUFBYSxJQUFJLEdBQUcsS0FBSyxLQUFLLFNBQVMsR0FBRyxNQUFNLElBQUk7SUFDeEU7SUFDQSxNQUFNLFdBQVcsR0FBRyxvQ0FBb0MsUUFBUSxHQUFHLEdBQUcsRUFBRSxFQUFFLElBQUksRUFBRSxnQkFBZ0IsR0FBRyxZQUFZLEtBQUssU0FBUyxHQUFHO0lBQ2hJLE1BQU0sT0FBTyxFQUFFO0lBQ2Y7SUFDQSxhQUFhO0lBQ2Isa0JBQWtCLEVBQUU7SUFDcEIsNkNBQTZDLE9BQU8sV0FBVyxRQUFRLEdBQUc7SUFDMUUsYUFBYTtJQUNiLDZDQUE2QyxNQUFNLElBQUksV0FBVyxHQUFHLElBQUksT0FBTyxHQUFHLDBCQUEwQixJQUFJLFFBQVEsT0FBTyxJQUFJO0lBQ3BJO0lBQ0E7SUFDQSxNQUFNLE1BQU0sRUFBRSxnQkFBZ0IsRUFBRSxRQUFRLGtCQUFrQixXQUFXLEdBQUc7SUFDeEUsY0FBYyxjQUFjLDZCQUE2QixlQUFlLFdBQVcsSUFBSSxNQUFNO0VBQy9GO0FBQ0Y7O0FBRUEsY0FBYyxXQUFXLEtBQUssR0FBRyxFQUFFLE9BQU8sS0FBSyxFQUFFLEtBQUssa0JBQWtCLFNBQVMsR0FBRyxHQUFHO0VBQ3JGLFNBQVMsR0FBRyxJQUFJLFVBQVUsUUFBUSxJQUFJLFFBQVEsTUFBTSxHQUFHLE9BQU8sS0FBSyxJQUFJLE1BQU0sS0FBSyxJQUFJLE9BQU8sSUFBSSxZQUFZLEdBQUcsU0FBUyxFQUFFLFNBQVMsT0FBTyxHQUFHLE1BQU0sR0FBRyxHQUFHO0lBQ3hKLE1BQU0sRUFBRSxjQUFjLGlCQUFpQixFQUFFLEVBQUUsTUFBTTtJQUNqRCxNQUFNLE9BQU8sU0FBUyxFQUFFO0lBQ3hCLE1BQU0sTUFBTSxFQUFFLHVCQUF1QixLQUFLLEdBQUc7TUFDM0MsSUFBSSxLQUFLLEVBQUU7TUFDWCxlQUFlLElBQUksUUFBUSxHQUFHLE1BQU0sR0FBRztNQUN2QyxjQUFjLEdBQUcsR0FBRztRQUNsQixHQUFHLFNBQVMsSUFBSSxjQUFjLE9BQU8sS0FBSztRQUMxQyxNQUFNLFFBQVEsRUFBRSxpQkFBaUIsR0FBRyxFQUFFLFVBQVUsRUFBRSxTQUFTLE9BQU8sSUFBSTtRQUN0RSw0Q0FBNEMsR0FBRztRQUMvQyx5QkFBeUIsU0FBUyxHQUFHLFNBQVMsRUFBRSxTQUFTLGlCQUFpQixNQUFNLFdBQVcsTUFBTSxZQUFZLE9BQU8saUJBQWlCLEdBQUcsRUFBRSxJQUFJLE9BQU8sRUFBRSxlQUFlLElBQUksbUJBQW1CLEVBQUUsRUFBRTtNQUNuTTtJQUNGO0lBQ0EsTUFBTSxJQUFJLHdCQUF3QixHQUFHLGdCQUFnQixhQUFhO0lBQ2xFLE1BQU0sS0FBSyxFQUFFLHFDQUFxQyxHQUFHO0lBQ3JELE1BQU0sSUFBSSxFQUFFLFVBQVUsa0JBQWtCLE9BQU8sY0FBYyxNQUFNLFdBQVcsUUFBUSxPQUFPLGNBQWMsb0JBQW9CLE9BQU8sYUFBYSxhQUFhLFlBQVk7SUFDNUssTUFBTSxJQUFJLEVBQUUsdUNBQXVDLEdBQUc7SUFDdEQsTUFBTSxPQUFPLEVBQUUsa0JBQWtCO0lBQ2pDLE1BQU0sV0FBVyxHQUFHLHVDQUF1QyxRQUFRLGFBQWEsS0FBSyxPQUFPLEdBQUc7SUFDL0YsTUFBTSxNQUFNLEVBQUUseUNBQXlDLEdBQUcsSUFBSSxnQkFBZ0IsaUJBQWlCO0lBQy9GLEtBQUssV0FBVyxFQUFFLEVBQUUsSUFBSSxRQUFRLE1BQU0sUUFBUSxZQUFZLFFBQVEsa0JBQWtCLFFBQVEsY0FBYyxFQUFFLFNBQVMsUUFBUSxPQUFPLFNBQVMsR0FBRyxrQkFBa0IsRUFBRSxTQUFTLGVBQWUsU0FBUyxJQUFJO0lBQ3pNLE1BQU0sTUFBTSxFQUFFLE1BQU0sSUFBSSxzQkFBc0IsR0FBRyxPQUFPLE9BQU8sc0JBQXNCLEVBQUUsU0FBUyxFQUFFLGVBQWUsUUFBUSxVQUFVLEVBQUUsWUFBWSxHQUFHO0lBQ3BKLElBQUksWUFBWSxXQUFXLEVBQUU7SUFDN0IsSUFBSSxLQUFLLEVBQUUsRUFBRSxHQUFHLEVBQUUsRUFBRSxJQUFJLEdBQUcsd0JBQXdCLEdBQUcsR0FBRyxFQUFFLEdBQUcsS0FBSztNQUNqRSxXQUFXLEVBQUUsT0FBTyxrQkFBa0IsR0FBRyxPQUFPLElBQUk7TUFDcEQsR0FBRyx5QkFBeUIsR0FBRyxHQUFHLEVBQUUsR0FBRyxNQUFNLElBQUksWUFBWSxHQUFHLGNBQWM7SUFDaEY7SUFDQSxtQ0FBbUMsTUFBTSxhQUFhO0lBQ3REO0lBQ0E7SUFDQSxNQUFNLElBQUksRUFBRSxPQUFPLE9BQU8scUNBQXFDLEdBQUcsTUFBTSxFQUFFLFNBQVMsRUFBRSxlQUFlLFFBQVEsVUFBVSxFQUFFLFlBQVksR0FBRztJQUN2SSxrREFBa0QsSUFBSSxJQUFJLElBQUksV0FBVyxLQUFLLEdBQUcsS0FBSztJQUN0RjtJQUNBLGdDQUFnQyxJQUFJLElBQUksV0FBVyxLQUFLLEdBQUcsS0FBSztJQUNoRSw2Q0FBNkMsTUFBTSxPQUFPLEtBQUssUUFBUSxLQUFLLFFBQVEsR0FBRyxLQUFLO0lBQzVGO0lBQ0EsYUFBYTtJQUNiO0lBQ0E7SUFDQSxNQUFNLE9BQU8sRUFBRSx1Q0FBdUMsR0FBRyxJQUFJLGdCQUFnQixnQkFBZ0I7SUFDN0Y7SUFDQSxxQ0FBcUMsT0FBTztFQUM5QztBQUNGOzs7O0FBT0EsYUFBYSxTQUFTLE9BQU8sRUFBRSxNQUFNLE1BQU0sR0FBRyxXQUFXLEdBQUcsR0FBRztFQUM3RCxVQUFVLElBQUksS0FBSyxVQUFVLFNBQVMsSUFBSSxJQUFJLElBQUksSUFBSSxXQUFXLFFBQVEsR0FBRyxHQUFHLEtBQUssVUFBVSxFQUFFLFNBQVMsT0FBTyxHQUFHLE1BQU0sR0FBRyxHQUFHO0lBQzdILE1BQU0sRUFBRSxpQkFBaUIsRUFBRSxFQUFFLE1BQU07SUFDbkMsTUFBTSxTQUFTLEVBQUUsc0JBQXNCLE9BQU87SUFDOUMsTUFBTSxNQUFNLEVBQUUsTUFBTSxvQkFBb0IsSUFBSSxHQUFHLEdBQUcsc0JBQXNCLElBQUksRUFBRSxFQUFFLEVBQUUsTUFBTSxRQUFRLE1BQU0sZUFBZSxNQUFNLEVBQUUsU0FBUyxTQUFTLE1BQU0sV0FBVyxFQUFFLEVBQUUsRUFBRSxFQUFFLE1BQU0sV0FBVyxNQUFNLE9BQU87SUFDdE0sTUFBTSxJQUFJLEVBQUUsVUFBVSxrQkFBa0IsT0FBTyxjQUFjLFlBQVksV0FBVyxRQUFRLGFBQWEsUUFBUTtJQUNqSCxNQUFNLEtBQUssRUFBRSxZQUFZLEdBQUc7SUFDNUIsTUFBTSxVQUFVLEVBQUUsV0FBVztJQUM3QixNQUFNLEVBQUUsV0FBVyxZQUFZLEVBQUUsRUFBRSxNQUFNO0lBQ3pDO0lBQ0EsTUFBTSxLQUFLLEVBQUUsZ0JBQWdCLEVBQUUsUUFBUSxlQUFlLFVBQVUsR0FBRyxNQUFNLEtBQUs7SUFDOUUsTUFBTSxLQUFLLEVBQUUsTUFBTTtJQUNuQjtJQUNBLE1BQU0sSUFBSSxFQUFFO0lBQ1o7SUFDQTtJQUNBLCtCQUErQixJQUFJLEtBQUssVUFBVSxJQUFJLFFBQVEsOEJBQThCLEdBQUc7SUFDL0YsTUFBTSxHQUFHLEVBQUUsU0FBUyxLQUFLLFdBQVcsaUNBQWlDLEdBQUcsSUFBSSxHQUFHO0lBQy9FLHlCQUF5QixVQUFVLEtBQUssSUFBSSxLQUFLLFVBQVUsT0FBTyxJQUFJLEdBQUcsSUFBSSxHQUFHLEtBQUssV0FBVyxXQUFXLE9BQU8sSUFBSSxRQUFRO0lBQzlILDhCQUE4QixJQUFJLEdBQUcsSUFBSSxHQUFHLEtBQUssT0FBTztJQUN4RDtJQUNBLHVDQUF1QyxHQUFHO0lBQzFDO0VBQ0Y7QUFDRjs7QUFFQSxHQUFHLEVBQUUsS0FBSyxLQUFLLE9BQU8sR0FBRyxVQUFVLEtBQUssT0FBTyxJQUFJLGlCQUFpQixRQUFRLElBQUksUUFBUSxNQUFNLFFBQVEsR0FBRyxHQUFHO0FBQzVHLEdBQUcsR0FBRyxFQUFFLEtBQUssTUFBTSxLQUFLLElBQUksT0FBTyxHQUFHLElBQUksS0FBSyxNQUFNLFdBQVcsT0FBTyxJQUFJLFFBQVEsS0FBSyxJQUFJLE1BQU07QUFDbEcsS0FBSyxZQUFZLEVBQUUsRUFBRSxPQUFPLFFBQVEsVUFBVSxFQUFFLE1BQU0sUUFBUSxTQUFTLE9BQU8sRUFBRSxNQUFNLGFBQWEsRUFBRSxJQUFJLFFBQVEsVUFBVSxFQUFFLE1BQU0sUUFBUSxXQUFXLE9BQU8sRUFBRSxLQUFLLGVBQWUsT0FBTyxLQUFLLFFBQVEsRUFBRSxNQUFNLFFBQVEsVUFBVSxFQUFFLE1BQU0sUUFBUSxZQUFZLFFBQVEsRUFBRSxJQUFJOztBQUUzUSxNQUFNLFNBQVMsdUJBQXVCLFVBQVUsYUFBYSxNQUFNLFFBQVEsR0FBRyxRQUFRLEdBQUcsRUFBRSxTQUFTLFFBQVEsTUFBTSxRQUFRLEdBQUc7RUFDM0gsTUFBTSxFQUFFLGNBQWMsaUJBQWlCLEVBQUUsRUFBRSxNQUFNO0VBQ2pELE1BQU0sVUFBVSxjQUFjLEVBQUU7RUFDaEMsTUFBTSxPQUFPLEVBQUUsdUJBQXVCLEtBQUssR0FBRztJQUM1QyxJQUFJLEtBQUssRUFBRTtJQUNYLGVBQWUsSUFBSSxRQUFRLEdBQUcsTUFBTSxHQUFHO0lBQ3ZDLGNBQWMsR0FBRyxHQUFHO01BQ2xCLEdBQUcsU0FBUyxJQUFJLGNBQWMsT0FBTyxLQUFLO01BQzFDLE1BQU0sUUFBUSxFQUFFLGlCQUFpQixHQUFHO01BQ3BDO01BQ0EsTUFBTSxNQUFNLEVBQUUsZ0JBQWdCLE1BQU07TUFDcEMsMkJBQTJCLEdBQUcsS0FBSyxFQUFFLGdCQUFnQixtQkFBbUI7SUFDMUU7RUFDRjtFQUNBLE1BQU0sSUFBSSx3QkFBd0IsR0FBRyxpQkFBaUIsYUFBYTtFQUNuRSxNQUFNLEtBQUssRUFBRSxzQ0FBc0MsR0FBRztFQUN0RCxPQUFPLEVBQUUsTUFBTSxVQUFVLE9BQU8sR0FBRyxHQUFHLCtCQUErQixnQkFBZ0I7QUFDdkY7O0FBRUEsTUFBTSxLQUFLLEVBQUUsVUFBVSxPQUFPLEVBQUUsTUFBTSxPQUFPLE9BQU8sRUFBRSxJQUFJLEdBQUcsR0FBRyxNQUFNLEVBQUUsU0FBUyxHQUFHLFNBQVMsRUFBRSxNQUFNLGFBQWEsU0FBUyxTQUFTLEVBQUUsR0FBRyxFQUFFO0FBQzNJLE1BQU0sTUFBTSxFQUFFLE9BQU8sUUFBUSxNQUFNLFFBQVEsR0FBRyxXQUFXLEVBQUUsWUFBWSxHQUFHLElBQUksY0FBYyxNQUFNLFlBQVksVUFBVSxFQUFFLE1BQU0sV0FBVyxLQUFLLEVBQUUsR0FBRztBQUNySixNQUFNLFNBQVMsRUFBRSxVQUFVLFlBQVksRUFBRSxXQUFXLEdBQUcsa0NBQWtDLEdBQUc7QUFDNUYsR0FBRyxJQUFJLGFBQWEsRUFBRSxRQUFRLFNBQVMsSUFBSSxPQUFPLE1BQU0sS0FBSyxJQUFJLFNBQVMsSUFBSSxLQUFLLFFBQVEsSUFBSSxNQUFNLE9BQU8sR0FBRyxTQUFTLFFBQVEsT0FBTyxHQUFHO0FBQzFJLE1BQU0sU0FBUyxFQUFFLFVBQVUsWUFBWSxFQUFFLFdBQVcsR0FBRyxtQkFBbUIsR0FBRyxlQUFlLEdBQUcsT0FBTyxJQUFJLGtCQUFrQixHQUFHLFlBQVksWUFBWSxHQUFHOztBQUUxSix3QkFBd0IsUUFBUSxFQUFFLFVBQVUsa0JBQWtCLFNBQVMsR0FBRyxHQUFHO0VBQzNFLFVBQVUsRUFBRSxNQUFNLEtBQUssSUFBSSxjQUFjLElBQUksT0FBTyxRQUFRLFFBQVEsSUFBSSxNQUFNLE9BQU8sRUFBRSxTQUFTLE9BQU8sR0FBRyxNQUFNLEdBQUcsR0FBRztJQUNwSCxNQUFNLE1BQU0sRUFBRSxNQUFNLG9CQUFvQixJQUFJLEdBQUcsR0FBRyxzQkFBc0IsTUFBTSxXQUFXLE1BQU0sT0FBTyxNQUFNO0lBQzVHLE1BQU0sSUFBSSxFQUFFLFVBQVUsa0JBQWtCLE9BQU8sY0FBYyxZQUFZLFdBQVcsT0FBTztJQUMzRixNQUFNLEtBQUssRUFBRSxnQkFBZ0IsS0FBSyxJQUFJLEtBQUssR0FBRyxVQUFVLEdBQUcsR0FBRztJQUM5RCxjQUFjLGFBQWEsNEJBQTRCLGVBQWUsTUFBTSxpQkFBaUIsTUFBTTtJQUNuRztJQUNBO0lBQ0Esb0RBQW9ELEdBQUcsS0FBSyxHQUFHLE1BQU0sWUFBWSxNQUFNLElBQUksT0FBTyxLQUFLLEdBQUcsR0FBRztFQUMvRzs7RUFFQSxVQUFVLFlBQVksTUFBTSxJQUFJLGNBQWMsSUFBSSxZQUFZLFVBQVUsRUFBRSxTQUFTLE9BQU8sR0FBRyxNQUFNLEdBQUcsR0FBRztJQUN2RyxNQUFNLE1BQU0sRUFBRSxNQUFNLG9CQUFvQixJQUFJLEdBQUcsR0FBRyxzQkFBc0IsTUFBTSxXQUFXLE1BQU0sT0FBTyxNQUFNO0lBQzVHLE1BQU0sSUFBSSxFQUFFLFVBQVUsa0JBQWtCLE9BQU8sY0FBYyxZQUFZLFdBQVcsUUFBUSxhQUFhLGFBQWEsWUFBWTtJQUNsSSxNQUFNLE9BQU8sRUFBRSxrQkFBa0I7SUFDakMsTUFBTSxXQUFXLEdBQUcsa0NBQWtDLFdBQVcsS0FBSyxTQUFTO0lBQy9FLElBQUksT0FBTyxLQUFLLEdBQUcsVUFBVSxJQUFJLEtBQUssR0FBRyxPQUFPLFNBQVMsTUFBTSxHQUFHLEdBQUcsU0FBUyxTQUFTLGFBQWEsUUFBUSxLQUFLLEdBQUcsTUFBTSxTQUFTLEtBQUssR0FBRyxLQUFLLGFBQWEsVUFBVTtNQUNySyxNQUFNLEtBQUssRUFBRSxZQUFZO01BQ3pCLGFBQWE7SUFDZjtJQUNBLG9EQUFvRCxHQUFHLEtBQUssR0FBRyxNQUFNLFlBQVksTUFBTSxJQUFJLE9BQU8sS0FBSyxHQUFHLEdBQUc7SUFDN0csb0RBQW9ELElBQUksR0FBRztJQUMzRCxvREFBb0QsSUFBSSxHQUFHLEtBQUssWUFBWSxNQUFNLElBQUksT0FBTyxJQUFJLEdBQUc7SUFDcEcsTUFBTSxNQUFNLEVBQUUsZUFBZSxhQUFhLEdBQUcsSUFBSSxPQUFPO0lBQ3hELGNBQWMsY0FBYyw2QkFBNkIsZUFBZSxZQUFZLEtBQUssR0FBRyxFQUFFLE9BQU8sR0FBRyxPQUFPLEtBQUssR0FBRyxHQUFHLEdBQUcsU0FBUyxRQUFRLEtBQUssSUFBSSxHQUFHLEtBQUssSUFBSSxHQUFHLFVBQVUsSUFBSSxjQUFjLFFBQVEsSUFBSSxJQUFJO0lBQ2xOO0lBQ0EsYUFBYTtJQUNiO0VBQ0Y7QUFDRjs7OztBQVNBLGlCQUFpQixLQUFLLE1BQU0sUUFBUSxJQUFJLFNBQVMsR0FBRyxHQUFHO0VBQ3JELFNBQVMsRUFBRSxPQUFPLEtBQUssUUFBUSxJQUFJLE1BQU0sSUFBSSxXQUFXLElBQUksUUFBUSxHQUFHLEtBQUssRUFBRSxPQUFPLFFBQVEsT0FBTyxJQUFJLE9BQU8sRUFBRSxTQUFTLE9BQU8sR0FBRyxNQUFNLEdBQUcsR0FBRztJQUM5SSxNQUFNLFVBQVUsRUFBRSxrQkFBa0IsR0FBRztJQUN2Qyw4QkFBOEIsVUFBVSxPQUFPLEtBQUs7SUFDcEQsTUFBTSxNQUFNLEVBQUUsTUFBTSx5QkFBeUIsR0FBRztNQUM5QyxNQUFNLEtBQUssRUFBRTtNQUNiLEdBQUcsWUFBWSxJQUFJLFFBQVEsT0FBTyxVQUFVLEtBQUssTUFBTSxlQUFlLEdBQUc7TUFDekUsT0FBTyxnQ0FBZ0MsT0FBTyxFQUFFLHFCQUFxQixvQ0FBb0MsRUFBRSxtQkFBbUI7SUFDaEk7SUFDQSxNQUFNLElBQUksRUFBRSxVQUFVLGtCQUFrQixPQUFPLGNBQWMsWUFBWSxXQUFXLFFBQVEsZUFBZSxXQUFXLGFBQWEsUUFBUSxhQUFhLGFBQWEsWUFBWTtJQUNqTCxNQUFNLE9BQU8sRUFBRSxrQkFBa0I7SUFDakMsTUFBTSxXQUFXLEdBQUcsa0NBQWtDLFdBQVcsS0FBSyxTQUFTOztJQUUvRSxNQUFNLEtBQUssRUFBRSxlQUFlLE1BQU0sR0FBRyxHQUFHLFVBQVU7SUFDbEQsYUFBYTtJQUNiLG9DQUFvQyxLQUFLLE1BQU0sVUFBVSxTQUFTLFFBQVEsS0FBSztJQUMvRSxNQUFNLFFBQVEsUUFBUSxFQUFFO0lBQ3hCLDZCQUE2QixHQUFHLGdEQUFnRCxlQUFlLGtCQUFrQixlQUFlLGlCQUFpQixhQUFhLG1CQUFtQjtJQUNqTCw4QkFBOEIsR0FBRyxnQkFBZ0IsSUFBSSw4QkFBOEIsTUFBTSxZQUFZLFVBQVUsRUFBRSxZQUFZLEVBQUUsTUFBTSxVQUFVLFVBQVUsU0FBUyxFQUFFLEVBQUU7SUFDdEs7TUFDRSxFQUFFLE1BQU0sUUFBUSxTQUFTLE1BQU0sR0FBRyxHQUFHLFFBQVE7TUFDN0MsRUFBRSxNQUFNLGFBQWEsU0FBUyxNQUFNLFlBQVksR0FBRyxJQUFJLGFBQWEsTUFBTSxZQUFZLFVBQVUsRUFBRSxNQUFNLGFBQWEsV0FBVyxtQkFBbUIsRUFBRSxHQUFHO01BQ3hKLEVBQUUsTUFBTSxRQUFRLGNBQWMsWUFBWTtJQUM1QztJQUNBLDBEQUEwRCxLQUFLOztJQUUvRCxNQUFNLElBQUksRUFBRSxlQUFlLEtBQUssUUFBUTtJQUN4QyxhQUFhO0lBQ2IsTUFBTSxHQUFHLEVBQUUsY0FBYyxRQUFRLGdDQUFnQyxHQUFHO0lBQ3BFLHdDQUF3QyxJQUFJLEtBQUs7SUFDakQ7SUFDQSxNQUFNLElBQUksRUFBRSxrQkFBa0IsS0FBSztJQUNuQyxhQUFhO0lBQ2IsaUNBQWlDLGtCQUFrQixlQUFlLEtBQUssTUFBTSxZQUFZLFNBQVM7SUFDbEc7TUFDRSxFQUFFLE1BQU0sYUFBYSxZQUFZLEdBQUcsSUFBSSxhQUFhLFVBQVUsRUFBRSxNQUFNLGVBQWUsV0FBVyxtQ0FBbUMsRUFBRSxHQUFHO01BQ3pJLEVBQUUsTUFBTSxRQUFRLGNBQWMsWUFBWTtJQUM1QztJQUNBO0lBQ0EsYUFBYTtJQUNiO0VBQ0Y7O0VBRUEsVUFBVSxLQUFLLEdBQUcsSUFBSSxhQUFhLFNBQVMsS0FBSyxJQUFJLE9BQU8sUUFBUSxPQUFPLElBQUksS0FBSyxJQUFJLE1BQU0sS0FBSyxRQUFRLEVBQUUsU0FBUyxPQUFPLEdBQUcsTUFBTSxHQUFHLEdBQUc7SUFDMUksTUFBTSxVQUFVLEVBQUUsa0JBQWtCLEdBQUc7SUFDdkMsOEJBQThCLFVBQVUsT0FBTyxLQUFLO0lBQ3BELE1BQU0sTUFBTSxFQUFFLE1BQU0seUJBQXlCLE1BQU0sR0FBRztNQUNwRCxHQUFHLGVBQWUsSUFBSSxXQUFXLE9BQU8sRUFBRSxRQUFRLEtBQUssTUFBTSxFQUFFLE9BQU8sRUFBRSxTQUFTLE9BQU8sS0FBSyxJQUFJLFFBQVEsT0FBTyxFQUFFLEVBQUU7TUFDcEgsR0FBRyxzQkFBc0IsVUFBVSxZQUFZLE9BQU8sc0JBQXNCLE1BQU0sV0FBVyxNQUFNLE1BQU0sR0FBRyxHQUFHLE1BQU07TUFDckgsT0FBTyxzQkFBc0IsTUFBTSxRQUFRLE1BQU0sYUFBYSxNQUFNLEVBQUUsTUFBTSxRQUFRLEVBQUU7SUFDeEY7SUFDQSxNQUFNLElBQUksRUFBRSxVQUFVLGtCQUFrQixPQUFPLGNBQWMsWUFBWSxXQUFXLFFBQVEsZUFBZSxXQUFXLGFBQWEsYUFBYSxZQUFZO0lBQzVKLE1BQU0sT0FBTyxFQUFFLGtCQUFrQjtJQUNqQyxNQUFNLFdBQVcsR0FBRyxrQ0FBa0MsV0FBVyxLQUFLLFNBQVM7SUFDL0UsSUFBSSxLQUFLLEVBQUUsRUFBRSxHQUFHLEVBQUUsRUFBRSxHQUFHLEtBQUs7TUFDMUIsTUFBTSxLQUFLLEVBQUUsZUFBZSxNQUFNLEdBQUcsR0FBRyxVQUFVO01BQ2xELGNBQWMsYUFBYSw0QkFBNEIsTUFBTSxHQUFHLEdBQUc7SUFDckU7SUFDQSw4QkFBOEIsR0FBRyxRQUFRLElBQUksMkJBQTJCLE9BQU8sT0FBTyxPQUFPO0lBQzdGLDhDQUE4QyxNQUFNLFFBQVEsT0FBTyxLQUFLLE1BQU0sTUFBTSxLQUFLLE1BQU0sS0FBSyxJQUFJLFFBQVEsTUFBTSxLQUFLLGFBQWEsTUFBTSxJQUFJLGFBQWEsU0FBUyxLQUFLLElBQUk7SUFDakw7SUFDQSxhQUFhO0lBQ2I7RUFDRjs7RUFFQSxVQUFVLFdBQVcsTUFBTSxHQUFHLE1BQU0sUUFBUSxHQUFHLE9BQU8sV0FBVyxVQUFVLFFBQVEsUUFBUSxhQUFhLEVBQUUsU0FBUyxRQUFRLEdBQUcsTUFBTSxHQUFHLEdBQUc7SUFDeEksTUFBTSxNQUFNLEVBQUUsTUFBTSxrQkFBa0IsR0FBRztJQUN6QyxNQUFNLElBQUksRUFBRSxVQUFVLGtCQUFrQixPQUFPLGNBQWMsWUFBWSxXQUFXLFFBQVEsYUFBYSxhQUFhLFlBQVk7SUFDbEksTUFBTSxPQUFPLEVBQUUsa0JBQWtCO0lBQ2pDLE1BQU0sV0FBVyxHQUFHLGtDQUFrQyxXQUFXLEtBQUssU0FBUztJQUMvRSxNQUFNLElBQUksRUFBRSx1Q0FBdUMsR0FBRztJQUN0RCxNQUFNLEtBQUssRUFBRSxFQUFFLGVBQWUsUUFBUSwyQ0FBMkMsR0FBRyxJQUFJLGdCQUFnQixpQkFBaUIsaUJBQWlCO0lBQzFJLE1BQU0sSUFBSSxFQUFFLE9BQU8sUUFBUSxHQUFHLHVCQUF1QixFQUFFLFFBQVEsUUFBUSxTQUFTLE1BQU0sTUFBTSxpQkFBaUIsTUFBTSxTQUFTLFNBQVMsRUFBRSxRQUFRLGNBQWMsS0FBSyxFQUFFLEdBQUcsWUFBWSxHQUFHLFNBQVMsR0FBRyxVQUFVLFNBQVMsU0FBUztJQUM5TixJQUFJLEtBQUssRUFBRTtJQUNYLE1BQU0sUUFBUSxFQUFFLGdCQUFnQixHQUFHLEdBQUcsR0FBRyxHQUFHLFdBQVcsR0FBRyxjQUFjLG9CQUFvQixHQUFHLE1BQU0sRUFBRTtJQUN2RyxNQUFNLE9BQU8sU0FBUyxFQUFFO0lBQ3hCLE1BQU0sV0FBVyxHQUFHLHNCQUFzQixFQUFFLEdBQUcsS0FBSyxNQUFNLFNBQVMsR0FBRyxNQUFNLElBQUk7SUFDaEYsTUFBTSxRQUFRO01BQ1osTUFBTSxRQUFRLEVBQUU7TUFDaEIsY0FBYyx1QkFBdUIsRUFBRSxTQUFTLEtBQUs7TUFDckQsc0JBQXNCLEVBQUU7TUFDeEIsTUFBTSxJQUFJLFlBQVksR0FBRyxjQUFjO0lBQ3pDO0lBQ0EsY0FBYyxpQkFBaUIsR0FBRyx3Q0FBd0MsUUFBUSxRQUFRLFFBQVEsUUFBUTtJQUMxRyxHQUFHLEtBQUssSUFBSSxJQUFJLFFBQVEsV0FBVyxLQUFLLE1BQU0sS0FBSyxJQUFJLE1BQU0sS0FBSyxJQUFJLFNBQVMsSUFBSSxLQUFLLE1BQU07SUFDOUY7SUFDQTtJQUNBLGFBQWE7SUFDYjtFQUNGO0FBQ0Y7Ozs7QUFTQSxjQUFjLFNBQVMsR0FBRyxHQUFHO0VBQzNCLFVBQVUsS0FBSyxVQUFVLElBQUksUUFBUSxLQUFLLElBQUksY0FBYyxRQUFRLFVBQVUsTUFBTSxHQUFHLEdBQUc7SUFDeEYsTUFBTSxFQUFFLGlCQUFpQixnQkFBZ0IsRUFBRSxFQUFFLE1BQU07SUFDbkQsTUFBTSxPQUFPLEVBQUUsd0JBQXdCLGNBQWM7SUFDckQsTUFBTSxRQUFRLEVBQUUsZ0NBQWdDLFFBQVEsSUFBSSxTQUFTLG1CQUFtQixRQUFRLElBQUk7SUFDcEcsTUFBTSxNQUFNLEVBQUUsUUFBUSxvRkFBb0YsR0FBRztJQUM3RyxNQUFNLFFBQVEsRUFBRSxpQkFBaUIsR0FBRyw2QkFBNkIsR0FBRztJQUNwRTtJQUNBLGtFQUFrRSxtQkFBbUIsZ0JBQWdCLGtCQUFrQixxQkFBcUI7SUFDNUksZ0ZBQWdGLEdBQUc7SUFDbkYsb0ZBQW9GLEdBQUc7SUFDdkYsMkVBQTJFLEdBQUc7RUFDaEY7QUFDRjs7QUFFQSxjQUFjLFFBQVEsR0FBRyxFQUFFLE1BQU0sVUFBVSxHQUFHLEdBQUc7RUFDL0MsVUFBVSxRQUFRLE1BQU0sT0FBTyxJQUFJLElBQUksU0FBUyxHQUFHLE9BQU8sRUFBRSxTQUFTLE9BQU8sR0FBRyxNQUFNLEdBQUcsR0FBRztJQUN6RixNQUFNLElBQUksRUFBRSxVQUFVLGtCQUFrQixXQUFXO0lBQ25ELE1BQU0sS0FBSyxFQUFFLGdCQUFnQixLQUFLLFVBQVU7SUFDNUMsY0FBYyxhQUFhLDRCQUE0QixlQUFlLFdBQVcsSUFBSSxNQUFNLGtCQUFrQixXQUFXLElBQUksTUFBTSxLQUFLO0VBQ3pJOztFQUVBLGFBQWEsSUFBSSxRQUFRLFNBQVMsR0FBRyxFQUFFLE1BQU0sTUFBTSxJQUFJLElBQUksT0FBTyxNQUFNLEVBQUUsVUFBVSxFQUFFLFlBQVksRUFBRSxTQUFTLE9BQU8sR0FBRyxNQUFNLEdBQUcsR0FBRztJQUNqSSxNQUFNLElBQUksRUFBRTtJQUNaLE1BQU0sS0FBSyxFQUFFLGdCQUFnQixLQUFLO0lBQ2xDLGFBQWE7SUFDYiw4Q0FBOEMsR0FBRyxNQUFNLFNBQVMsR0FBRyxZQUFZLEdBQUcsRUFBRSxPQUFPLE9BQU8sS0FBSyxJQUFJLEVBQUUsU0FBUyxHQUFHLFdBQVcsT0FBTztJQUMzSSxNQUFNLFNBQVMsRUFBRSxrQkFBa0I7SUFDbkMsTUFBTSxVQUFVLEVBQUUsa0JBQWtCLEVBQUUsUUFBUSxhQUFhLEtBQUs7SUFDaEUsY0FBYyxpQkFBaUIsTUFBTSwrQkFBK0I7SUFDcEUsNkNBQTZDO0VBQy9DO0FBQ0Y7In0=
+
+// literate/end-to-end.md:556
+describe("conversations that survive a restart", () => {
+  it("continues a `send --session` conversation after a restart and after kill -9, lists it, and deletes it for good", { timeout: 90_000 }, async () => {
+    const model = await recordingModel((_r, _b, n) => said(JSON.stringify({ kind: "message", text: `noted ${n}` })));
+    const env = homeEnv({ PROVIDER_CASCADE: "box", BOX_BASE_URL: model.base, BOX_MODEL: "tiny", DAEMON_PORT: String(await freePort()) });
+    const daemon = async () => {
+      const child = start(["daemon"], env);
+      await waitFor(() => child.output().includes("passepartout daemon: listening"), "the daemon to listen");
+      return child;
+    };
+    const send = async (...args: string[]) => {
+      const child = start(["send", ...args], env);
+      return [await child.exited, child.output()];
+    };
+    let running = await daemon();
+    expect(await send("--session", "work", "my name is Ada")).toEqual([0, "assistant: noted 1\n"]);
+    running.child.kill("SIGTERM");
+    expect(await running.exited).toBe(0);
+
+    running = await daemon();
+    expect(await send("--session", "work", "what is my name?")).toEqual([0, "assistant: noted 2\n"]);
+    expect(dialogue(model.requests[1])).toEqual(["user: my name is Ada", "assistant: noted 1", "user: what is my name?"]);
+    // Killed at once after the answer: the conversation is in the journal, not yet in conversations.json.
+    running.child.kill("SIGKILL");
+    await running.exited;
+
+    running = await daemon();
+    expect(await send("--session", "work", "and now?")).toEqual([0, "assistant: noted 3\n"]);
+    expect(dialogue(model.requests[2])).toEqual(["user: my name is Ada", "assistant: noted 1", "user: what is my name?", "assistant: noted 2", "user: and now?"]);
+    expect(await send("another conversation")).toEqual([0, "assistant: noted 4\n"]);
+
+    const listed = start(["sessions"], env);
+    expect(await listed.exited).toBe(0);
+    expect(listed.output()).toMatch(/^send:default {2}2 turn\(s\), \d+ bytes, last used \d{4}-\d\d-\d\dT[\d:.]+Z\nsend:work {2}6 turn\(s\), \d+ bytes, last used /);
+    const json = start(["sessions", "--json"], env);
+    expect(await json.exited).toBe(0);
+    expect(JSON.parse(json.output())).toMatchObject([{ id: "send:default", turns: 2 }, { id: "send:work", turns: 6 }]);
+
+    const deleted = start(["sessions", "delete", "work"], env);
+    expect([await deleted.exited, deleted.output()]).toEqual([0, "deleted `send:work`\n"]);
+    const again = start(["sessions", "delete", "work"], env);
+    expect([await again.exited, again.output()]).toEqual([1, "passepartout sessions delete: no conversation `work` is kept\nhint: `passepartout sessions` lists them\n"]);
+    running.child.kill("SIGKILL");
+    await running.exited;
+
+    running = await daemon();
+    expect(await send("--session", "work", "who am I?")).toEqual([0, "assistant: noted 5\n"]);
+    expect(dialogue(model.requests[4])).toEqual(["user: who am I?"]);
+    running.child.kill("SIGTERM");
+    expect(await running.exited).toBe(0);
+    model.close();
+  });
+
+  it("lists and deletes conversations over HTTP, an HTTP client's own session id included", { timeout: 30_000 }, async () => {
+    const env = homeEnv({ PROVIDER_CASCADE: "scripted", DAEMON_PORT: String(await freePort()) });
+    const first = start(["daemon"], env);
+    await waitFor(() => first.output().includes("passepartout daemon: listening"), "the daemon to listen");
+    const token = readFileSync(join(env["XDG_CONFIG_HOME"] ?? "", "passepartout", "daemon.token"), "utf8").trim();
+    const url = `http://127.0.0.1:${env["DAEMON_PORT"] ?? ""}`;
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}` }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      return [response.status, await response.json()];
+    };
+    const signal = { type: "event", payload: { sensor: "user-input", text: "hello" }, meta: { source: "editor", sessionId: "my editor/1" } };
+    expect((await call("POST", "/signal", signal))[0]).toBe(200);
+    expect(await call("GET", "/sessions")).toEqual([200, [{ id: "my editor/1", turns: 2, bytes: expect.any(Number), lastUsedAt: expect.any(String) }]]);
+    expect(await call("DELETE", `/sessions/${encodeURIComponent("my editor/1")}`)).toEqual([200, { deleted: "my editor/1" }]);
+    expect(await call("DELETE", `/sessions/${encodeURIComponent("my editor/1")}`)).toEqual([404, { error: "no conversation `my editor/1`" }]);
+    expect(await call("GET", "/sessions")).toEqual([200, []]);
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+  });
+});
+
+// literate/end-to-end.md:635
+describe("traces from a daemon", () => {
+  it("sends a signal's spans, with its model calls, gate verdicts and tool call under it, to the OTLP endpoint, and no text", { timeout: 40_000 }, async () => {
+    const { createServer: createHttpServer } = await import("node:http");
+    type OtlpSpan = { name: string; traceId: string; spanId: string; parentSpanId?: string; attributes: { key: string; value: Record<string, unknown> }[] };
+    const bodies: string[] = [];
+    const receiver = createHttpServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        if (req.url === "/v1/traces") bodies.push(body);
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const workspace = homeEnv()["HOME"] ?? "";
+    writeFileSync(join(workspace, "a.txt"), "hello from a");
+    const usage = { usage: { prompt_tokens: 11, completion_tokens: 3 } };
+    const model = await recordingModel((request) => {
+      const answer = request.messages.at(-1)?.role === "tool" ? said("the file says hi") : calls("read_file", '{"path":"a.txt"}');
+      return { body: { ...(answer.body as object), ...usage } };
+    });
+    const env = homeEnv({
+      PROVIDER_CASCADE: "box",
+      BOX_BASE_URL: model.base,
+      BOX_MODEL: "tiny",
+      WORKSPACE_DIR: workspace,
+      DAEMON_PORT: String(await freePort()),
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
+    });
+    const daemon = start(["daemon"], env);
+    await waitFor(() => daemon.output().includes("passepartout daemon: listening"), "the daemon to listen");
+    const send = start(["send", "what is in my secret file?"], env);
+    expect([await send.exited, send.output()]).toEqual([0, "assistant: the file says hi\n"]);
+    daemon.child.kill("SIGTERM");
+    expect(await daemon.exited).toBe(0);
+    receiver.close();
+    model.close();
+
+    const spans = bodies.flatMap((b) => (JSON.parse(b) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] }).resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)));
+    const attributes = (span: OtlpSpan | undefined) => Object.fromEntries((span?.attributes ?? []).map((a) => [a.key, Object.values(a.value)[0]]));
+    const signal = spans.find((s) => s.name === "signal");
+    expect(attributes(signal)).toEqual({ "passepartout.signal.type": "event", "passepartout.signal.sensor": "user-input", "passepartout.signal.source": "send", "passepartout.signal.depth": 0, "passepartout.signal.status": "done", "passepartout.signal.steps": 2 });
+    const under = spans.filter((s) => s.parentSpanId === signal?.spanId);
+    expect(under.every((s) => s.traceId === signal?.traceId)).toBe(true);
+    const chats = under.filter((s) => s.name === "chat tiny");
+    expect(chats.map(attributes)).toEqual([
+      { "gen_ai.operation.name": "chat", "gen_ai.provider.name": "box", "gen_ai.request.model": "tiny", "passepartout.retry": 0, "passepartout.latency_ms": expect.any(Number), "gen_ai.usage.input_tokens": 11, "gen_ai.usage.output_tokens": 3, "passepartout.tool_calls": 1 },
+      { "gen_ai.operation.name": "chat", "gen_ai.provider.name": "box", "gen_ai.request.model": "tiny", "passepartout.retry": 0, "passepartout.latency_ms": expect.any(Number), "gen_ai.usage.input_tokens": 11, "gen_ai.usage.output_tokens": 3, "passepartout.tool_calls": 0 },
+    ]);
+    const tool = under.find((s) => s.name === "execute_tool read_file");
+    expect(attributes(tool)).toEqual({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "read_file" });
+    const gates = under.filter((s) => s.name.startsWith("gate "));
+    expect(gates.map(attributes)).toContainEqual(expect.objectContaining({ "passepartout.action.kind": "tool", "passepartout.action.tool": "read_file", "passepartout.gate.verdict": "pass" }));
+    expect(gates.map(attributes)).toContainEqual(expect.objectContaining({ "passepartout.action.kind": "message", "passepartout.gate.verdict": "pass" }));
+    expect(bodies.join("")).not.toMatch(/secret|hello from a|the file says hi|a\.txt/);
+  });
+});
+//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiZW5kLXRvLWVuZC50ZXN0LnRzIiwic291cmNlcyI6WyIuLi9saXRlcmF0ZS9lbmQtdG8tZW5kLm1kIl0sIm5hbWVzIjpbXSwibWFwcGluZ3MiOiI7OztBQW1CQSxPQUFPLEVBQUUsY0FBYyxjQUFjLEVBQUUsS0FBSztBQUM1QyxPQUFPLEtBQUssRUFBRSxZQUFZLEVBQUUsS0FBSztBQUNqQyxPQUFPLEVBQUUsS0FBSyxFQUFFLEtBQUs7QUFDckIsT0FBTyxFQUFFLFVBQVUsVUFBVSxRQUFRLEdBQUcsRUFBRSxLQUFLO0FBQy9DLE9BQU8sRUFBRSxhQUFhLFVBQVUsUUFBUSxFQUFFLEtBQUs7O0FBRS9DLE1BQU0sRUFBRSxTQUFTLE9BQU8sYUFBYSxRQUFRLEVBQUUsRUFBRTtBQUNqRDtBQUNBLE1BQU0sS0FBSyxFQUFFLElBQUksVUFBVTs7QUFFM0IsY0FBYyxPQUFPLEdBQUcsRUFBRSxNQUFNLFVBQVUsR0FBRyxHQUFHO0VBQzlDLFdBQVcsS0FBSyxLQUFLLEVBQUUsT0FBTyxRQUFRLFFBQVEsTUFBTSxHQUFHLE9BQU8sSUFBSSxTQUFTLEtBQUssSUFBSSxTQUFTLEVBQUUsU0FBUyxPQUFPLEdBQUcsTUFBTSxHQUFHLEdBQUc7SUFDNUgsTUFBTSxJQUFJLEVBQUUsVUFBVSxrQkFBa0IsWUFBWSxhQUFhLGFBQWEsWUFBWTtJQUMxRixNQUFNLElBQUksRUFBRSx1Q0FBdUMsR0FBRztJQUN0RCxNQUFNLE1BQU0sRUFBRSxrQkFBa0I7SUFDaEMsTUFBTSxXQUFXLEdBQUcsc0NBQXNDLFFBQVEsYUFBYSxLQUFLLE9BQU8sR0FBRztJQUM5RixNQUFNLE1BQU0sRUFBRSx5Q0FBeUMsR0FBRyxJQUFJLGdCQUFnQixpQkFBaUI7SUFDL0YsTUFBTSxLQUFLLEVBQUUsRUFBRSxlQUFlLFFBQVEsVUFBVTtJQUNoRCxjQUFjO0lBQ2QsTUFBTSxJQUFJLEVBQUUsTUFBTSx1QkFBdUIsRUFBRSxRQUFRLFFBQVEsU0FBUyxNQUFNLE1BQU0sZ0NBQWdDO0lBQ2hILG9CQUFvQixNQUFNLDJCQUEyQixFQUFFLE9BQU8sa0JBQWtCLEtBQUssR0FBRyxFQUFFLFFBQVE7SUFDbEcsYUFBYSxPQUFPLHVCQUF1QixFQUFFLFNBQVMsS0FBSyw0QkFBNEIsUUFBUSxVQUFVO0lBQ3pHLE1BQU0sT0FBTyxFQUFFLElBQUk7SUFDbkIsTUFBTSxPQUFPLEVBQUUsTUFBTSx1QkFBdUIsRUFBRSxTQUFTLE1BQU0sUUFBUSxjQUFjO0lBQ25GLE1BQU0sT0FBTyxFQUFFLGFBQWEsR0FBRztJQUMvQixNQUFNLEtBQUssRUFBRSxFQUFFLE1BQU0sU0FBUyxTQUFTLEVBQUUsUUFBUSxpQkFBaUIsTUFBTSxFQUFFLElBQUksWUFBWSxNQUFNLFFBQVEsU0FBUyxVQUFVLFVBQVUsRUFBRSxFQUFFO0lBQ3pJLGNBQWMsdUJBQXVCLEVBQUUsUUFBUSxRQUFRLFNBQVMsTUFBTSxNQUFNLHFCQUFxQjtJQUNqRyxNQUFNLHVCQUF1QixFQUFFLFFBQVEsUUFBUSxTQUFTLE1BQU0sTUFBTSxpQkFBaUIsTUFBTSxTQUFTLFNBQVMsRUFBRSxRQUFRLGNBQWMsTUFBTSxVQUFVLEVBQUUsR0FBRztJQUMxSixJQUFJLEtBQUssRUFBRTtJQUNYLE1BQU0sd0JBQXdCLFNBQVMsS0FBSyxHQUFHLElBQUksNEJBQTRCO0lBQy9FO0lBQ0EsMkNBQTJDLElBQUksTUFBTTtJQUNyRCxhQUFhLE9BQU8sdUJBQXVCLEVBQUUsU0FBUyxLQUFLLDRCQUE0QixRQUFRLEVBQUUsT0FBTyxFQUFFLEdBQUcsUUFBUSxVQUFVO0lBQy9IO0lBQ0EsYUFBYTtJQUNiLDhDQUE4QyxHQUFHLElBQUksZ0JBQWdCLGdCQUFnQiw2QkFBNkI7O0lBRWxILE1BQU0sT0FBTyxFQUFFLGtCQUFrQjtJQUNqQyxNQUFNLFdBQVcsR0FBRyx1Q0FBdUMsUUFBUSxhQUFhLEtBQUssVUFBVTtJQUMvRjtJQUNBLGFBQWEsT0FBTyx1QkFBdUIsRUFBRSxTQUFTLEtBQUssNEJBQTRCLFFBQVEsRUFBRSxPQUFPLEVBQUUsRUFBRTtJQUM1RyxNQUFNLEtBQUssRUFBRSxlQUFlLEtBQUssSUFBSSxVQUFVO0lBQy9DLGFBQWE7SUFDYix1Q0FBdUMsV0FBVyxJQUFJLE1BQU0sSUFBSSxJQUFJO0lBQ3BFO0lBQ0EsYUFBYTtFQUNmO0FBQ0Y7Ozs7QUFVQSxjQUFjLE9BQU8sS0FBSyxFQUFFLEtBQUssa0JBQWtCLFNBQVMsR0FBRyxHQUFHO0VBQ2hFLFlBQVksUUFBUSxJQUFJLFFBQVEsUUFBUSxFQUFFLE9BQU8sTUFBTSxHQUFHLElBQUksS0FBSyxRQUFRLElBQUksTUFBTSxHQUFHLEtBQUssR0FBRyxFQUFFLE9BQU8sU0FBUyxFQUFFLFNBQVMsT0FBTyxHQUFHLE1BQU0sR0FBRyxHQUFHO0lBQ2pKLE1BQU0sRUFBRSxjQUFjLGlCQUFpQixFQUFFLEVBQUUsTUFBTTtJQUNqRCxNQUFNLE9BQU8sU0FBUyxFQUFFO0lBQ3hCLE1BQU0sTUFBTSxFQUFFLHVCQUF1QixLQUFLLEdBQUc7TUFDM0MsSUFBSSxLQUFLLEVBQUU7TUFDWCxlQUFlLElBQUksUUFBUSxHQUFHLE1BQU0sR0FBRztNQUN2QyxjQUFjLEdBQUcsR0FBRztRQUNsQixHQUFHLFNBQVMsSUFBSSxjQUFjLE9BQU8sS0FBSztRQUMxQyxNQUFNLFFBQVEsRUFBRSxpQkFBaUIsR0FBRyxFQUFFLE9BQU8sUUFBUSxVQUFVLEVBQUUsU0FBUyxPQUFPLElBQUk7UUFDckYsTUFBTSxLQUFLLEVBQUUsaUNBQWlDLEdBQUc7UUFDakQ7UUFDQSxHQUFHLHFCQUFxQixLQUFLLFFBQVE7UUFDckMseUJBQXlCLFNBQVMsR0FBRyxTQUFTLEVBQUUsU0FBUyxpQkFBaUIsTUFBTSxXQUFXLE1BQU0sa0JBQWtCLE1BQU0saUJBQWlCLEdBQUcsRUFBRSxJQUFJLE9BQU8sRUFBRSxlQUFlLEdBQUcsbUJBQW1CLEVBQUUsRUFBRTtNQUN2TTtJQUNGO0lBQ0EsTUFBTSxJQUFJLHdCQUF3QixHQUFHLGdCQUFnQixhQUFhO0lBQ2xFLE1BQU0sS0FBSyxFQUFFLHFDQUFxQyxHQUFHO0lBQ3JELE1BQU0sSUFBSSxFQUFFLFVBQVUsa0JBQWtCLE9BQU8sY0FBYyxNQUFNLFdBQVcsUUFBUSxrQkFBa0IsTUFBTSxhQUFhLGFBQWEsWUFBWTtJQUNwSixNQUFNLE9BQU8sRUFBRSxrQkFBa0I7SUFDakMsTUFBTSxXQUFXLEdBQUcsa0NBQWtDLFdBQVcsS0FBSyxTQUFTO0lBQy9FLE1BQU0sS0FBSyxFQUFFLGVBQWUsT0FBTyxTQUFTO0lBQzVDLGNBQWMsYUFBYSw0QkFBNEIsWUFBWSxLQUFLLE1BQU07SUFDOUUsa0NBQWtDO0lBQ2xDLE1BQU0sS0FBSyxFQUFFLGdCQUFnQixLQUFLO0lBQ2xDLGFBQWE7SUFDYiw4Q0FBOEMsSUFBSSxLQUFLLE9BQU8sS0FBSyxHQUFHLEdBQUcsSUFBSSxHQUFHLGNBQWMsUUFBUSxNQUFNLGFBQWEsRUFBRSxPQUFPLEdBQUcsUUFBUSxHQUFHLEtBQUssS0FBSyxRQUFRLEtBQUssR0FBRyxHQUFHLEtBQUssY0FBYyxLQUFLO0lBQ3JNLE1BQU0sS0FBSyxFQUFFLGVBQWUsTUFBTSxLQUFLLFFBQVE7SUFDL0MsTUFBTSxNQUFNLEVBQUUseUNBQXlDLEdBQUcsSUFBSSxnQkFBZ0IsaUJBQWlCO0lBQy9GLE1BQU0sT0FBTyxFQUFFLDZDQUE2QyxHQUFHLGFBQWEsRUFBRSxRQUFRLFFBQVEsU0FBUyxFQUFFLGVBQWUsUUFBUSxVQUFVLEdBQUcsTUFBTSxpQkFBaUIsTUFBTSxTQUFTLFNBQVMsRUFBRSxRQUFRLGNBQWMsTUFBTSxNQUFNLEtBQUssS0FBSyxLQUFLLEVBQUUsR0FBRztNQUNsUCxHQUFHLEdBQUc7TUFDTixHQUFHLEdBQUc7SUFDUjtJQUNBLE1BQU0sV0FBVyxHQUFHLGFBQWEsSUFBSSxHQUFHLEtBQUssS0FBSyxVQUFVLEdBQUcsTUFBTSxJQUFJO0lBQ3pFO0lBQ0EsTUFBTSxXQUFXLEdBQUcsV0FBVyxRQUFRLEdBQUcsR0FBRyxFQUFFLEVBQUUsSUFBSSxLQUFLLGtCQUFrQixHQUFHLGlDQUFpQyxLQUFLLFNBQVMsR0FBRztJQUNqSSxNQUFNLE9BQU8sRUFBRTtJQUNmO0lBQ0EsYUFBYTtJQUNiLGtCQUFrQixFQUFFO0lBQ3BCLDZDQUE2QyxPQUFPLFdBQVcsUUFBUSxHQUFHO0lBQzFFLGFBQWE7SUFDYiw2Q0FBNkMsTUFBTSxJQUFJLFdBQVcsR0FBRyxJQUFJLE9BQU8sR0FBRywwQkFBMEIsSUFBSSxRQUFRLE9BQU8sSUFBSTtJQUNwSSxhQUFhO0lBQ2I7SUFDQTtJQUNBLE1BQU0sTUFBTSxFQUFFLGdCQUFnQixFQUFFLFFBQVEsa0JBQWtCLFdBQVcsR0FBRztJQUN4RSxjQUFjLGNBQWMsNkJBQTZCLGVBQWUsV0FBVyxJQUFJLE1BQU07RUFDL0Y7QUFDRjs7QUFFQSxjQUFjLFdBQVcsS0FBSyxHQUFHLEVBQUUsT0FBTyxLQUFLLEVBQUUsS0FBSyxrQkFBa0IsU0FBUyxHQUFHLEdBQUc7RUFDckYsU0FBUyxHQUFHLElBQUksVUFBVSxRQUFRLElBQUksUUFBUSxNQUFNLEdBQUcsT0FBTyxLQUFLLElBQUksTUFBTSxLQUFLLElBQUksT0FBTyxJQUFJLFlBQVksR0FBRyxTQUFTLEVBQUUsU0FBUyxPQUFPLEdBQUcsTUFBTSxHQUFHLEdBQUc7SUFDeEosTUFBTSxFQUFFLGNBQWMsaUJBQWlCLEVBQUUsRUFBRSxNQUFNO0lBQ2pELE1BQU0sT0FBTyxTQUFTLEVBQUU7SUFDeEIsTUFBTSxNQUFNLEVBQUUsdUJBQXVCLEtBQUssR0FBRztNQUMzQyxJQUFJLEtBQUssRUFBRTtNQUNYLGVBQWUsSUFBSSxRQUFRLEdBQUcsTUFBTSxHQUFHO01BQ3ZDLGNBQWMsR0FBRyxHQUFHO1FBQ2xCLEdBQUcsU0FBUyxJQUFJLGNBQWMsT0FBTyxLQUFLO1FBQzFDLE1BQU0sUUFBUSxFQUFFLGlCQUFpQixHQUFHLEVBQUUsVUFBVSxFQUFFLFNBQVMsT0FBTyxJQUFJO1FBQ3RFLDRDQUE0QyxHQUFHO1FBQy9DLHlCQUF5QixTQUFTLEdBQUcsU0FBUyxFQUFFLFNBQVMsaUJBQWlCLE1BQU0sV0FBVyxNQUFNLFlBQVksT0FBTyxpQkFBaUIsR0FBRyxFQUFFLElBQUksT0FBTyxFQUFFLGVBQWUsSUFBSSxtQkFBbUIsRUFBRSxFQUFFO01BQ25NO0lBQ0Y7SUFDQSxNQUFNLElBQUksd0JBQXdCLEdBQUcsZ0JBQWdCLGFBQWE7SUFDbEUsTUFBTSxLQUFLLEVBQUUscUNBQXFDLEdBQUc7SUFDckQsTUFBTSxJQUFJLEVBQUUsVUFBVSxrQkFBa0IsT0FBTyxjQUFjLE1BQU0sV0FBVyxRQUFRLE9BQU8sY0FBYyxvQkFBb0IsT0FBTyxhQUFhLGFBQWEsWUFBWTtJQUM1SyxNQUFNLElBQUksRUFBRSx1Q0FBdUMsR0FBRztJQUN0RCxNQUFNLE9BQU8sRUFBRSxrQkFBa0I7SUFDakMsTUFBTSxXQUFXLEdBQUcsdUNBQXVDLFFBQVEsYUFBYSxLQUFLLE9BQU8sR0FBRztJQUMvRixNQUFNLE1BQU0sRUFBRSx5Q0FBeUMsR0FBRyxJQUFJLGdCQUFnQixpQkFBaUI7SUFDL0YsS0FBSyxXQUFXLEVBQUUsRUFBRSxJQUFJLFFBQVEsTUFBTSxRQUFRLFlBQVksUUFBUSxrQkFBa0IsUUFBUSxjQUFjLEVBQUUsU0FBUyxRQUFRLE9BQU8sU0FBUyxHQUFHLGtCQUFrQixFQUFFLFNBQVMsZUFBZSxTQUFTLElBQUk7SUFDek0sTUFBTSxNQUFNLEVBQUUsTUFBTSxJQUFJLHNCQUFzQixHQUFHLE9BQU8sT0FBTyxzQkFBc0IsRUFBRSxTQUFTLEVBQUUsZUFBZSxRQUFRLFVBQVUsRUFBRSxZQUFZLEdBQUc7SUFDcEosSUFBSSxZQUFZLFdBQVcsRUFBRTtJQUM3QixJQUFJLEtBQUssRUFBRSxFQUFFLEdBQUcsRUFBRSxFQUFFLElBQUksR0FBRyx3QkFBd0IsR0FBRyxHQUFHLEVBQUUsR0FBRyxLQUFLO01BQ2pFLFdBQVcsRUFBRSxPQUFPLGtCQUFrQixHQUFHLE9BQU8sSUFBSTtNQUNwRCxHQUFHLHlCQUF5QixHQUFHLEdBQUcsRUFBRSxHQUFHLE1BQU0sSUFBSSxZQUFZLEdBQUcsY0FBYztJQUNoRjtJQUNBLG1DQUFtQyxNQUFNLGFBQWE7SUFDdEQ7SUFDQTtJQUNBLE1BQU0sSUFBSSxFQUFFLE9BQU8sT0FBTyxxQ0FBcUMsR0FBRyxNQUFNLEVBQUUsU0FBUyxFQUFFLGVBQWUsUUFBUSxVQUFVLEVBQUUsWUFBWSxHQUFHO0lBQ3ZJLGtEQUFrRCxJQUFJLElBQUksSUFBSSxXQUFXLEtBQUssR0FBRyxLQUFLO0lBQ3RGO0lBQ0EsZ0NBQWdDLElBQUksSUFBSSxXQUFXLEtBQUssR0FBRyxLQUFLO0lBQ2hFLDZDQUE2QyxNQUFNLE9BQU8sS0FBSyxRQUFRLEtBQUssUUFBUSxHQUFHLEtBQUs7SUFDNUY7SUFDQSxhQUFhO0lBQ2I7SUFDQTtJQUNBLE1BQU0sT0FBTyxFQUFFLHVDQUF1QyxHQUFHLElBQUksZ0JBQWdCLGdCQUFnQjtJQUM3RjtJQUNBLHFDQUFxQyxPQUFPO0VBQzlDO0FBQ0Y7Ozs7QUFPQSxhQUFhLFNBQVMsT0FBTyxFQUFFLE1BQU0sTUFBTSxHQUFHLFdBQVcsR0FBRyxHQUFHO0VBQzdELFVBQVUsSUFBSSxLQUFLLFVBQVUsU0FBUyxJQUFJLElBQUksSUFBSSxJQUFJLFdBQVcsUUFBUSxHQUFHLEdBQUcsS0FBSyxVQUFVLEVBQUUsU0FBUyxPQUFPLEdBQUcsTUFBTSxHQUFHLEdBQUc7SUFDN0gsTUFBTSxFQUFFLGlCQUFpQixFQUFFLEVBQUUsTUFBTTtJQUNuQyxNQUFNLFNBQVMsRUFBRSxzQkFBc0IsT0FBTztJQUM5QyxNQUFNLE1BQU0sRUFBRSxNQUFNLG9CQUFvQixJQUFJLEdBQUcsR0FBRyxzQkFBc0IsSUFBSSxFQUFFLEVBQUUsRUFBRSxNQUFNLFFBQVEsTUFBTSxlQUFlLE1BQU0sRUFBRSxTQUFTLFNBQVMsTUFBTSxXQUFXLEVBQUUsRUFBRSxFQUFFLEVBQUUsTUFBTSxXQUFXLE1BQU0sT0FBTztJQUN0TSxNQUFNLElBQUksRUFBRSxVQUFVLGtCQUFrQixPQUFPLGNBQWMsWUFBWSxXQUFXLFFBQVEsYUFBYSxRQUFRO0lBQ2pILE1BQU0sS0FBSyxFQUFFLFlBQVksR0FBRztJQUM1QixNQUFNLFVBQVUsRUFBRSxXQUFXO0lBQzdCLE1BQU0sRUFBRSxXQUFXLFlBQVksRUFBRSxFQUFFLE1BQU07SUFDekM7SUFDQSxNQUFNLEtBQUssRUFBRSxnQkFBZ0IsRUFBRSxRQUFRLGVBQWUsVUFBVSxHQUFHLE1BQU0sS0FBSztJQUM5RSxNQUFNLEtBQUssRUFBRSxNQUFNO0lBQ25CO0lBQ0EsTUFBTSxJQUFJLEVBQUU7SUFDWjtJQUNBO0lBQ0EsK0JBQStCLElBQUksS0FBSyxVQUFVLElBQUksUUFBUSw4QkFBOEIsR0FBRztJQUMvRixNQUFNLEdBQUcsRUFBRSxTQUFTLEtBQUssV0FBVyxpQ0FBaUMsR0FBRyxJQUFJLEdBQUc7SUFDL0UseUJBQXlCLFVBQVUsS0FBSyxJQUFJLEtBQUssVUFBVSxPQUFPLElBQUksR0FBRyxJQUFJLEdBQUcsS0FBSyxXQUFXLGFBQWEsT0FBTyxJQUFJLFFBQVE7SUFDaEksOEJBQThCLElBQUksR0FBRyxJQUFJLEdBQUcsS0FBSyxPQUFPO0lBQ3hEO0lBQ0EsdUNBQXVDLEdBQUc7SUFDMUM7RUFDRjtBQUNGOztBQUVBLEdBQUcsRUFBRSxLQUFLLEtBQUssT0FBTyxHQUFHLFVBQVUsS0FBSyxPQUFPLElBQUksaUJBQWlCLFFBQVEsSUFBSSxRQUFRLE1BQU0sUUFBUSxHQUFHLEdBQUc7QUFDNUcsR0FBRyxHQUFHLEVBQUUsS0FBSyxNQUFNLEtBQUssSUFBSSxPQUFPLEdBQUcsSUFBSSxLQUFLLE1BQU0sV0FBVyxPQUFPLElBQUksUUFBUSxLQUFLLElBQUksTUFBTTtBQUNsRyxLQUFLLFlBQVksRUFBRSxFQUFFLE9BQU8sUUFBUSxVQUFVLEVBQUUsTUFBTSxRQUFRLFNBQVMsT0FBTyxFQUFFLE1BQU0sYUFBYSxFQUFFLElBQUksUUFBUSxVQUFVLEVBQUUsTUFBTSxRQUFRLFdBQVcsT0FBTyxFQUFFLEtBQUssZUFBZSxPQUFPLEtBQUssUUFBUSxFQUFFLE1BQU0sUUFBUSxVQUFVLEVBQUUsTUFBTSxRQUFRLFlBQVksUUFBUSxFQUFFLElBQUk7O0FBRTNRLE1BQU0sU0FBUyx1QkFBdUIsVUFBVSxhQUFhLE1BQU0sUUFBUSxHQUFHLFFBQVEsR0FBRyxFQUFFLFNBQVMsUUFBUSxNQUFNLFFBQVEsR0FBRztFQUMzSCxNQUFNLEVBQUUsY0FBYyxpQkFBaUIsRUFBRSxFQUFFLE1BQU07RUFDakQsTUFBTSxVQUFVLGNBQWMsRUFBRTtFQUNoQyxNQUFNLE9BQU8sRUFBRSx1QkFBdUIsS0FBSyxHQUFHO0lBQzVDLElBQUksS0FBSyxFQUFFO0lBQ1gsZUFBZSxJQUFJLFFBQVEsR0FBRyxNQUFNLEdBQUc7SUFDdkMsY0FBYyxHQUFHLEdBQUc7TUFDbEIsR0FBRyxTQUFTLElBQUksY0FBYyxPQUFPLEtBQUs7TUFDMUMsTUFBTSxRQUFRLEVBQUUsaUJBQWlCLEdBQUc7TUFDcEM7TUFDQSxNQUFNLE1BQU0sRUFBRSxnQkFBZ0IsTUFBTTtNQUNwQywyQkFBMkIsR0FBRyxLQUFLLEVBQUUsZ0JBQWdCLG1CQUFtQjtJQUMxRTtFQUNGO0VBQ0EsTUFBTSxJQUFJLHdCQUF3QixHQUFHLGlCQUFpQixhQUFhO0VBQ25FLE1BQU0sS0FBSyxFQUFFLHNDQUFzQyxHQUFHO0VBQ3RELE9BQU8sRUFBRSxNQUFNLFVBQVUsT0FBTyxHQUFHLEdBQUcsK0JBQStCLGdCQUFnQjtBQUN2Rjs7QUFFQSxNQUFNLEtBQUssRUFBRSxVQUFVLE9BQU8sRUFBRSxNQUFNLE9BQU8sT0FBTyxFQUFFLElBQUksR0FBRyxHQUFHLE1BQU0sRUFBRSxTQUFTLEdBQUcsU0FBUyxFQUFFLE1BQU0sYUFBYSxTQUFTLFNBQVMsRUFBRSxHQUFHLEVBQUU7QUFDM0ksTUFBTSxNQUFNLEVBQUUsT0FBTyxRQUFRLE1BQU0sUUFBUSxHQUFHLFdBQVcsRUFBRSxZQUFZLEdBQUcsSUFBSSxjQUFjLE1BQU0sWUFBWSxVQUFVLEVBQUUsTUFBTSxXQUFXLEtBQUssRUFBRSxHQUFHO0FBQ3JKLE1BQU0sU0FBUyxFQUFFLFVBQVUsWUFBWSxFQUFFLFdBQVcsR0FBRyxrQ0FBa0MsR0FBRztBQUM1RixHQUFHLElBQUksYUFBYSxFQUFFLFFBQVEsU0FBUyxJQUFJLE9BQU8sTUFBTSxLQUFLLElBQUksU0FBUyxJQUFJLEtBQUssUUFBUSxJQUFJLE1BQU0sT0FBTyxHQUFHLFNBQVMsUUFBUSxPQUFPLEdBQUc7QUFDMUksTUFBTSxTQUFTLEVBQUUsVUFBVSxZQUFZLEVBQUUsV0FBVyxHQUFHLG1CQUFtQixHQUFHLGVBQWUsR0FBRyxPQUFPLElBQUksa0JBQWtCLEdBQUcsWUFBWSxZQUFZLEdBQUc7O0FBRTFKLHdCQUF3QixRQUFRLEVBQUUsVUFBVSxrQkFBa0IsU0FBUyxHQUFHLEdBQUc7RUFDM0UsVUFBVSxFQUFFLE1BQU0sS0FBSyxJQUFJLGNBQWMsSUFBSSxPQUFPLFFBQVEsUUFBUSxJQUFJLE1BQU0sT0FBTyxFQUFFLFNBQVMsT0FBTyxHQUFHLE1BQU0sR0FBRyxHQUFHO0lBQ3BILE1BQU0sTUFBTSxFQUFFLE1BQU0sb0JBQW9CLElBQUksR0FBRyxHQUFHLHNCQUFzQixNQUFNLFdBQVcsTUFBTSxPQUFPLE1BQU07SUFDNUcsTUFBTSxJQUFJLEVBQUUsVUFBVSxrQkFBa0IsT0FBTyxjQUFjLFlBQVksV0FBVyxPQUFPO0lBQzNGLE1BQU0sS0FBSyxFQUFFLGdCQUFnQixLQUFLLElBQUksS0FBSyxHQUFHLFVBQVUsR0FBRyxHQUFHO0lBQzlELGNBQWMsYUFBYSw0QkFBNEIsZUFBZSxNQUFNLGlCQUFpQixNQUFNO0lBQ25HO0lBQ0E7SUFDQSxvREFBb0QsR0FBRyxLQUFLLEdBQUcsTUFBTSxZQUFZLE1BQU0sSUFBSSxPQUFPLEtBQUssR0FBRyxHQUFHO0VBQy9HOztFQUVBLFVBQVUsWUFBWSxNQUFNLElBQUksY0FBYyxJQUFJLFlBQVksVUFBVSxFQUFFLFNBQVMsT0FBTyxHQUFHLE1BQU0sR0FBRyxHQUFHO0lBQ3ZHLE1BQU0sTUFBTSxFQUFFLE1BQU0sb0JBQW9CLElBQUksR0FBRyxHQUFHLHNCQUFzQixNQUFNLFdBQVcsTUFBTSxPQUFPLE1BQU07SUFDNUcsTUFBTSxJQUFJLEVBQUUsVUFBVSxrQkFBa0IsT0FBTyxjQUFjLFlBQVksV0FBVyxRQUFRLGFBQWEsYUFBYSxZQUFZO0lBQ2xJLE1BQU0sT0FBTyxFQUFFLGtCQUFrQjtJQUNqQyxNQUFNLFdBQVcsR0FBRyxrQ0FBa0MsV0FBVyxLQUFLLFNBQVM7SUFDL0UsSUFBSSxPQUFPLEtBQUssR0FBRyxVQUFVLElBQUksS0FBSyxHQUFHLE9BQU8sU0FBUyxNQUFNLEdBQUcsR0FBRyxTQUFTLFNBQVMsYUFBYSxRQUFRLEtBQUssR0FBRyxNQUFNLFNBQVMsS0FBSyxHQUFHLEtBQUssYUFBYSxVQUFVO01BQ3JLLE1BQU0sS0FBSyxFQUFFLFlBQVk7TUFDekIsYUFBYTtJQUNmO0lBQ0Esb0RBQW9ELEdBQUcsS0FBSyxHQUFHLE1BQU0sWUFBWSxNQUFNLElBQUksT0FBTyxLQUFLLEdBQUcsR0FBRztJQUM3RyxvREFBb0QsSUFBSSxHQUFHO0lBQzNELG9EQUFvRCxJQUFJLEdBQUcsS0FBSyxZQUFZLE1BQU0sSUFBSSxPQUFPLElBQUksR0FBRztJQUNwRyxNQUFNLE1BQU0sRUFBRSxlQUFlLGFBQWEsR0FBRyxJQUFJLE9BQU87SUFDeEQsY0FBYyxjQUFjLDZCQUE2QixlQUFlLFlBQVksS0FBSyxHQUFHLEVBQUUsT0FBTyxHQUFHLE9BQU8sS0FBSyxHQUFHLEdBQUcsR0FBRyxTQUFTLFFBQVEsS0FBSyxJQUFJLEdBQUcsS0FBSyxJQUFJLEdBQUcsVUFBVSxJQUFJLGNBQWMsUUFBUSxJQUFJLElBQUk7SUFDbE47SUFDQSxhQUFhO0lBQ2I7RUFDRjtBQUNGOzs7O0FBVUEsaUJBQWlCLEtBQUssTUFBTSxRQUFRLElBQUksU0FBUyxHQUFHLEdBQUc7RUFDckQsU0FBUyxFQUFFLE9BQU8sS0FBSyxRQUFRLElBQUksTUFBTSxJQUFJLFdBQVcsSUFBSSxRQUFRLEdBQUcsS0FBSyxFQUFFLE9BQU8sUUFBUSxPQUFPLElBQUksT0FBTyxFQUFFLFNBQVMsT0FBTyxHQUFHLE1BQU0sR0FBRyxHQUFHO0lBQzlJLE1BQU0sVUFBVSxFQUFFLGtCQUFrQixHQUFHO0lBQ3ZDLDhCQUE4QixVQUFVLE9BQU8sS0FBSztJQUNwRCxNQUFNLE1BQU0sRUFBRSxNQUFNLHlCQUF5QixHQUFHO01BQzlDLE1BQU0sS0FBSyxFQUFFO01BQ2IsR0FBRyxZQUFZLElBQUksUUFBUSxPQUFPLFVBQVUsS0FBSyxNQUFNLGVBQWUsR0FBRztNQUN6RSxPQUFPLGdDQUFnQyxPQUFPLEVBQUUscUJBQXFCLG9DQUFvQyxFQUFFLG1CQUFtQjtJQUNoSTtJQUNBLE1BQU0sSUFBSSxFQUFFLFVBQVUsa0JBQWtCLE9BQU8sY0FBYyxZQUFZLFdBQVcsUUFBUSxlQUFlLFdBQVcsYUFBYSxRQUFRLGFBQWEsYUFBYSxZQUFZO0lBQ2pMLE1BQU0sT0FBTyxFQUFFLGtCQUFrQjtJQUNqQyxNQUFNLFdBQVcsR0FBRyxrQ0FBa0MsV0FBVyxLQUFLLFNBQVM7O0lBRS9FLE1BQU0sS0FBSyxFQUFFLGVBQWUsTUFBTSxHQUFHLEdBQUcsVUFBVTtJQUNsRCxhQUFhO0lBQ2IsMkNBQTJDLElBQUksS0FBSyxNQUFNLFVBQVUsU0FBUyxRQUFRLEtBQUs7SUFDMUYsTUFBTSxRQUFRLFFBQVEsRUFBRTtJQUN4Qiw2QkFBNkIsR0FBRyxnREFBZ0QsZUFBZSxrQkFBa0IsZUFBZSxpQkFBaUIsYUFBYSxtQkFBbUI7SUFDakwsOEJBQThCLEdBQUcsZ0JBQWdCLElBQUksOEJBQThCLE1BQU0sWUFBWSxVQUFVLEVBQUUsWUFBWSxFQUFFLE1BQU0sVUFBVSxVQUFVLFNBQVMsRUFBRSxFQUFFO0lBQ3RLO01BQ0UsRUFBRSxNQUFNLFFBQVEsU0FBUyxNQUFNLEdBQUcsR0FBRyxRQUFRO01BQzdDLEVBQUUsTUFBTSxhQUFhLFNBQVMsTUFBTSxZQUFZLEdBQUcsSUFBSSxhQUFhLE1BQU0sWUFBWSxVQUFVLEVBQUUsTUFBTSxhQUFhLFdBQVcsbUJBQW1CLEVBQUUsR0FBRztNQUN4SixFQUFFLE1BQU0sUUFBUSxjQUFjLFlBQVk7SUFDNUM7SUFDQSwwREFBMEQsS0FBSzs7SUFFL0QsTUFBTSxJQUFJLEVBQUUsZUFBZSxLQUFLLFFBQVE7SUFDeEMsYUFBYTtJQUNiLE1BQU0sR0FBRyxFQUFFLGNBQWMsUUFBUSxnQ0FBZ0MsR0FBRztJQUNwRSx3Q0FBd0MsSUFBSSxLQUFLO0lBQ2pEO0lBQ0EsTUFBTSxJQUFJLEVBQUUsa0JBQWtCLEtBQUs7SUFDbkMsYUFBYTtJQUNiLGlDQUFpQyxXQUFXLFNBQVMsV0FBVyxJQUFJLE9BQU8sS0FBSyxHQUFHLGVBQWUsSUFBSSxLQUFLLE1BQU0sWUFBWSxTQUFTO0lBQ3RJO01BQ0UsRUFBRSxNQUFNLGFBQWEsWUFBWSxHQUFHLElBQUksYUFBYSxVQUFVLEVBQUUsTUFBTSxlQUFlLFdBQVcsbUNBQW1DLEVBQUUsR0FBRztNQUN6SSxFQUFFLE1BQU0sUUFBUSxjQUFjLFlBQVk7SUFDNUM7SUFDQTtJQUNBLGFBQWE7SUFDYjtFQUNGOztFQUVBLFVBQVUsS0FBSyxHQUFHLElBQUksYUFBYSxTQUFTLEtBQUssSUFBSSxPQUFPLFFBQVEsT0FBTyxJQUFJLEtBQUssSUFBSSxNQUFNLEtBQUssUUFBUSxFQUFFLFNBQVMsT0FBTyxHQUFHLE1BQU0sR0FBRyxHQUFHO0lBQzFJLE1BQU0sVUFBVSxFQUFFLGtCQUFrQixHQUFHO0lBQ3ZDLDhCQUE4QixVQUFVLE9BQU8sS0FBSztJQUNwRCxNQUFNLE1BQU0sRUFBRSxNQUFNLHlCQUF5QixNQUFNLEdBQUc7TUFDcEQsR0FBRyxlQUFlLElBQUksV0FBVyxPQUFPLEVBQUUsUUFBUSxLQUFLLE1BQU0sRUFBRSxPQUFPLEVBQUUsU0FBUyxPQUFPLEtBQUssSUFBSSxRQUFRLE9BQU8sRUFBRSxFQUFFO01BQ3BILEdBQUcsc0JBQXNCLFVBQVUsWUFBWSxPQUFPLHNCQUFzQixNQUFNLFdBQVcsTUFBTSxNQUFNLEdBQUcsR0FBRyxNQUFNO01BQ3JILE9BQU8sc0JBQXNCLE1BQU0sUUFBUSxNQUFNLGFBQWEsTUFBTSxFQUFFLE1BQU0sUUFBUSxFQUFFO0lBQ3hGO0lBQ0EsTUFBTSxJQUFJLEVBQUUsVUFBVSxrQkFBa0IsT0FBTyxjQUFjLFlBQVksV0FBVyxRQUFRLGVBQWUsV0FBVyxhQUFhLGFBQWEsWUFBWTtJQUM1SixNQUFNLE9BQU8sRUFBRSxrQkFBa0I7SUFDakMsTUFBTSxXQUFXLEdBQUcsa0NBQWtDLFdBQVcsS0FBSyxTQUFTO0lBQy9FLElBQUksS0FBSyxFQUFFLEVBQUUsR0FBRyxFQUFFLEVBQUUsR0FBRyxLQUFLO01BQzFCLE1BQU0sS0FBSyxFQUFFLGVBQWUsTUFBTSxHQUFHLEdBQUcsVUFBVTtNQUNsRCxjQUFjLGFBQWEsNEJBQTRCLFlBQVksS0FBSyxHQUFHLEdBQUc7SUFDaEY7SUFDQSw4QkFBOEIsR0FBRyxTQUFTLElBQUksV0FBVyxHQUFHLEdBQUcsRUFBRSxTQUFTLFFBQVEsNkJBQTZCLE9BQU8sT0FBTyxRQUFRLFFBQVEsT0FBTyxRQUFRLFFBQVEsUUFBUSxRQUFRLFFBQVE7SUFDNUwsOENBQThDLE1BQU0sUUFBUSxPQUFPLEtBQUssTUFBTSxNQUFNLEtBQUssTUFBTSxLQUFLLElBQUksUUFBUSxNQUFNLEtBQUssYUFBYSxNQUFNLElBQUksYUFBYSxTQUFTLEtBQUssSUFBSTtJQUNqTDtJQUNBLGFBQWE7SUFDYjtFQUNGOztFQUVBLFVBQVUsV0FBVyxNQUFNLEdBQUcsTUFBTSxRQUFRLEdBQUcsT0FBTyxXQUFXLFVBQVUsUUFBUSxRQUFRLGFBQWEsRUFBRSxTQUFTLFFBQVEsR0FBRyxNQUFNLEdBQUcsR0FBRztJQUN4SSxNQUFNLE1BQU0sRUFBRSxNQUFNLGtCQUFrQixHQUFHO0lBQ3pDLE1BQU0sSUFBSSxFQUFFLFVBQVUsa0JBQWtCLE9BQU8sY0FBYyxZQUFZLFdBQVcsUUFBUSxhQUFhLGFBQWEsWUFBWTtJQUNsSSxNQUFNLE9BQU8sRUFBRSxrQkFBa0I7SUFDakMsTUFBTSxXQUFXLEdBQUcsa0NBQWtDLFdBQVcsS0FBSyxTQUFTO0lBQy9FLE1BQU0sSUFBSSxFQUFFLHVDQUF1QyxHQUFHO0lBQ3RELE1BQU0sS0FBSyxFQUFFLEVBQUUsZUFBZSxRQUFRLDJDQUEyQyxHQUFHLElBQUksZ0JBQWdCLGlCQUFpQixpQkFBaUI7SUFDMUksTUFBTSxJQUFJLEVBQUUsT0FBTyxRQUFRLEdBQUcsdUJBQXVCLEVBQUUsUUFBUSxRQUFRLFNBQVMsTUFBTSxNQUFNLGlCQUFpQixNQUFNLFNBQVMsU0FBUyxFQUFFLFFBQVEsY0FBYyxLQUFLLEVBQUUsR0FBRyxZQUFZLEdBQUcsU0FBUyxHQUFHLFVBQVUsU0FBUyxTQUFTO0lBQzlOLElBQUksS0FBSyxFQUFFO0lBQ1gsTUFBTSxRQUFRLEVBQUUsZ0JBQWdCLEdBQUcsR0FBRyxHQUFHLEdBQUcsV0FBVyxHQUFHLGNBQWMsb0JBQW9CLEdBQUcsTUFBTSxFQUFFO0lBQ3ZHLE1BQU0sT0FBTyxTQUFTLEVBQUU7SUFDeEIsTUFBTSxXQUFXLEdBQUcsc0JBQXNCLEVBQUUsR0FBRyxLQUFLLE1BQU0sU0FBUyxHQUFHLE1BQU0sSUFBSTtJQUNoRixNQUFNLFFBQVE7TUFDWixNQUFNLFFBQVEsRUFBRTtNQUNoQixjQUFjLHVCQUF1QixFQUFFLFNBQVMsS0FBSztNQUNyRCxzQkFBc0IsRUFBRTtNQUN4QixNQUFNLElBQUksWUFBWSxHQUFHLGNBQWM7SUFDekM7SUFDQSxjQUFjLGlCQUFpQixHQUFHLHdDQUF3QyxRQUFRLFFBQVEsUUFBUSxRQUFRO0lBQzFHLEdBQUcsS0FBSyxJQUFJLElBQUksUUFBUSxXQUFXLEtBQUssTUFBTSxLQUFLLElBQUksTUFBTSxLQUFLLElBQUksU0FBUyxJQUFJLEtBQUssTUFBTTtJQUM5RjtJQUNBO0lBQ0EsYUFBYTtJQUNiO0VBQ0Y7QUFDRjs7OztBQVdBLEdBQUcsRUFBRSxpQkFBaUIsT0FBTyxLQUFLLFNBQVMsaUJBQWlCLElBQUksTUFBTSxJQUFJLE9BQU8sR0FBRyxJQUFJLFFBQVEsTUFBTSxJQUFJO0FBQzFHLEdBQUcsT0FBTyxNQUFNLElBQUksTUFBTSxHQUFHLEtBQUssSUFBSSxJQUFJLEtBQUssSUFBSSxLQUFLLEtBQUssTUFBTSxhQUFhLE9BQU8sTUFBTSxNQUFNLEdBQUcsS0FBSyxJQUFJO0FBQy9HLE1BQU0sU0FBUyx1QkFBdUIsVUFBVSxZQUFZLEVBQUUsRUFBRSxTQUFTLFFBQVEsR0FBRyxHQUFHLFFBQVEsR0FBRyxFQUFFLFNBQVMsT0FBTyxRQUFRLFNBQVMsTUFBTSxRQUFRLFNBQVMsT0FBTyxRQUFRLEVBQUUsRUFBRSxFQUFFLFNBQVMsUUFBUSxRQUFRLFNBQVMsTUFBTSxRQUFRLEdBQUc7RUFDbE8sTUFBTSxFQUFFLGNBQWMsaUJBQWlCLEVBQUUsRUFBRSxNQUFNO0VBQ2pELE1BQU0sVUFBVSxhQUFhLEVBQUUsRUFBRSxTQUFTLFFBQVEsS0FBSyxFQUFFO0VBQ3pELE1BQU0sUUFBUSxTQUFTLEVBQUU7RUFDekIsSUFBSSxRQUFRLEVBQUUsSUFBSSxLQUFLLEdBQUc7RUFDMUIsSUFBSSxTQUFTLEVBQUUsSUFBSSx3QkFBd0IsR0FBRyxTQUFTLEVBQUU7RUFDekQsTUFBTSxPQUFPLEVBQUUsdUJBQXVCLEtBQUssR0FBRztJQUM1QyxJQUFJLEtBQUssRUFBRTtJQUNYLGVBQWUsSUFBSSxRQUFRLEdBQUcsTUFBTSxHQUFHO0lBQ3ZDLGNBQWMsR0FBRyxHQUFHO01BQ2xCLEdBQUcsU0FBUyxJQUFJLGNBQWMsT0FBTyxLQUFLO01BQzFDLE1BQU0sUUFBUSxFQUFFLGlCQUFpQixHQUFHLFlBQVksRUFBRSxFQUFFLFNBQVMsUUFBUTtNQUNyRSxNQUFNLEVBQUUsRUFBRTtNQUNWLGdCQUFnQixHQUFHLEdBQUc7TUFDdEIsTUFBTSxPQUFPLEVBQUUsZ0JBQWdCO01BQy9CLEdBQUcsVUFBVSxHQUFHLFFBQVEsT0FBTyxLQUFLLDZCQUE2QixFQUFFLGdCQUFnQixtQkFBbUI7TUFDdEcsTUFBTSxNQUFNLEVBQUUsVUFBVSxTQUFTLE9BQU8sR0FBRyxPQUFPLG1CQUFtQixTQUFTLEdBQUcsT0FBTyxFQUFFLFFBQVEsRUFBRSxHQUFHO01BQ3ZHLEdBQUcsZ0JBQWdCLElBQUksTUFBTSxPQUFPLEtBQUsseUJBQXlCLFNBQVMsR0FBRyxTQUFTLEVBQUUsU0FBUyxhQUFhLEVBQUUsWUFBWSxFQUFFLEdBQUc7TUFDbEksbUJBQW1CLEVBQUUsZ0JBQWdCLG9CQUFvQjtNQUN6RCxHQUFHLGFBQWEsSUFBSSxNQUFNO01BQzFCLE1BQU0sSUFBSSxFQUFFLElBQUksS0FBSyxHQUFHLEtBQUssdUJBQXVCLElBQUksR0FBRyxFQUFFLEdBQUcsRUFBRSx5QkFBeUI7TUFDM0YsR0FBRyxhQUFhLElBQUksSUFBSTtNQUN4QixLQUFLLEtBQUs7SUFDWjtFQUNGO0VBQ0EsTUFBTSxJQUFJLHdCQUF3QixHQUFHLGlCQUFpQixhQUFhO0VBQ25FLE1BQU0sS0FBSyxFQUFFLHNDQUFzQyxHQUFHO0VBQ3RELE9BQU87SUFDTDtJQUNBO0lBQ0E7SUFDQSxTQUFTLEdBQUcsR0FBRztNQUNiO01BQ0EsU0FBUyxFQUFFLElBQUksd0JBQXdCLEdBQUcsU0FBUyxFQUFFO0lBQ3ZEO0lBQ0EsT0FBTyxHQUFHLEdBQUcsK0JBQStCO0VBQzlDO0FBQ0Y7O0FBRUEsTUFBTSxRQUFRLEVBQUUsT0FBTyxRQUFRLEdBQUcsaUJBQWlCLE1BQU0sV0FBVyxLQUFLOztBQUV6RSxZQUFZLE1BQU0sU0FBUyxHQUFHLElBQUksTUFBTSxPQUFPLEtBQUssR0FBRyxHQUFHO0VBQ3hELFdBQVcsSUFBSSxNQUFNLE9BQU8sR0FBRyxPQUFPLElBQUksTUFBTSxLQUFLLEdBQUcsUUFBUSxPQUFPLElBQUksTUFBTSxJQUFJLFdBQVcsRUFBRSxTQUFTLE9BQU8sR0FBRyxNQUFNLEdBQUcsR0FBRztJQUMvSCxNQUFNLE1BQU0sRUFBRSxNQUFNLGtCQUFrQixHQUFHLEdBQUcsT0FBTyxtQ0FBbUMsTUFBTSxFQUFFLFNBQVM7SUFDdkcsTUFBTSxJQUFJLEVBQUUsVUFBVSxrQkFBa0IsT0FBTyxjQUFjLFlBQVksV0FBVyxRQUFRLGFBQWEsYUFBYSxZQUFZO0lBQ2xJLE1BQU0sT0FBTyxFQUFFLE1BQU07SUFDckIsTUFBTSxXQUFXLEdBQUcsa0NBQWtDLFdBQVcsS0FBSyxTQUFTO0lBQy9FLE1BQU0sT0FBTyxFQUFFLE1BQU0sc0JBQXNCO0lBQzNDLE1BQU0sT0FBTyxFQUFFLGFBQWEsR0FBRztJQUMvQixJQUFJLE9BQU8sRUFBRTtJQUNiLEdBQUcsSUFBSSxRQUFRLEtBQUssS0FBSyxJQUFJLEtBQUssUUFBUSxJQUFJLE9BQU8sR0FBRyxJQUFJLE9BQU8sT0FBTyxJQUFJLE9BQU8sSUFBSSxHQUFHLEdBQUcsTUFBTSxJQUFJLEdBQUc7SUFDNUcsS0FBSyxPQUFPLEdBQUcsR0FBRztNQUNoQixJQUFJLEtBQUssTUFBTSxFQUFFLE1BQU0sZUFBZSxhQUFhLE1BQU0sRUFBRSxNQUFNLGVBQWUsT0FBTyxHQUFHLElBQUk7SUFDaEcsY0FBYyxHQUFHO0lBQ2pCLE1BQU0sS0FBSyxFQUFFLGVBQWUsT0FBTyxNQUFNO0lBQ3pDLE1BQU0sV0FBVyxHQUFHLGdDQUFnQyxHQUFHLHdCQUF3QixTQUFTLEtBQUssTUFBTSxNQUFNLEdBQUcsS0FBSyxJQUFJLEdBQUcsU0FBUyxPQUFPLElBQUksTUFBTSxJQUFJO0lBQ3RKLHVDQUF1QztJQUN2QywrQkFBK0IsYUFBYTtJQUM1QztJQUNBLGNBQWMsYUFBYSw0QkFBNEIsWUFBWSxNQUFNO0lBQ3pFLDBDQUEwQyxRQUFRLE1BQU0sZ0JBQWdCLEVBQUUsZUFBZSxLQUFLLEVBQUU7SUFDaEcsTUFBTTtJQUNOO0lBQ0EsYUFBYTtJQUNiO0VBQ0Y7O0VBRUEsV0FBVyxJQUFJLE1BQU0sT0FBTyxHQUFHLEVBQUUsTUFBTSxLQUFLLE9BQU8sSUFBSSxNQUFNLElBQUksVUFBVSxJQUFJLElBQUksT0FBTyxPQUFPLEVBQUUsU0FBUyxPQUFPLEdBQUcsTUFBTSxHQUFHLEdBQUc7SUFDaEksTUFBTSxNQUFNLEVBQUUsTUFBTSxrQkFBa0IsR0FBRyxHQUFHLE9BQU8saUNBQWlDLE1BQU0sSUFBSSxjQUFjO0lBQzVHLE1BQU0sS0FBSyxFQUFFLGdCQUFnQixVQUFVLGtCQUFrQixPQUFPLGNBQWMsWUFBWSxXQUFXLE9BQU8sSUFBSTtJQUNoSCxNQUFNLFdBQVcsR0FBRyxzQ0FBc0MsT0FBTyxLQUFLLE1BQU0sTUFBTSxHQUFHLElBQUk7SUFDekY7SUFDQSxjQUFjLGFBQWEsNEJBQTRCLGVBQWUsTUFBTTtJQUM1RTtFQUNGOztFQUVBLFVBQVUsS0FBSyxHQUFHLE1BQU0sU0FBUyxNQUFNLEtBQUssRUFBRSxPQUFPLEtBQUssUUFBUSxZQUFZLEVBQUUsU0FBUyxPQUFPLEdBQUcsTUFBTSxHQUFHLEdBQUc7SUFDN0csTUFBTSxNQUFNLEVBQUUsTUFBTSx5QkFBeUIsR0FBRyxHQUFHLGdCQUFnQixJQUFJLEtBQUssRUFBRSxFQUFFLFFBQVEsS0FBSyxNQUFNLEVBQUUsT0FBTyxFQUFFLFNBQVMsUUFBUSxHQUFHLElBQUksV0FBVyxFQUFFLEVBQUUsRUFBRSxFQUFFLEVBQUUsT0FBTyxlQUFlLFFBQVEsTUFBTSxHQUFHO0lBQ2xNLE1BQU0sS0FBSyxFQUFFLGdCQUFnQixVQUFVLGtCQUFrQixPQUFPLGNBQWMsWUFBWSxXQUFXLE9BQU8sSUFBSTtJQUNoSCxjQUFjLGFBQWEsNEJBQTRCLGVBQWUsTUFBTSxpQkFBaUIsTUFBTTtJQUNuRyw4QkFBOEIsR0FBRywwQkFBMEIsT0FBTztJQUNsRTtFQUNGOztFQUVBLGNBQWMsSUFBSSxTQUFTLEdBQUcsT0FBTyxHQUFHLEVBQUUsS0FBSyxHQUFHLEVBQUUsVUFBVSxTQUFTLElBQUksU0FBUyxJQUFJLEtBQUssS0FBSyxFQUFFLFNBQVMsT0FBTyxHQUFHLE1BQU0sR0FBRyxHQUFHO0lBQ2pJLE1BQU0sTUFBTSxFQUFFLE1BQU0sb0JBQW9CLEdBQUcsR0FBRyxHQUFHLElBQUksRUFBRSxFQUFFLEVBQUUsT0FBTyw2QkFBNkIsS0FBSyxNQUFNLE1BQU0sSUFBSSxNQUFNLEtBQUssRUFBRSxFQUFFLEVBQUUsT0FBTyxnQkFBZ0IsVUFBVSxNQUFNLEdBQUc7SUFDL0ssTUFBTSxJQUFJLEVBQUUsVUFBVSxrQkFBa0IsT0FBTyxjQUFjLFlBQVksV0FBVyxPQUFPO0lBQzNGLE1BQU0sRUFBRSxNQUFNLEVBQUUsRUFBRSxNQUFNO0lBQ3hCLE1BQU0sUUFBUSxFQUFFLHFDQUFxQyxvQkFBb0I7SUFDekUsTUFBTSxTQUFTLEVBQUUsZ0JBQWdCLFVBQVUsU0FBUyxjQUFjLEVBQUUsS0FBSyxNQUFNLEtBQUssRUFBRSxNQUFNLHFCQUFxQixNQUFNLFFBQVEsT0FBTyxHQUFHLE9BQU8sU0FBUyxRQUFRLFFBQVE7SUFDekssSUFBSSxPQUFPLEVBQUU7SUFDYiwyQkFBMkIsSUFBSSxRQUFRLEdBQUcsUUFBUSxHQUFHO0lBQ3JELElBQUk7TUFDRixNQUFNLFdBQVcsR0FBRyxzQkFBc0IsSUFBSSxLQUFLO01BQ25ELDJCQUEyQixHQUFHO01BQzlCLE1BQU0sV0FBVyxHQUFHLG1CQUFtQixLQUFLLE9BQU8sS0FBSyxNQUFNO01BQzlEO01BQ0EsTUFBTSxXQUFXLEdBQUcsbUJBQW1CLFdBQVcsSUFBSSxTQUFTLElBQUksV0FBVyxJQUFJLE1BQU0sR0FBRyxHQUFHLE1BQU0sS0FBSyxTQUFTLEdBQUcsR0FBRztNQUN4SCxNQUFNLFdBQVcsR0FBRywwQkFBMEIsS0FBSyxRQUFRLEdBQUcsSUFBSSxNQUFNLEdBQUcsR0FBRztNQUM5RSwwQkFBMEI7TUFDMUIsTUFBTSxXQUFXLEdBQUcsK0JBQStCLE9BQU8sVUFBVSxLQUFLLEtBQUs7TUFDOUU7TUFDQSxhQUFhLElBQUksa0JBQWtCLEdBQUcsb0JBQW9CO0lBQzVELEVBQUUsUUFBUTtNQUNSO01BQ0E7SUFDRjtFQUNGO0FBQ0Y7O0FBRUEsZ0JBQWdCLEtBQUssS0FBSyxHQUFHLEVBQUUsUUFBUSxHQUFHLEdBQUc7RUFDM0MsU0FBUyxLQUFLLEtBQUssR0FBRyxJQUFJLE1BQU0sSUFBSSxRQUFRLEtBQUssS0FBSyxPQUFPLFNBQVMsR0FBRyxPQUFPLE1BQU0sSUFBSSxJQUFJLEdBQUcsTUFBTSxRQUFRLEVBQUUsU0FBUyxPQUFPLEdBQUcsTUFBTSxHQUFHLEdBQUc7SUFDOUksTUFBTSxVQUFVLEVBQUUsa0JBQWtCLEdBQUc7SUFDdkMsOEJBQThCLFVBQVU7SUFDeEMsOEJBQThCLFVBQVU7SUFDeEMsTUFBTSxNQUFNLEVBQUUsTUFBTSx5QkFBeUIsR0FBRztNQUM5QyxHQUFHLCtCQUErQixJQUFJLFFBQVEsT0FBTyxtQkFBbUI7TUFDeEUsT0FBTyxXQUFXLEVBQUUsWUFBWSxHQUFHLElBQUksTUFBTSxNQUFNLFlBQVksVUFBVSxFQUFFLE1BQU0sYUFBYSxXQUFXLG1CQUFtQixFQUFFLEdBQUcsRUFBRSxJQUFJLE1BQU0sTUFBTSxZQUFZLFVBQVUsRUFBRSxNQUFNLGFBQWEsV0FBVyxtQkFBbUIsRUFBRSxHQUFHO0lBQ25PO0lBQ0EsTUFBTSxJQUFJLEVBQUUsVUFBVSxrQkFBa0IsT0FBTyxjQUFjLFlBQVksV0FBVyxRQUFRLGVBQWUsV0FBVyxhQUFhLGFBQWEsWUFBWTtJQUM1SixNQUFNLE9BQU8sRUFBRSxNQUFNO0lBQ3JCLE1BQU0sV0FBVyxHQUFHLGtDQUFrQyxXQUFXLEtBQUssU0FBUztJQUMvRSxNQUFNLEtBQUssRUFBRSxlQUFlLE1BQU0sRUFBRSxJQUFJLEtBQUs7SUFDN0MsY0FBYyxhQUFhLDRCQUE0QixZQUFZLEtBQUs7SUFDeEU7SUFDQSxNQUFNLFNBQVMsRUFBRSxzQ0FBc0MsR0FBRztJQUMxRCxvQ0FBb0MsTUFBTSxhQUFhLFNBQVMsTUFBTSxZQUFZLEdBQUcsSUFBSSxhQUFhLFVBQVUsRUFBRSxNQUFNLGFBQWEsV0FBVyxtQkFBbUIsRUFBRSxHQUFHLEVBQUUsSUFBSSxhQUFhLFVBQVUsRUFBRSxNQUFNLGFBQWEsV0FBVyxtQkFBbUIsRUFBRSxHQUFHO0lBQzdQLGlDQUFpQyxHQUFHLFNBQVMsZ0JBQWdCLG1DQUFtQyxHQUFHLDhCQUE4QixhQUFhLFVBQVUsU0FBUyxhQUFhO0lBQzlLO0lBQ0EsYUFBYTtJQUNiO0VBQ0Y7QUFDRjs7O0FBUUEsY0FBYyxTQUFTLEdBQUcsR0FBRztFQUMzQixVQUFVLEtBQUssVUFBVSxJQUFJLFFBQVEsS0FBSyxJQUFJLGNBQWMsUUFBUSxVQUFVLE1BQU0sR0FBRyxHQUFHO0lBQ3hGLE1BQU0sRUFBRSxpQkFBaUIsZ0JBQWdCLEVBQUUsRUFBRSxNQUFNO0lBQ25ELE1BQU0sT0FBTyxFQUFFLHdCQUF3QixjQUFjO0lBQ3JELE1BQU0sUUFBUSxFQUFFLGdDQUFnQyxRQUFRLElBQUksU0FBUyxtQkFBbUIsUUFBUSxJQUFJO0lBQ3BHLE1BQU0sTUFBTSxFQUFFLFFBQVEsb0ZBQW9GLEdBQUc7SUFDN0csTUFBTSxRQUFRLEVBQUUsaUJBQWlCLEdBQUcsNkJBQTZCLEdBQUc7SUFDcEU7SUFDQSxrRUFBa0UsbUJBQW1CLGdCQUFnQixrQkFBa0IscUJBQXFCO0lBQzVJLGdGQUFnRixHQUFHO0lBQ25GLG9GQUFvRixHQUFHO0lBQ3ZGLDJFQUEyRSxHQUFHO0VBQ2hGO0FBQ0Y7O0FBRUEsY0FBYyxRQUFRLEdBQUcsRUFBRSxNQUFNLFVBQVUsR0FBRyxHQUFHO0VBQy9DLFVBQVUsUUFBUSxNQUFNLE9BQU8sSUFBSSxJQUFJLFNBQVMsR0FBRyxPQUFPLEVBQUUsU0FBUyxPQUFPLEdBQUcsTUFBTSxHQUFHLEdBQUc7SUFDekYsTUFBTSxJQUFJLEVBQUUsVUFBVSxrQkFBa0IsV0FBVztJQUNuRCxNQUFNLEtBQUssRUFBRSxnQkFBZ0IsS0FBSyxVQUFVO0lBQzVDLGNBQWMsYUFBYSw0QkFBNEIsZUFBZSxXQUFXLElBQUksTUFBTSxrQkFBa0IsV0FBVyxJQUFJLE1BQU0sS0FBSztFQUN6STs7RUFFQSxhQUFhLElBQUksUUFBUSxTQUFTLEdBQUcsRUFBRSxNQUFNLE1BQU0sSUFBSSxJQUFJLE9BQU8sTUFBTSxFQUFFLFVBQVUsRUFBRSxZQUFZLEVBQUUsU0FBUyxPQUFPLEdBQUcsTUFBTSxHQUFHLEdBQUc7SUFDakksTUFBTSxJQUFJLEVBQUU7SUFDWixNQUFNLEtBQUssRUFBRSxnQkFBZ0IsS0FBSztJQUNsQyxhQUFhO0lBQ2Isa0NBQWtDLEdBQUcsTUFBTSxTQUFTLEdBQUcsWUFBWSxHQUFHLEVBQUUsT0FBTyxPQUFPLEtBQUssSUFBSSxFQUFFLFNBQVMsR0FBRyxXQUFXLE9BQU87SUFDL0gsTUFBTSxTQUFTLEVBQUUsa0JBQWtCO0lBQ25DLE1BQU0sVUFBVSxFQUFFLGtCQUFrQixFQUFFLFFBQVEsYUFBYSxLQUFLO0lBQ2hFLGNBQWMsaUJBQWlCLE1BQU0sK0JBQStCO0lBQ3BFLDZDQUE2QztFQUMvQztBQUNGOzs7QUFRQSx3QkFBd0IsS0FBSyxRQUFRLEVBQUUsVUFBVSxHQUFHLEdBQUc7RUFDckQsY0FBYyxFQUFFLE1BQU0sV0FBVyxhQUFhLE1BQU0sRUFBRSxRQUFRLElBQUksTUFBTSxLQUFLLElBQUksTUFBTSxJQUFJLElBQUksUUFBUSxHQUFHLElBQUksT0FBTyxFQUFFLFNBQVMsT0FBTyxHQUFHLE1BQU0sR0FBRyxHQUFHO0lBQ3BKLE1BQU0sTUFBTSxFQUFFLE1BQU0sb0JBQW9CLElBQUksR0FBRyxHQUFHLHNCQUFzQixNQUFNLFdBQVcsTUFBTSxPQUFPLE1BQU07SUFDNUcsTUFBTSxJQUFJLEVBQUUsVUFBVSxrQkFBa0IsT0FBTyxjQUFjLFlBQVksV0FBVyxRQUFRLGFBQWEsYUFBYSxZQUFZO0lBQ2xJLE1BQU0sT0FBTyxFQUFFLE1BQU0sR0FBRyxHQUFHO01BQ3pCLE1BQU0sTUFBTSxFQUFFLGtCQUFrQjtNQUNoQyxNQUFNLFdBQVcsR0FBRyxzQ0FBc0MsUUFBUSxhQUFhLEtBQUssT0FBTyxHQUFHO01BQzlGLE9BQU87SUFDVDtJQUNBLE1BQU0sS0FBSyxFQUFFLE1BQU0sVUFBVSxVQUFVLEdBQUc7TUFDeEMsTUFBTSxNQUFNLEVBQUUsZUFBZSxVQUFVO01BQ3ZDLE9BQU8sT0FBTyxjQUFjO0lBQzlCO0lBQ0EsSUFBSSxRQUFRLEVBQUUsTUFBTTtJQUNwQixhQUFhLGtCQUFrQixRQUFRLElBQUksS0FBSyxHQUFHLG1CQUFtQixZQUFZLE1BQU07SUFDeEY7SUFDQSxhQUFhOztJQUViLFFBQVEsRUFBRSxNQUFNO0lBQ2hCLGFBQWEsa0JBQWtCLFFBQVEsTUFBTSxHQUFHLEdBQUcscUJBQXFCLFlBQVksTUFBTTtJQUMxRixvREFBb0QsR0FBRyxLQUFLLEdBQUcsTUFBTSxZQUFZLE1BQU0sSUFBSSxPQUFPLEtBQUssR0FBRyxHQUFHO0lBQzdHLEdBQUcsT0FBTyxHQUFHLEtBQUssTUFBTSxJQUFJLFFBQVEsSUFBSSxhQUFhLEdBQUcsR0FBRyxJQUFJLFNBQVMsSUFBSSxJQUFJLEdBQUc7SUFDbkY7SUFDQSxNQUFNOztJQUVOLFFBQVEsRUFBRSxNQUFNO0lBQ2hCLGFBQWEsa0JBQWtCLFFBQVEsS0FBSyxvQkFBb0IsWUFBWSxNQUFNO0lBQ2xGLG9EQUFvRCxHQUFHLEtBQUssR0FBRyxNQUFNLFlBQVksTUFBTSxJQUFJLE9BQU8sS0FBSyxHQUFHLEdBQUcsUUFBUSxZQUFZLE1BQU0sSUFBSSxPQUFPLElBQUk7SUFDdEosYUFBYSxjQUFjLDRCQUE0QixZQUFZLE1BQU07O0lBRXpFLE1BQU0sT0FBTyxFQUFFLG9CQUFvQjtJQUNuQyxhQUFhO0lBQ2IsK0NBQStDLEtBQUssV0FBVyxJQUFJLE9BQU8sS0FBSyxLQUFLLG9DQUFvQyxLQUFLLFdBQVcsSUFBSSxPQUFPLEtBQUssS0FBSztJQUM3SixNQUFNLEtBQUssRUFBRSxtQkFBbUIsV0FBVztJQUMzQyxhQUFhO0lBQ2IsbURBQW1ELElBQUksZ0JBQWdCLE9BQU8sRUFBRSxHQUFHLEVBQUUsSUFBSSxhQUFhLE9BQU8sRUFBRTs7SUFFL0csTUFBTSxRQUFRLEVBQUUsbUJBQW1CLFVBQVUsU0FBUztJQUN0RCxjQUFjLGdCQUFnQiwrQkFBK0IsU0FBUztJQUN0RSxNQUFNLE1BQU0sRUFBRSxtQkFBbUIsVUFBVSxTQUFTO0lBQ3BELGNBQWMsY0FBYyw2QkFBNkIsY0FBYyxTQUFTLFFBQVEsR0FBRyxhQUFhLE9BQU8sR0FBRyxZQUFZLGNBQWMsVUFBVSxNQUFNO0lBQzVKO0lBQ0EsTUFBTTs7SUFFTixRQUFRLEVBQUUsTUFBTTtJQUNoQixhQUFhLGtCQUFrQixRQUFRLEtBQUssR0FBRyxrQkFBa0IsWUFBWSxNQUFNO0lBQ25GLG9EQUFvRCxJQUFJLEdBQUc7SUFDM0Q7SUFDQSxhQUFhO0lBQ2I7RUFDRjs7RUFFQSxVQUFVLElBQUksUUFBUSxjQUFjLEtBQUssTUFBTSxHQUFHLEtBQUssU0FBUyxJQUFJLFFBQVEsR0FBRyxXQUFXLEVBQUUsU0FBUyxPQUFPLEdBQUcsTUFBTSxHQUFHLEdBQUc7SUFDekgsTUFBTSxJQUFJLEVBQUUsVUFBVSxrQkFBa0IsWUFBWSxhQUFhLGFBQWEsWUFBWTtJQUMxRixNQUFNLE1BQU0sRUFBRSxrQkFBa0I7SUFDaEMsTUFBTSxXQUFXLEdBQUcsc0NBQXNDLFFBQVEsYUFBYSxLQUFLLE9BQU8sR0FBRztJQUM5RixNQUFNLE1BQU0sRUFBRSx5Q0FBeUMsR0FBRyxJQUFJLGdCQUFnQixpQkFBaUI7SUFDL0YsTUFBTSxJQUFJLEVBQUUsdUNBQXVDLEdBQUc7SUFDdEQsTUFBTSxLQUFLLEVBQUUsTUFBTSxTQUFTLFFBQVEsTUFBTSxRQUFRLE9BQU8sU0FBUyxHQUFHO01BQ25FLE1BQU0sU0FBUyxFQUFFLE1BQU0sdUJBQXVCLEVBQUUsUUFBUSxTQUFTLEVBQUUsZUFBZSxRQUFRLFVBQVUsR0FBRyxTQUFTLElBQUksVUFBVSxFQUFFLEdBQUcsRUFBRSxFQUFFLE1BQU0scUJBQXFCLEdBQUc7TUFDckssT0FBTyxrQkFBa0IsTUFBTTtJQUNqQztJQUNBLE1BQU0sT0FBTyxFQUFFLEVBQUUsTUFBTSxTQUFTLFNBQVMsRUFBRSxRQUFRLGNBQWMsTUFBTSxRQUFRLEdBQUcsTUFBTSxFQUFFLFFBQVEsVUFBVSxXQUFXLElBQUksVUFBVSxFQUFFO0lBQ3ZJLGNBQWMsYUFBYSxXQUFXO0lBQ3RDLGFBQWEsWUFBWSw0QkFBNEIsR0FBRyxJQUFJLElBQUksV0FBVyxPQUFPLEdBQUcsT0FBTyxvQkFBb0IsWUFBWSxtQkFBbUI7SUFDL0ksYUFBYSxlQUFlLG9DQUFvQyw2QkFBNkIsRUFBRSxTQUFTLElBQUksVUFBVTtJQUN0SCxhQUFhLGVBQWUsb0NBQW9DLDZCQUE2QixFQUFFLE9BQU8sSUFBSSxhQUFhLElBQUksV0FBVztJQUN0SSxhQUFhLFlBQVksNEJBQTRCO0lBQ3JEO0lBQ0EsYUFBYTtFQUNmO0FBQ0Y7OztBQVFBLGlCQUFpQixLQUFLLEVBQUUsU0FBUyxHQUFHLEdBQUc7RUFDckMsVUFBVSxFQUFFLFNBQVMsT0FBTyxLQUFLLElBQUksTUFBTSxPQUFPLEtBQUssU0FBUyxJQUFJLEtBQUssS0FBSyxNQUFNLElBQUksR0FBRyxJQUFJLEtBQUssVUFBVSxJQUFJLEdBQUcsT0FBTyxFQUFFLFNBQVMsT0FBTyxHQUFHLE1BQU0sR0FBRyxHQUFHO0lBQzNKLE1BQU0sRUFBRSxjQUFjLGlCQUFpQixFQUFFLEVBQUUsTUFBTTtJQUNqRCxLQUFLLFNBQVMsRUFBRSxFQUFFLE1BQU0sUUFBUSxTQUFTLFFBQVEsUUFBUSxRQUFRLGVBQWUsUUFBUSxZQUFZLEVBQUUsS0FBSyxRQUFRLE9BQU8sZUFBZSxTQUFTLElBQUk7SUFDdEosTUFBTSxRQUFRLFNBQVMsRUFBRTtJQUN6QixNQUFNLFNBQVMsRUFBRSx1QkFBdUIsS0FBSyxHQUFHO01BQzlDLElBQUksS0FBSyxFQUFFO01BQ1gsZUFBZSxJQUFJLFFBQVEsR0FBRyxNQUFNLEdBQUc7TUFDdkMsY0FBYyxHQUFHLEdBQUc7UUFDbEIsR0FBRyxTQUFTLElBQUksY0FBYztRQUM5QixtQkFBbUIsRUFBRSxnQkFBZ0IsbUJBQW1CO01BQzFEO0lBQ0Y7SUFDQSxNQUFNLElBQUksd0JBQXdCLEdBQUcsbUJBQW1CLGFBQWE7SUFDckUsTUFBTSxVQUFVLEVBQUUsa0JBQWtCLEdBQUc7SUFDdkMsOEJBQThCLFVBQVUsT0FBTyxLQUFLO0lBQ3BELE1BQU0sTUFBTSxFQUFFLEVBQUUsT0FBTyxFQUFFLGVBQWUsSUFBSSxtQkFBbUIsRUFBRSxFQUFFO0lBQ25FLE1BQU0sTUFBTSxFQUFFLE1BQU0seUJBQXlCLEdBQUc7TUFDOUMsTUFBTSxPQUFPLEVBQUUsOEJBQThCLElBQUksT0FBTyxFQUFFLFVBQVUsS0FBSyxLQUFLLEtBQUssRUFBRSxtQkFBbUI7TUFDeEcsT0FBTyxFQUFFLE1BQU0sRUFBRSxnQkFBZ0IsR0FBRyxTQUFTLFNBQVMsRUFBRTtJQUMxRDtJQUNBLE1BQU0sSUFBSSxFQUFFO01BQ1Ysa0JBQWtCO01BQ2xCLGNBQWM7TUFDZCxXQUFXO01BQ1gsZUFBZTtNQUNmLGFBQWEsYUFBYTtNQUMxQiw2QkFBNkIsd0NBQXdDLEdBQUc7SUFDMUU7SUFDQSxNQUFNLE9BQU8sRUFBRSxrQkFBa0I7SUFDakMsTUFBTSxXQUFXLEdBQUcsdUNBQXVDLFFBQVEsYUFBYSxLQUFLLE9BQU8sR0FBRztJQUMvRixNQUFNLEtBQUssRUFBRSxlQUFlLE1BQU0sR0FBRyxHQUFHLEdBQUcsT0FBTyxTQUFTO0lBQzNELGNBQWMsYUFBYSw0QkFBNEIsWUFBWSxJQUFJLEtBQUssS0FBSztJQUNqRjtJQUNBLGFBQWE7SUFDYjtJQUNBOztJQUVBLE1BQU0sTUFBTSxFQUFFLG1CQUFtQixHQUFHLGVBQWUsR0FBRyxFQUFFLGVBQWUsRUFBRSxZQUFZLEVBQUUsT0FBTyxXQUFXLElBQUksSUFBSSw2QkFBNkIsR0FBRyx5QkFBeUIsR0FBRztJQUM3SyxNQUFNLFdBQVcsRUFBRSxPQUFPLFNBQVMsRUFBRSxXQUFXLEdBQUcscUNBQXFDLEdBQUcsWUFBWSxHQUFHLFFBQVE7SUFDbEgsTUFBTSxPQUFPLEVBQUUsZUFBZSxHQUFHLE9BQU8sSUFBSTtJQUM1QyxxQ0FBcUMsNEJBQTRCLFNBQVMsOEJBQThCLGNBQWMsOEJBQThCLFFBQVEsNkJBQTZCLEdBQUcsOEJBQThCLFFBQVEsNkJBQTZCLEVBQUU7SUFDalEsTUFBTSxNQUFNLEVBQUUsaUJBQWlCLEdBQUcsZUFBZSxJQUFJO0lBQ3JELHVCQUF1QixHQUFHLFVBQVUsSUFBSTtJQUN4QyxNQUFNLE1BQU0sRUFBRSxpQkFBaUIsR0FBRyxPQUFPLElBQUksTUFBTTtJQUNuRDtNQUNFLEVBQUUseUJBQXlCLFFBQVEsd0JBQXdCLE9BQU8sd0JBQXdCLFFBQVEsc0JBQXNCLEdBQUcsMkJBQTJCLG9CQUFvQiw2QkFBNkIsSUFBSSw4QkFBOEIsR0FBRywyQkFBMkIsRUFBRTtNQUN6USxFQUFFLHlCQUF5QixRQUFRLHdCQUF3QixPQUFPLHdCQUF3QixRQUFRLHNCQUFzQixHQUFHLDJCQUEyQixvQkFBb0IsNkJBQTZCLElBQUksOEJBQThCLEdBQUcsMkJBQTJCLEVBQUU7SUFDM1E7SUFDQSxNQUFNLEtBQUssRUFBRSxlQUFlLEdBQUcsT0FBTyxJQUFJLGNBQWM7SUFDeEQsbUNBQW1DLHlCQUF5QixnQkFBZ0Isb0JBQW9CLFlBQVk7SUFDNUcsTUFBTSxNQUFNLEVBQUUsaUJBQWlCLEdBQUcsd0JBQXdCO0lBQzFELHVFQUF1RSw0QkFBNEIsUUFBUSw0QkFBNEIsYUFBYSw2QkFBNkIsT0FBTztJQUN4TCx1RUFBdUUsNEJBQTRCLFdBQVcsNkJBQTZCLE9BQU87SUFDbEosa0RBQWtELEtBQUssTUFBTSxLQUFLLEtBQUs7RUFDekU7QUFDRjsifQ==

@@ -1,6 +1,6 @@
 /** Diagnostics: the one shape every check reports in, and how it prints. */
 import { describe, expect, it } from "vitest";
-import { LiterateError, error, formatDiagnostic, formatLocation, hasErrors, sortDiagnostics, warning } from "../../tools/lib/diagnostics.ts";
+import { LiterateError, error, formatDiagnostic, formatLocation, hasErrors, sortDiagnostics, visible, warning } from "../../tools/lib/diagnostics.ts";
 
 const here = { file: "literate/loop.md", line: 57, column: 3 };
 
@@ -40,5 +40,14 @@ describe("diagnostics", () => {
     expect(e.diagnostics).toEqual([d]);
     expect(e.message).toBe("literate/loop.md:57:3 r: m\n  hint: h");
     expect(e.name).toBe("LiterateError");
+  });
+});
+
+describe("visible", () => {
+  it("shows every character a terminal obeys as an escape, in a diagnostic's file, message and hint", () => {
+    expect(visible("a\u001b[2J\r\n\u0085\u202eb\u200bc")).toBe("a\\x1b[2J\\x0d\\x0a\\x85\\u202eb\\u200bc");
+    expect(visible("plain `é` ✓")).toBe("plain `é` ✓");
+    const shown = formatDiagnostic(error({ file: "a\u001b.md", line: 0, column: 0 }, "rule", "bad `\u0007`", "hint\nnext"));
+    expect(shown).toBe("a\\x1b.md rule: bad `\\x07`\n  hint: hint\\x0anext");
   });
 });

@@ -1,16 +1,18 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { docsMemory } from "../../tools/lib/docs/build.ts";
+import { startDevDocs } from "../../tools/lib/docs/dev-serve.ts";
 import { serveDocs, serveStatic } from "../../tools/lib/docs/serve.ts";
 import { runTangle } from "../../tools/lib/tangle-run.ts";
 
-/** A raw GET (fetch would normalise a malformed path before sending it). */
-const get = (url: string, path: string): Promise<{ status: number; body: string }> =>
+/** A raw GET (fetch would normalise a malformed path before sending it), with `host` as its Host header if given. */
+const get = (url: string, path: string, host?: string): Promise<{ status: number; body: string }> =>
   new Promise((resolve, reject) => {
-    const req = request(new URL(url), { method: "GET", path }, (res) => {
+    const req = request(new URL(url), { method: "GET", path, ...(host === undefined ? {} : { headers: { host } }) }, (res) => {
       let body = "";
       res.setEncoding("utf8").on("data", (c: string) => (body += c)).on("end", () => resolve({ status: res.statusCode ?? 0, body }));
     });
@@ -68,6 +70,60 @@ describe("docs:serve's static server", () => {
     expect((await get(url, "/site.css")).status).toBe(200);
     failed = undefined;
     expect((await get(url, "/")).body).toContain("previous build");
+  });
+});
+
+describe.each<[string, (root: string) => Promise<{ url: string; site: string; close: () => Promise<void> | void }>]>([
+  [
+    "docs:serve",
+    async (root) => {
+      const site = join(root, "site");
+      mkdirSync(site);
+      const { server, url } = await serveStatic(site, 0);
+      return { url, site, close: () => void server.close() };
+    },
+  ],
+  [
+    "npm run dev",
+    async (root) => {
+      const dev = await startDevDocs({ root, port: 0, log: () => undefined });
+      return { url: dev.url, site: join(root, ".cache", "dev", "site"), close: dev.close };
+    },
+  ],
+])("%s's server", (_name, start) => {
+  async function served() {
+    const root = mkdtempSync(join(tmpdir(), "docs-serve-"));
+    const running = await start(root);
+    writeFileSync(join(running.site, "index.html"), "<h1>site</h1>");
+    writeFileSync(join(root, "secret.txt"), "outside the site");
+    cleanups.push(() => {
+      void running.close();
+      rmSync(root, { recursive: true, force: true });
+    });
+    return { root, ...running };
+  }
+
+  it("answers only a Host of 127.0.0.1, localhost or [::1] on its own port, so a rebound name reads nothing", async () => {
+    const { url } = await served();
+    const port = new URL(url).port;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`]) expect((await get(url, "/", host)).status).toBe(200);
+    for (const host of [`evil.example:${port}`, "127.0.0.1", `127.0.0.1:${Number(port) + 1}`, `localhost.evil.example:${port}`]) expect(await get(url, "/", host)).toEqual({ status: 403, body: "forbidden: this server answers only requests to 127.0.0.1, localhost or [::1] on its port" });
+  });
+
+  it("refuses a symbolic link that leads out of the site, and serves one that stays inside", async () => {
+    const { url, root, site } = await served();
+    symlinkSync(join(root, "secret.txt"), join(site, "leak.txt"));
+    symlinkSync(root, join(site, "up"));
+    symlinkSync(join(site, "index.html"), join(site, "home.html"));
+    expect(await get(url, "/leak.txt")).toEqual({ status: 403, body: "forbidden" });
+    expect(await get(url, "/up/secret.txt")).toEqual({ status: 403, body: "forbidden" });
+    expect((await get(url, "/home.html")).body).toContain("<h1>site</h1>");
+  });
+
+  it("answers a FIFO in the site with 404 at once instead of hanging", async () => {
+    const { url, site } = await served();
+    execFileSync("mkfifo", [join(site, "pipe.html")]);
+    expect((await get(url, "/pipe.html")).status).toBe(404);
   });
 });
 

@@ -17,6 +17,8 @@ describe("checkTargetPath", () => {
   it.each([
     ["generated\\a.ts", "target `generated\\a.ts` uses backslashes; write it with `/`"],
     ["a\0b.ts", "target `a\0b.ts` holds a NUL character"],
+    ["generated/\u001b[2Ja.ts", "target `generated/\u001b[2Ja.ts` holds a control character"],
+    ["generated/a\u009b.ts", "target `generated/a\u009b.ts` holds a control character"],
     ["/etc/passwd", "target `/etc/passwd` is absolute; targets are relative to the project root"],
     ["C:/x.ts", "target `C:/x.ts` is absolute; targets are relative to the project root"],
     ["", "target `` names a folder, not a file"],

@@ -103,6 +103,17 @@ const targetHint = "targets must be regular files inside the project, outside `l
 
 const noTemporaries = (root: string): string[] => listFiles(root).filter((path) => path.includes(".tmp-"));
 
+describe("tangle's messages", { timeout: cliTimeout }, () => {
+  it("show a `file=` name's escape sequences as visible escapes, never raw, and refuse the name", async () => {
+    const root = newProject(md("---", "tangle: generated/a.ts", "---", "", "# A", "", `${fence}ts file=generated/\u001b[2J\u001b]0;pwned\u0007x.ts`, "export const a = 1;", fence));
+    const run = await cliProcess(root);
+    expect(run.status).toBe(1);
+    expect(run.stdout + run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    expect(run.stderr).toContain("target `generated/\\x1b[2J\\x1b]0;pwned\\x07x.ts` holds a control character");
+    expect(existsSync(join(root, "generated"))).toBe(false);
+  });
+});
+
 describe.concurrent("tangle writes", { timeout: cliTimeout }, () => {
   it("every target, its source map inline, and the manifest, and lists them", async ({ expect }) => {
     const root = newProject();

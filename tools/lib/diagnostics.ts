@@ -40,20 +40,38 @@ export function warning(at: Location, rule: string, message: string, hint?: stri
     : { ...at, severity: "warning", rule, message, hint };
 }
 
+/**
+ * Characters a terminal obeys instead of showing: C0 controls (newline included: a diagnostic is
+ * one line, its hint another), DEL, C1 controls, bidirectional controls and the invisible ones.
+ */
+const unsafeForTerminal = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/g;
+
+/**
+ * `text` with every character a terminal would obey shown as an escape (`\x1b`, `\u202e`), so a
+ * path or value quoted in a message (a `file=` name holding `ESC[2J`, say) cannot clear, recolour
+ * or reorder the terminal it is printed to.
+ */
+export function visible(text: string): string {
+  return text.replace(unsafeForTerminal, (char) => {
+    const code = char.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+}
+
 /** `file:line:col` as editors and terminals understand it; line 0 prints just the file. */
 export function formatLocation(at: Location): string {
-  if (at.line <= 0) return at.file;
-  return `${at.file}:${at.line}:${Math.max(1, at.column)}`;
+  if (at.line <= 0) return visible(at.file);
+  return `${visible(at.file)}:${at.line}:${Math.max(1, at.column)}`;
 }
 
 /**
  * Formats a diagnostic as `literate/loop.md:57:3 rule: message` followed by an indented
- * `hint:` line when there is one. Warnings say so before the rule.
+ * `hint:` line when there is one. Warnings say so before the rule. Every part is `visible`.
  */
 export function formatDiagnostic(d: Diagnostic): string {
   const kind = d.severity === "warning" ? "warning " : "";
-  const head = `${formatLocation(d)} ${kind}${d.rule}: ${d.message}`;
-  return d.hint === undefined ? head : `${head}\n  hint: ${d.hint}`;
+  const head = `${formatLocation(d)} ${kind}${d.rule}: ${visible(d.message)}`;
+  return d.hint === undefined ? head : `${head}\n  hint: ${visible(d.hint)}`;
 }
 
 /** Sorts diagnostics by file, line and column so output is stable. */

@@ -2,7 +2,7 @@
  * The disk, for the CLIs: finding documents, atomic writes, symlink-safe paths, and the stat
  * cache that lets a no-change re-tangle finish without reading or hashing anything.
  */
-import { type Stats, closeSync, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { type Stats, closeSync, existsSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { Buffer, isAscii, isUtf8 } from "node:buffer";
 import { dirname, isAbsolute, join, posix, relative, sep } from "node:path";
 import { LiterateError, error, type Diagnostic } from "./diagnostics.ts";
@@ -166,12 +166,31 @@ function lstatIfExists(path: string): Stats | undefined {
   }
 }
 
-/** Writes a file atomically: a temporary file beside it, then a rename. Creates folders. */
+/**
+ * Writes every byte of `bytes` to `fd`, going round on a short write; a write that makes no
+ * progress throws (`EIO`, naming `path`) rather than spinning, since a full or failing disk
+ * must fail the write, never leave a file cut short behind a success.
+ */
+export function writeFully(fd: number, bytes: Uint8Array, path: string, write: (fd: number, bytes: Uint8Array, offset: number, length: number) => number = writeSync): void {
+  for (let at = 0; at < bytes.length; ) {
+    const written = write(fd, bytes, at, bytes.length - at);
+    if (!(written > 0)) throw Object.assign(new Error(`EIO: writing ${path} made no progress with ${bytes.length - at} of ${bytes.length} bytes left`), { code: "EIO" });
+    at += written;
+  }
+}
+
+/** Writes a file atomically: a temporary file beside it, written whole and flushed, then a rename. Creates folders. */
 export function writeAtomically(path: string, content: string): void {
   mkdirSync(dirname(path), { recursive: true });
   const temporary = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   try {
-    writeFileSync(temporary, content);
+    const fd = openSync(temporary, "wx");
+    try {
+      writeFully(fd, Buffer.from(content, "utf8"), temporary);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(temporary, path);
   } catch (caught) {
     try {
@@ -248,8 +267,9 @@ export function writeAllAtomically(root: string, files: readonly BatchFile[], fr
       staged.push(entry);
       try {
         const bytes = typeof file.content === "string" ? Buffer.from(file.content, "utf8") : file.content;
-        for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+        writeFully(fd, bytes, full);
         const s = fstatSync(fd);
+        if (s.size !== bytes.length) throw Object.assign(new Error(`EIO: ${full} holds ${s.size} bytes after writing ${bytes.length}`), { code: "EIO" });
         entry.stamp = { size: s.size, mtimeMs: s.mtimeMs };
       } finally {
         closeSync(fd);

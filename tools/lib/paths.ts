@@ -22,6 +22,7 @@ export type TargetCheck = { readonly ok: true; readonly path: string } | { reado
 export function checkTargetPath(raw: string): TargetCheck {
   if (raw.includes("\\")) return { ok: false, reason: `target \`${raw}\` uses backslashes; write it with \`/\`` };
   if (raw.includes("\0")) return { ok: false, reason: `target \`${raw}\` holds a NUL character` };
+  if (/[\u0001-\u001f\u007f-\u009f]/.test(raw)) return { ok: false, reason: `target \`${raw}\` holds a control character` };
   if (posix.isAbsolute(raw) || /^[A-Za-z]:/.test(raw)) return { ok: false, reason: `target \`${raw}\` is absolute; targets are relative to the project root` };
   const path = posix.normalize(raw);
   if (path === "." || path.endsWith("/") || path === "") return { ok: false, reason: `target \`${raw}\` names a folder, not a file` };

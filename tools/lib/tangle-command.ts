@@ -4,7 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import type { Streams } from "./cli.ts";
-import { formatDiagnostic } from "./diagnostics.ts";
+import { formatDiagnostic, visible } from "./diagnostics.ts";
 import { runTangle } from "./tangle-run.ts";
 
 const usage = `usage: tangle [--check] [--force] [--root DIR] [--quiet]
@@ -39,14 +39,14 @@ export async function tangleCommand(args: readonly string[], streams: Streams): 
       if (!values.quiet) stdout.write(`tangle: up to date (${report.unchanged} files)\n`);
       return 0;
     }
-    for (const a of report.actions) stderr.write(`${a.path}: out of date (${a.kind === "delete" ? "would be deleted" : a.reason === "new" ? "missing" : "differs"})\n`);
+    for (const a of report.actions) stderr.write(`${visible(a.path)}: out of date (${a.kind === "delete" ? "would be deleted" : a.reason === "new" ? "missing" : "differs"})\n`);
     stderr.write(`tangle: ${report.actions.length} file(s) out of date\n  hint: run \`npm run tangle\` and commit the result\n`);
     return 1;
   }
   if (!values.quiet) {
     const written = report.actions.filter((a) => a.kind === "write").length;
     const deleted = report.actions.filter((a) => a.kind === "delete").length;
-    for (const a of report.actions) stdout.write(`${a.kind === "write" ? "wrote  " : "deleted"} ${a.path}\n`);
+    for (const a of report.actions) stdout.write(`${a.kind === "write" ? "wrote  " : "deleted"} ${visible(a.path)}\n`);
     stdout.write(`tangle: ${written} written, ${deleted} deleted, ${report.unchanged} unchanged\n`);
   }
   return 0;

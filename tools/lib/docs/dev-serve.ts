@@ -22,7 +22,7 @@ import { formatDiagnostic } from "../diagnostics.ts";
 import type { CycleReport } from "../dev-session.ts";
 import type { VerifyReport } from "../verify.ts";
 import { chapterPath } from "./html.ts";
-import { contentTypes, requestPath, siteFile } from "./static.ts";
+import { contentTypes, loopbackHost, requestPath, siteFile } from "./static.ts";
 
 /** Where the live-update script is served, and where it listens. */
 export const livePaths = { script: "/__dev/live.js", events: "/__dev/events" } as const;
@@ -178,6 +178,7 @@ export async function startDevDocs(options: { readonly root: string; readonly po
     for (const response of listeners) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
   const server = createServer((request, response) => {
+    if (!loopbackHost(request, response)) return;
     const path = requestPath(request.url, response);
     if (path === undefined) return;
     if (path === livePaths.events) {

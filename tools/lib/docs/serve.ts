@@ -15,7 +15,7 @@ import { manifestPath } from "../paths.ts";
 import { runTangle } from "../tangle-run.ts";
 import { buildDocs, docsMemory, type DocsOptions } from "./build.ts";
 import { escapeHtml } from "./html.ts";
-import { contentTypes, requestPath, siteFile } from "./static.ts";
+import { contentTypes, loopbackHost, requestPath, siteFile } from "./static.ts";
 
 /** The page shown instead of the site while the last rebuild failed; it reloads every two seconds. */
 export function errorPage(lines: readonly string[]): string {
@@ -33,6 +33,7 @@ export function errorPage(lines: readonly string[]): string {
  */
 export function serveStatic(site: string, port: number, failure: () => readonly string[] | undefined = () => undefined, options: { readonly cacheAssets?: boolean } = {}): Promise<{ server: Server; url: string }> {
   const server = createServer((request, response) => {
+    if (!loopbackHost(request, response)) return;
     const path = requestPath(request.url, response);
     if (path === undefined) return;
     const failed = failure();

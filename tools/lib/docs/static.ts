@@ -2,8 +2,8 @@
  * What the two docs servers (`docs --serve` and `npm run dev`) share: answering a request with a
  * file of the built site, on 127.0.0.1, never outside the site's folder.
  */
-import { existsSync, statSync } from "node:fs";
-import type { ServerResponse } from "node:http";
+import { existsSync, realpathSync, statSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { join, normalize, sep } from "node:path";
 
 /** Content types of the files a built site holds, by extension. */
@@ -29,20 +29,47 @@ export function requestPath(url: string | undefined, response: ServerResponse): 
   }
 }
 
+/** Whether `file` is `folder` or lies inside it, by path. */
+function inside(folder: string, file: string): boolean {
+  return file === folder || file.startsWith(folder + sep);
+}
+
 /**
- * The file of `site` that `path` names (a folder stands for its `index.html`); `undefined` once it
- * has answered 403 for a path outside the site, or 404 with `notFound` as the body.
+ * The regular file of `site` that `path` names (a folder stands for its `index.html`); `undefined`
+ * once it has answered 403 for a path outside the site — by its name or, through a symbolic link,
+ * by where it really is — or 404 with `notFound` as the body for a missing file or anything that
+ * is not a regular file (a FIFO would hang the response; a device has no business in a site).
  */
 export function siteFile(site: string, path: string, response: ServerResponse, notFound: string): string | undefined {
   let file = normalize(join(site, path));
-  if (file !== site && !file.startsWith(site + sep)) {
-    response.writeHead(403).end("forbidden");
-    return undefined;
-  }
+  const forbidden = (): undefined => void response.writeHead(403).end("forbidden");
+  if (!inside(site, file)) return forbidden();
   if (existsSync(file) && statSync(file).isDirectory()) file = join(file, "index.html");
-  if (!existsSync(file)) {
+  let real: string;
+  try {
+    real = realpathSync(file);
+  } catch {
     response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end(notFound);
     return undefined;
   }
-  return file;
+  if (!inside(realpathSync(site), real)) return forbidden();
+  if (!statSync(real).isFile()) {
+    response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end(notFound);
+    return undefined;
+  }
+  return real;
+}
+
+/**
+ * Whether the request's `Host` names this machine's loopback on the port it came in on
+ * (`127.0.0.1`, `localhost` or `[::1]`); otherwise it answers 403. A page on another site can
+ * point a name it controls at 127.0.0.1 (DNS rebinding) and read what a loopback server answers;
+ * the Host header is the one thing such a request cannot set to a loopback name.
+ */
+export function loopbackHost(request: IncomingMessage, response: ServerResponse): boolean {
+  const port = request.socket.localPort;
+  const host = request.headers.host ?? "";
+  if (["127.0.0.1", "localhost", "[::1]"].some((name) => host.toLowerCase() === `${name}:${port}`)) return true;
+  response.writeHead(403, { "content-type": "text/plain; charset=utf-8" }).end("forbidden: this server answers only requests to 127.0.0.1, localhost or [::1] on its port");
+  return false;
 }
