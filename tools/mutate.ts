@@ -41,7 +41,7 @@ import {
   type SampledKill,
   type StrykerReport,
 } from "./lib/mutation.ts";
-import { factsOf, judge } from "./lib/judge.ts";
+import { describeBookScore, factsOf, judge } from "./lib/judge.ts";
 import { ProjectModel } from "./lib/project.ts";
 import { readRecords } from "./lib/verify.ts";
 import { definitionAnalyses, targetTrees } from "./lib/project-code.ts";
@@ -369,7 +369,6 @@ void runCli("mutate", async () => {
   const nothingChecked = { compiler: "native" as const, milliseconds: 0, diagnostics: [] };
   const tests = { evidence: undefined, scope: "all" as const, refresh: "", absent: () => [] };
   const verdict = judge(factsOf(book.model, { checked: nothingChecked, inProgram: undefined, tests, records: readRecords(book.root, docs) }), { only: ["pinned"] });
-  const book_ = verdict.mutation.score === undefined ? "no mutants recorded" : `${verdict.mutation.score.toFixed(1)}% of ${verdict.mutation.mutants} mutants killed (declared equivalents left out)`;
-  process.stdout.write(`book: ${book_}; records for ${verdict.mutation.recorded.length} chapters, none yet for ${verdict.mutation.unrecorded.length}\n`);
+  process.stdout.write(`book: ${describeBookScore(verdict.mutation)}; records for ${verdict.mutation.recorded.length} chapters, none yet for ${verdict.mutation.unrecorded.length}\n`);
   return 0;
 });

@@ -6,6 +6,8 @@ import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { analyzeDefinitions } from "../../tools/lib/definitions.ts";
 import { formatDiagnostic } from "../../tools/lib/diagnostics.ts";
+import { describeBookScore, factsOf, judge } from "../../tools/lib/judge.ts";
+import { ProjectModel } from "../../tools/lib/project.ts";
 import {
   applyMutant,
   formatChapterRecord,
@@ -160,7 +162,38 @@ describe("rule 5, pinned", () => {
   it("leaves a declared equivalent mutant out of the score", () => {
     const verdict = pinned(chapter({ equivalent: ["2:7 ConditionalExpression false — every caller passes an even number"] }), recordFor(current(), [killed(), survivor()]));
     expect(verdict.messages).toEqual([]);
-    expect([...verdict.scores.values()]).toEqual([{ detected: 1, survived: 0, equivalent: 1, score: 100 }]);
+    expect([...verdict.scores.values()]).toEqual([{ detected: 1, survived: 0, equivalent: 1, assumed: 0, score: 100 }]);
+  });
+
+  it("lets a declaration name one mutant only: two survivors starting at its place fail it, and its range picks one", () => {
+    const short = survivor({ endColumn: 19 });
+    const long = survivor({ endColumn: 30 });
+    const vague = pinned(chapter({ equivalent: ["2:7 ConditionalExpression false — the same either way"] }), recordFor(current(), [killed(), killed({ replacement: "n - 2" }), killed({ replacement: "n + 2" }), killed({ replacement: "n % 2" }), short, long]));
+    expect(vague.messages).toContain(
+      "literate/half.md:17:1 pinned: declares `ConditionalExpression false` at 2:7 equivalent, but 2 surviving mutants start there (`2:7-2:19`, `2:7-2:30`): a declaration names one mutant\n  hint: give the range of the one meant (`LINE:COLUMN-LINE:COLUMN`), one line for each mutant that is equivalent",
+    );
+    expect([...vague.scores.values()]).toEqual([{ detected: 4, survived: 2, equivalent: 0, assumed: 0, score: (100 * 4) / 6 }]);
+    const exact = pinned(chapter({ equivalent: ["2:7-2:30 ConditionalExpression false — the same either way"] }), recordFor(current(), [killed(), killed({ replacement: "n - 2" }), killed({ replacement: "n + 2" }), killed({ replacement: "n % 2" }), short, long]));
+    expect(exact.messages).toEqual([]);
+    expect([...exact.scores.values()]).toEqual([{ detected: 4, survived: 1, equivalent: 1, assumed: 0, score: 80 }]);
+    expect([...exact.survivors.values()]).toEqual([[short]]);
+  });
+
+  it("fails a ranged declaration whose end names no survivor, printing the range it gave", () => {
+    const verdict = pinned(chapter({ equivalent: ["2:7-2:40 ConditionalExpression false — the same either way"] }), recordFor(current(), [killed(), survivor()]));
+    expect(verdict.messages).toContain(
+      "literate/half.md:17:1 pinned: declares `ConditionalExpression false` at 2:7-2:40 equivalent, but no such mutant survives in the block's current record\n  hint: remove the declaration (a test kills it now, or the code changed), or correct its place from what `npm run mutate` printed",
+    );
+  });
+
+  it("counts a declaration whose reason begins `assumes:` as an assumption, and the book's score is also given counting it as a survivor", () => {
+    const text = chapter({ equivalent: ["2:7 ConditionalExpression false — assumes: every caller passes an even number"] });
+    const records = new Map([[doc, recordFor(current(), [killed(), killed({ replacement: "n - 2" }), killed({ replacement: "n + 2" }), survivor()])]]);
+    const verdict = judge(factsOf(ProjectModel.of([{ path: doc, text }], { scan: "remark" }), { checked: { compiler: "native", milliseconds: 0, diagnostics: [] }, inProgram: undefined, tests: { evidence: undefined, scope: "all", refresh: "", absent: () => [] }, records }), { only: ["pinned"] });
+    expect([verdict.ok, verdict.mutation.score, verdict.mutation.strictScore, verdict.mutation.assumed]).toEqual([true, 100, 75, 1]);
+    expect(describeBookScore(verdict.mutation)).toBe("100.0% of 3 mutants killed (declared equivalents left out; 75.0% counting the 1 declared under an assumption as survivors)");
+    expect(describeBookScore({ score: 97.44, mutants: 10, assumed: 0 })).toBe("97.4% of 10 mutants killed (declared equivalents left out)");
+    expect(describeBookScore({ mutants: 0, assumed: 0 })).toBe("no mutants recorded");
   });
 
   it("fails a declaration that names no surviving mutant, at its own line", () => {

@@ -350,7 +350,7 @@ export class DevSession {
         const report = again.blocks[i];
         if (report?.mutation === undefined || !chapters.includes(report.doc)) continue;
         const m = report.mutation;
-        const head = `${report.doc}:${report.line} pinned ${report.checks.pinned ? "✓" : "✗"} mutants ${m.score === undefined ? "none" : `${m.score.toFixed(0)}%`} (${m.killed} killed, ${m.survived} survive${m.equivalent > 0 ? `, ${m.equivalent} declared equivalent` : ""}) after ${Math.round(performance.now() - started)} ms`;
+        const head = `${report.doc}:${report.line} pinned ${report.checks.pinned ? "✓" : "✗"} mutants ${m.score === undefined ? "none" : `${m.score.toFixed(0)}%`} (${m.killed} killed, ${m.survived} survive${m.equivalent > 0 ? `, ${m.equivalent} declared equivalent${m.assumed > 0 ? ` (${m.assumed} under an assumption)` : ""}` : ""}) after ${Math.round(performance.now() - started)} ms`;
         this.#log([head, ...m.survivors.map((s) => `    ${describeSurvivor(report.doc, s)}`)].join("\n"));
       }
       this.#onLate({ ...cycle, report: this.#report(again, cycle.report?.typeCheck ?? { compiler: "", milliseconds: 0 }) });

@@ -73,6 +73,8 @@ export interface BlockMutation {
   readonly killed: number;
   readonly survived: number;
   readonly equivalent: number;
+  /** Of the declared equivalents, those declared under an assumption (`assumes:`). */
+  readonly assumed: number;
   /** Each survivor: its Markdown line and column, the mutator, the code it replaces and the replacement. */
   readonly survivors: readonly { readonly line: number; readonly column: number; readonly mutator: string; readonly original: string; readonly replacement: string }[];
 }
@@ -98,6 +100,16 @@ export interface BookMutation {
   /** The book's score over every current record, declared equivalents left out; absent with no mutants recorded. */
   readonly score?: number;
   readonly mutants: number;
+  /** The same score counting mutants declared equivalent under an assumption (`assumes:`) as survivors, and how many there are. */
+  readonly strictScore?: number;
+  readonly assumed: number;
+}
+
+/** The book's mutation score as a summary line says it: declared equivalents left out, and, when some are assumptions, the score counting those as survivors too. */
+export function describeBookScore(m: Pick<BookMutation, "score" | "mutants" | "strictScore" | "assumed">): string {
+  if (m.score === undefined) return "no mutants recorded";
+  const strict = m.assumed > 0 && m.strictScore !== undefined ? `; ${m.strictScore.toFixed(1)}% counting the ${m.assumed} declared under an assumption as survivors` : "";
+  return `${m.score.toFixed(1)}% of ${m.mutants} mutants killed (declared equivalents left out${strict})`;
 }
 
 /** The judge's verdict on the whole project. */
@@ -188,19 +200,22 @@ function blockMutation(block: LiterateBlock, index: number, found: PinnedFinding
     killed: scored.detected,
     survived: scored.survived,
     equivalent: scored.equivalent,
+    assumed: scored.assumed,
     survivors: (found.survivors.get(index) ?? []).map((m) => ({ line: block.line + m.line, column: m.column, mutator: m.mutator, original: spanText(block.lines, block.columnShift, m), replacement: m.replacement })),
   };
 }
 
 /** The book's mutation score: killed over killed plus surviving, over every current record. */
-function bookScore(found: PinnedFindings): { score?: number; mutants: number } {
+function bookScore(found: PinnedFindings): Omit<BookMutation, "recorded" | "unrecorded"> {
   let killed = 0;
   let mutants = 0;
+  let assumed = 0;
   for (const s of found.scores.values()) {
     killed += s.detected;
     mutants += s.detected + s.survived;
+    assumed += s.assumed;
   }
-  return mutants === 0 ? { mutants } : { score: (100 * killed) / mutants, mutants };
+  return mutants === 0 ? { mutants, assumed } : { score: (100 * killed) / mutants, mutants, strictScore: (100 * killed) / (mutants + assumed), assumed };
 }
 
 function summarize(path: string, blocks: readonly BlockReport[]): DocumentSummary {

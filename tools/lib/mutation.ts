@@ -268,16 +268,31 @@ export interface EquivalenceDeclaration {
   readonly block: number;
   readonly line: number;
   readonly column: number;
+  /** Where the mutant ends, when the declaration gives its whole range `L:C-L:C`. */
+  readonly end?: { readonly line: number; readonly column: number };
   readonly mutator: string;
   readonly replacement: string;
   readonly reason: string;
+  /**
+   * Whether the reason is an assumption (`— assumes: …`): no test of the code as it stands can tell the
+   * mutant apart, but only because of something outside the block that could change (what callers pass,
+   * what another process does). Such mutants are left out of the score like the others, and the book's
+   * score is also given counting them as survivors.
+   */
+  readonly assumption: boolean;
 }
 
-const declarationPattern = /^(\d+):(\d+)\s+([A-Za-z]+)\s+(.*?)\s+(?:—|--)\s+(\S.*)$/;
+/** The part of a declaration that names its mutant. */
+export type MutantName = Pick<EquivalenceDeclaration, "line" | "column" | "end" | "mutator" | "replacement">;
+
+const declarationPattern = /^(\d+):(\d+)(?:-(\d+):(\d+))?\s+([A-Za-z]+)\s+(.*?)\s+(?:—|--)\s+(\S.*)$/;
+const assumptionPrefix = /^assumes:\s*/;
 
 /**
  * Reads every `equivalent` fence of the book (but those marked `no-tangle`). Each non-empty line declares one mutant:
- * `LINE:COLUMN Mutator replacement — reason` (LINE relative to the block, as in the records).
+ * `LINE:COLUMN Mutator replacement — reason` (LINE relative to the block, as in the records), or with
+ * the mutant's whole range, `LINE:COLUMN-LINE:COLUMN`, where two survivors start at the same place; a
+ * reason that begins `assumes:` marks the declaration as an assumption.
  * Malformed lines, and fences with no TypeScript block before them, are problems at their line.
  */
 export function parseEquivalences(result: TangleResult): { declarations: EquivalenceDeclaration[]; problems: Map<number, Diagnostic[]> } {
@@ -304,39 +319,68 @@ export function parseEquivalences(result: TangleResult): { declarations: Equival
       const at = { file: block.doc, line: block.line + 1 + k, column: 1 + (block.columnShift[k] ?? 0) };
       const m = declarationPattern.exec(text.trim());
       if (m === null) {
-        add(index, error(at, "pinned", "an equivalent-mutant declaration must read `LINE:COLUMN Mutator replacement — reason`", "copy the place, mutator and replacement from the survivor `npm run mutate` printed, then say why no test can tell it apart"));
+        add(index, error(at, "pinned", "an equivalent-mutant declaration must read `LINE:COLUMN Mutator replacement — reason` (or `LINE:COLUMN-LINE:COLUMN …` with the mutant's whole range)", "copy the place, mutator and replacement from the survivor `npm run mutate` printed, then say why no test can tell it apart"));
         return;
       }
-      declarations.push({ doc: block.doc, mdLine: at.line, block: previous, line: Number(m[1]), column: Number(m[2]), mutator: m[3] ?? "", replacement: m[4] ?? "", reason: m[5] ?? "" });
+      const [, line, column, endLine, endColumn, mutator = "", replacement = "", said = ""] = m;
+      const assumption = assumptionPrefix.test(said);
+      const end = endLine === undefined || endColumn === undefined ? {} : { end: { line: Number(endLine), column: Number(endColumn) } };
+      declarations.push({ doc: block.doc, mdLine: at.line, block: previous, line: Number(line), column: Number(column), ...end, mutator, replacement, reason: said.replace(assumptionPrefix, ""), assumption });
     });
   });
   return { declarations, problems };
 }
 
-/** Whether a declaration names this mutant. */
-export function declares(d: Pick<EquivalenceDeclaration, "line" | "column" | "mutator" | "replacement">, m: MutantRecord): boolean {
-  return d.line === m.line && d.column === m.column && d.mutator === m.mutator && d.replacement === m.replacement;
+/** Whether a declaration names this mutant: its start, mutator and replacement, and its end when the declaration gives one. */
+export function declares(d: MutantName, m: MutantRecord): boolean {
+  const ends = d.end === undefined || (d.end.line === m.endLine && d.end.column === m.endColumn);
+  return d.line === m.line && d.column === m.column && d.mutator === m.mutator && d.replacement === m.replacement && ends;
+}
+
+/**
+ * Pairs each surviving mutant with the declaration that names it. A declaration names one mutant: one
+ * that matches two survivors (the same start, mutator and replacement, different ends) is `ambiguous`
+ * and silences neither, so a declaration can never leave out more than the reader sees it name.
+ */
+export function matchDeclarations<D extends MutantName>(mutants: readonly MutantRecord[], declarations: readonly D[]): { readonly declared: Map<MutantRecord, D>; readonly ambiguous: Map<D, readonly MutantRecord[]> } {
+  const declared = new Map<MutantRecord, D>();
+  const ambiguous = new Map<D, readonly MutantRecord[]>();
+  for (const d of declarations) {
+    const named = mutants.filter((m) => undetected(m) && declares(d, m));
+    if (named.length > 1) ambiguous.set(d, named);
+    else if (named[0] !== undefined && !declared.has(named[0])) declared.set(named[0], d);
+  }
+  return { declared, ambiguous };
 }
 
 /** A block's score: detected over detected plus undetected, declared equivalents left out; undefined with nothing to count. */
 export interface BlockScore {
   readonly detected: number;
   readonly survived: number;
+  /** Declared equivalent, assumptions included. */
   readonly equivalent: number;
+  /** Of those, declared under an assumption (`assumes:`). */
+  readonly assumed: number;
   readonly score: number | undefined;
 }
 
-/** Scores a block's mutants, leaving out those `equivalents` declare. */
-export function scoreBlock(mutants: readonly MutantRecord[], equivalents: readonly Pick<EquivalenceDeclaration, "line" | "column" | "mutator" | "replacement">[]): BlockScore {
+/** Scores a block's mutants, leaving out those `equivalents` declare (each names at most one, see `matchDeclarations`). */
+export function scoreBlock(mutants: readonly MutantRecord[], equivalents: readonly (MutantName & { readonly assumption?: boolean })[]): BlockScore {
+  const { declared } = matchDeclarations(mutants, equivalents);
   let detected = 0;
   let survived = 0;
   let equivalent = 0;
+  let assumed = 0;
   for (const m of mutants) {
+    const d = declared.get(m);
     if (!undetected(m)) detected++;
-    else if (equivalents.some((d) => declares(d, m))) equivalent++;
-    else survived++;
+    else if (d === undefined) survived++;
+    else {
+      equivalent++;
+      if (d.assumption === true) assumed++;
+    }
   }
-  return { detected, survived, equivalent, score: detected + survived === 0 ? undefined : (100 * detected) / (detected + survived) };
+  return { detected, survived, equivalent, assumed, score: detected + survived === 0 ? undefined : (100 * detected) / (detected + survived) };
 }
 
 /** A survivor as `npm run mutate` and verify print it: `literate/act.md:151:13 survived: BlockStatement, replaced by `{}``. */
@@ -421,9 +465,11 @@ export function judgePinned(
         continue;
       }
       current.set(index, mine);
-      const score = scoreBlock(mine.mutants, declarations.filter((d) => d.block === index));
+      const own = declarations.filter((d) => d.block === index);
+      const score = scoreBlock(mine.mutants, own);
       scores.set(index, score);
-      const standing = mine.mutants.filter((m) => undetected(m) && !declarations.some((d) => d.block === index && declares(d, m)));
+      const { declared } = matchDeclarations(mine.mutants, own);
+      const standing = mine.mutants.filter((m) => undetected(m) && !declared.has(m));
       survivors.set(index, standing);
       if (score.score !== undefined && score.score < blockThreshold) {
         const listed = standing.slice(0, 3).map((m) => describeMutant(doc, block.line, m));
@@ -436,9 +482,17 @@ export function judgePinned(
   for (const d of declarations) {
     const mine = current.get(d.block);
     if (mine === undefined) continue; // the block's own problem (stale, missing, no record file) says enough
-    if (mine.mutants.some((m) => undetected(m) && declares(d, m))) continue;
+    const named = mine.mutants.filter((m) => undetected(m) && declares(d, m));
+    if (named.length === 1) continue;
     const fence = result.blocks.findIndex((b) => b.doc === d.doc && b.lang === "equivalent" && b.line < d.mdLine && d.mdLine <= b.line + b.lines.length);
-    add(fence, error({ file: d.doc, line: d.mdLine, column: 1 }, "pinned", `declares \`${d.mutator} ${d.replacement}\` at ${d.line}:${d.column} equivalent, but no such mutant survives in the block's current record`, "remove the declaration (a test kills it now, or the code changed), or correct its place from what `npm run mutate` printed"));
+    const at = { file: d.doc, line: d.mdLine, column: 1 };
+    if (named.length > 1) {
+      const ranges = named.map((m) => `\`${m.line}:${m.column}-${m.endLine}:${m.endColumn}\``).join(", ");
+      add(fence, error(at, "pinned", `declares \`${d.mutator} ${d.replacement}\` at ${d.line}:${d.column} equivalent, but ${named.length} surviving mutants start there (${ranges}): a declaration names one mutant`, "give the range of the one meant (`LINE:COLUMN-LINE:COLUMN`), one line for each mutant that is equivalent"));
+    } else {
+      const place = d.end === undefined ? `${d.line}:${d.column}` : `${d.line}:${d.column}-${d.end.line}:${d.end.column}`;
+      add(fence, error(at, "pinned", `declares \`${d.mutator} ${d.replacement}\` at ${place} equivalent, but no such mutant survives in the block's current record`, "remove the declaration (a test kills it now, or the code changed), or correct its place from what `npm run mutate` printed"));
+    }
   }
   return { byBlock, global, recorded, unrecorded, scores, survivors };
 }

@@ -12,6 +12,7 @@ import { userProblems, type Sink, type Streams } from "./cli.ts";
 import { formatDiagnostic, sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
 import { writeAtomically } from "./io.ts";
 import { verifyProject, type VerifyReport } from "./verify.ts";
+import { describeBookScore } from "./judge.ts";
 
 /** What `--json` prints when verify stopped before checking any block (`stopped: true`). */
 interface StoppedReport {
@@ -49,6 +50,7 @@ function printText(report: VerifyReport, out: Sink): void {
     out.write(`${d.path}: ${d.definitions} definition blocks (${d.typeOnly} type-only), ${d.tested}/${runtime} tested, ${d.problems} problem(s)${warned}\n`);
   }
   const { recorded, unrecorded } = report.mutation ?? { recorded: [], unrecorded: [] };
+  if (report.mutation !== undefined && recorded.length > 0) out.write(`mutation score: ${describeBookScore(report.mutation)}\n`);
   // A project that never ran `npm run mutate` has no rule 5 to report on; in one that did, a chapter without its record fails.
   if (recorded.length > 0 && unrecorded.length > 0) {
     const names = unrecorded.map((doc) => doc.replace(/^literate\//, "").replace(/\.md$/, ""));

@@ -13,6 +13,7 @@ import { blockAnchor, chapterPath, escapeHtml, lineAnchor, relativeHref, sourceP
 import { renderPage, type NavLink, type PageShell } from "./layout.ts";
 import { definitionSortKey, type BlockModel, type ChapterModel, type DocsModel } from "./model.ts";
 import { isTypeScriptPath } from "../paths.ts";
+import { describeBookScore } from "../judge.ts";
 
 /** A rendered page: its site path, its HTML, and what search should know of it. */
 export interface RenderedPage {
@@ -93,7 +94,7 @@ export function blockBadges(b: BlockModel): string {
   else if (r.typeOnly) out.push(badge(true, "type-only", "nothing to execute: type-checking is its test"));
   const m = r.mutation;
   if (m !== undefined && m.score !== undefined) {
-    const title = `${m.killed} of ${m.killed + m.survived} mutants killed by the chapter's tests${m.equivalent > 0 ? `, ${m.equivalent} declared equivalent` : ""} (npm run mutate)`;
+    const title = `${m.killed} of ${m.killed + m.survived} mutants killed by the chapter's tests${m.equivalent > 0 ? `, ${m.equivalent} declared equivalent${m.assumed > 0 ? ` (${m.assumed} under an assumption)` : ""}` : ""} (npm run mutate)`;
     out.push(badge(m.score >= 80 ? (m.survived === 0 ? true : "warn") : false, `mutants ${m.score.toFixed(0)}%`, title));
   }
   if (r.checks.pinned === false && m?.score === undefined) out.push(badge(false, "pinned ✗", "its chapter's mutation record has no current record of this block (npm run mutate)"));
@@ -408,7 +409,7 @@ export function renderIndexPage(ctx: PageContext, options: { readonly errors: re
   const mutationLine =
     pinned === undefined || pinned.recorded.length === 0
       ? ""
-      : `<p class="verdict mutation">mutation score: ${pinned.score === undefined ? "no mutants" : `${pinned.score.toFixed(1)}% of ${pinned.mutants} mutants killed`} in the ${pinned.recorded.length} chapters with a record; ${pinned.unrecorded.length} chapters not yet mutated</p>`;
+      : `<p class="verdict mutation">mutation score: ${escapeHtml(describeBookScore(pinned))} in the ${pinned.recorded.length} chapters with a record; ${pinned.unrecorded.length} chapters not yet mutated</p>`;
   const global = options.globalProblems.length === 0 ? "" : `<h3>Problems outside any block</h3><ul class="problems">${options.globalProblems.map((p) => `<li class="problem ${p.severity}">${escapeHtml(formatLocation(p))} <strong>${escapeHtml(p.rule)}</strong>: ${escapeHtml(p.message)}</li>`).join("")}</ul>`;
 
   const letters = new Map<string, string[]>();
