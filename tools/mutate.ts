@@ -29,6 +29,8 @@ import {
   mutationCandidates,
   parseChapterRecord,
   recordPath,
+  recordTestsHash,
+  reusableRecord,
   sampleKills,
   scoreBlock,
   shortHash,
@@ -47,11 +49,13 @@ import { readRecords } from "./lib/verify.ts";
 import { definitionAnalyses, targetTrees } from "./lib/project-code.ts";
 import type { TangleResult } from "./lib/tangle.ts";
 
-const usage = `usage: mutate [--chapter NAME]... [--all] [--fresh] [--sample N [--seed S]] [--concurrency N] [--root DIR]
+const usage = `usage: mutate [--chapter NAME]... [--all] [--fresh | --changed-only] [--sample N [--seed S]] [--concurrency N] [--root DIR]
 
   --chapter NAME  mutate the blocks of literate/NAME.md whose record is missing or stale (repeatable)
   --all           every chapter with runtime blocks (default: the chapters that have a record)
   --fresh         run every block of the chosen chapters again, current records or not
+  --changed-only  run only blocks whose code changed or that have no record, keeping the others'
+                  records even when the chapter's tests changed (--sample re-checks their kills)
   --sample N      write nothing: re-check N recorded kills, drawn at random (from --seed S)
   --concurrency   test runner processes for StrykerJS (default 1: the machine is shared)
   --root          the project root (default: the current folder)`;
@@ -128,7 +132,7 @@ async function runStryker(root: string, mutate: readonly string[], tests: string
 }
 
 /** Mutates what a chapter needs and writes its record; returns the problems (none: written). */
-async function mutateChapter(book: Book, doc: string, concurrency: number, fresh: boolean): Promise<void> {
+async function mutateChapter(book: Book, doc: string, concurrency: number, fresh: boolean, changedOnly: boolean): Promise<void> {
   const { root, result, analyses, hashes } = book;
   const started = Date.now();
   const front = result.documents.find((d) => d.path === doc)?.frontMatter;
@@ -140,7 +144,7 @@ async function mutateChapter(book: Book, doc: string, concurrency: number, fresh
   const testsHash = shortHash(result.blocks.filter((b) => b.doc === doc && b.attrs.test).map((b) => b.lines.join("\n")).join("\n\0\n"));
   const old = fresh ? undefined : loadRecord(root, doc);
   const candidates = mutationCandidates(result, analyses, doc);
-  const reuse = (index: number): BlockMutationRecord | undefined => (old?.testsHash === testsHash ? old.blocks.find((b) => b.hash === hashes[index]) : undefined);
+  const reuse = (index: number): BlockMutationRecord | undefined => reusableRecord(old, testsHash, hashes[index] ?? "", changedOnly);
   const rerun = candidates.filter((index) => reuse(index) === undefined);
   let found = new Map<number, MutantRecord[]>();
   if (rerun.length > 0) {
@@ -154,7 +158,7 @@ async function mutateChapter(book: Book, doc: string, concurrency: number, fresh
     const kept = reuse(index);
     return kept ?? { id: blockId(analyses[index] ?? { names: [] }, line), hash: hashes[index] ?? "", mutants: found.get(index) ?? [] };
   });
-  const record: ChapterRecord = { doc, tests, testsHash, blocks };
+  const record: ChapterRecord = { doc, tests, testsHash: recordTestsHash(old, testsHash, candidates.some((index) => reuse(index) !== undefined)), blocks };
   mkdirSync(join(root, "mutation"), { recursive: true });
   writeAtomically(join(root, recordPath(doc)), formatChapterRecord(record));
 
@@ -328,6 +332,7 @@ void runCli("mutate", async () => {
       chapter: { type: "string", multiple: true, default: [] },
       all: { type: "boolean", default: false },
       fresh: { type: "boolean", default: false },
+      "changed-only": { type: "boolean", default: false },
       sample: { type: "string" },
       seed: { type: "string" },
       concurrency: { type: "string", default: "1" },
@@ -363,7 +368,7 @@ void runCli("mutate", async () => {
   } else {
     chapters = docs.filter((doc) => readIfExists(join(book.root, recordPath(doc))) !== undefined);
   }
-  for (const doc of chapters) await mutateChapter(book, doc, concurrency, values.fresh);
+  for (const doc of chapters) await mutateChapter(book, doc, concurrency, values.fresh, values["changed-only"]);
   // Rule 5 as verify judges it: the judge, with this rule alone (the others need a type-check and evidence mutate has no use for).
   // Not read: rule 5 alone runs.
   const nothingChecked = { compiler: "native" as const, milliseconds: 0, diagnostics: [] };

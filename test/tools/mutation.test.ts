@@ -15,6 +15,8 @@ import {
   mutantsByBlock,
   parseChapterRecord,
   recordPath,
+  recordTestsHash,
+  reusableRecord,
   sampleKills,
   type ChapterRecord,
   type MutantRecord,
@@ -206,6 +208,18 @@ describe("rule 5, pinned", () => {
   it("fails a declaration that is not `LINE:COLUMN Mutator replacement — reason`", () => {
     const verdict = pinned(chapter({ equivalent: ["the condition does not matter"] }), recordFor(current(), [killed()]));
     expect(verdict.messages[0]).toMatch(/^literate\/half\.md:17:1 pinned: an equivalent-mutant declaration must read/);
+  });
+
+  it("keeps a block's record for a run only while its code is unchanged, and under changed tests only when asked to, claiming the older tests then, and runs a block scoring under 80% again", () => {
+    const old: ChapterRecord = { doc, tests: "test/half.test.ts", testsHash: "tests-then", blocks: [{ id: "half", hash: "code-then", mutants: [killed()] }] };
+    expect(reusableRecord(old, "tests-then", "code-then", false)).toBe(old.blocks[0]);
+    expect(reusableRecord(old, "tests-then", "code-now", true)).toBeUndefined();
+    expect(reusableRecord(old, "tests-now", "code-then", false)).toBeUndefined();
+    expect(reusableRecord(old, "tests-now", "code-then", true)).toBe(old.blocks[0]);
+    expect(reusableRecord(undefined, "tests-now", "code-then", true)).toBeUndefined();
+    const weak: ChapterRecord = { ...old, blocks: [{ id: "half", hash: "code-then", mutants: [killed(), survivor()] }] };
+    expect([reusableRecord(weak, "tests-now", "code-then", true), reusableRecord(weak, "tests-then", "code-then", false)]).toEqual([undefined, weak.blocks[0]]);
+    expect([recordTestsHash(old, "tests-now", true), recordTestsHash(old, "tests-now", false), recordTestsHash(old, "tests-then", true), recordTestsHash(undefined, "tests-now", true)]).toEqual(["tests-then", "tests-now", "tests-then", "tests-now"]);
   });
 
   it("draws the same sample of recorded kills from the same seed, and only kills", () => {

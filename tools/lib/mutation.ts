@@ -256,6 +256,29 @@ export function compareMutants(a: MutantRecord, b: MutantRecord): number {
   return a.line - b.line || a.column - b.column || a.endLine - b.endLine || a.endColumn - b.endColumn || a.mutator.localeCompare(b.mutator) || a.replacement.localeCompare(b.replacement);
 }
 
+/**
+ * The recorded block a mutate run may keep instead of running its mutants again: the one whose code
+ * is the block's current code (`hash`), made with the chapter's current tests — or, with
+ * `changedOnly`, whatever the tests became since (tests that were only added kill at least as much;
+ * a kill a changed test no longer makes is what `npm run mutate -- --sample` re-checks), unless it
+ * scores under the threshold: new tests are written for such a block, so it is run again.
+ */
+export function reusableRecord(old: ChapterRecord | undefined, testsHash: string, hash: string, changedOnly: boolean): BlockMutationRecord | undefined {
+  if (old === undefined) return undefined;
+  const same = old.blocks.find((b) => b.hash === hash);
+  if (old.testsHash === testsHash) return same;
+  const score = same === undefined ? undefined : scoreBlock(same.mutants, []).score;
+  return changedOnly && (score === undefined || score >= blockThreshold) ? same : undefined;
+}
+
+/**
+ * The tests hash a record written now may claim: the current one, unless it keeps a block recorded
+ * under other tests; then the old one stays, so a later run without `--changed-only` runs every block again.
+ */
+export function recordTestsHash(old: ChapterRecord | undefined, testsHash: string, keptAny: boolean): string {
+  return old !== undefined && keptAny && old.testsHash !== testsHash ? old.testsHash : testsHash;
+}
+
 /** Whether a mutant survived the tests. */
 export const undetected = (m: MutantRecord): boolean => m.status === "survived" || m.status === "no-coverage";
 
