@@ -128,6 +128,16 @@ describe("writeAtomically", () => {
     expect(listFiles(root)).toEqual([]);
   });
 
+  it("keeps the old file whole and leaves no temporary file when the flush fails", () => {
+    const root = tempDir();
+    writeAtomically(join(root, "x.ts"), "old");
+    const failing = (): void => {
+      throw Object.assign(new Error("EIO: i/o error, fsync"), { code: "EIO" });
+    };
+    expect(() => writeAtomically(join(root, "x.ts"), "new", failing)).toThrow("EIO: i/o error, fsync");
+    expect([read(root, "x.ts"), listFiles(root)]).toEqual(["old", ["x.ts"]]);
+  });
+
   it("reads a missing file as undefined", () => {
     expect(readIfExists(join(tempDir(), "nope"))).toBeUndefined();
   });

@@ -179,15 +179,19 @@ export function writeFully(fd: number, bytes: Uint8Array, path: string, write: (
   }
 }
 
-/** Writes a file atomically: a temporary file beside it, written whole and flushed, then a rename. Creates folders. */
-export function writeAtomically(path: string, content: string): void {
+/**
+ * Writes a file atomically: a temporary file beside it, written whole and flushed (`flush`, the
+ * real `fsync` but in tests), then a rename. Creates folders. Any failure, a failed flush
+ * included, removes the temporary file and leaves the old file as it was.
+ */
+export function writeAtomically(path: string, content: string, flush: (fd: number) => void = fsyncSync): void {
   mkdirSync(dirname(path), { recursive: true });
   const temporary = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   try {
     const fd = openSync(temporary, "wx");
     try {
       writeFully(fd, Buffer.from(content, "utf8"), temporary);
-      fsyncSync(fd);
+      flush(fd);
     } finally {
       closeSync(fd);
     }
