@@ -259,7 +259,7 @@ describe.concurrent("tangle refuses", { timeout: cliTimeout }, () => {
     expect(run).toEqual({
       status: 1,
       stdout: "",
-      stderr: "generated/a.ts hand-edited: `generated/a.ts` was edited by hand since tangle wrote it\n  hint: move the change into the Markdown, then run `npm run tangle -- --force` to overwrite it\n",
+      stderr: "generated/a.ts hand-edited: `generated/a.ts` was edited by hand since tangle wrote it\n  hint: run `npm run stitch` to take the edit back into the Markdown (or move it there by hand, then run `npm run tangle -- --force` to overwrite the file)\n",
     });
     expect(snapshot(root)).toEqual(before);
 
