@@ -62,3 +62,17 @@ export function runStitch(options: StitchRunOptions): StitchRunReport {
   runTangle({ root, force: true });
   return report;
 }
+
+/**
+ * Which of `paths` are tangled files holding a text other than the one tangle recorded for them
+ * (`npm run dev -- --stitch` asks, to pass over tangle's own writes).
+ */
+export function editedTargets(root: string, paths: readonly string[]): string[] {
+  const recorded = readManifest(root)?.files ?? {};
+  return paths.filter((path) => {
+    const hash = recorded[path];
+    if (hash === undefined) return false;
+    const text = readIfExists(join(root, path));
+    return text !== undefined && sha256(text) !== hash;
+  });
+}

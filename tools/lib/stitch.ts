@@ -311,15 +311,15 @@ export function stitch(input: StitchInput): StitchOutcome {
       let to: number;
       if (hunk.oldEnd > hunk.oldStart) {
         const touched = owners.slice(hunk.oldStart, hunk.oldEnd);
+        const blocks = [...new Set(touched.flatMap((o) => ("block" in o ? [o.block] : [])))];
+        if (blocks.length > 1) {
+          refuse("stitch-across-blocks", `the edit spans ${blocks.length} blocks (${blocks.map((b) => blockPlace(before.blocks[b])).join(", ")})`, hint.acrossBlocks);
+          continue;
+        }
         const tangleLine = touched.find((o): o is { tangle: "header" | "map" | "between" } => "tangle" in o);
         if (tangleLine !== undefined) {
           const what = { header: "the header tangle writes", map: "the inline source map line", between: "a line tangle writes between blocks (the blank line or the `// literate/…` comment)" }[tangleLine.tangle];
           refuse(`stitch-${tangleLine.tangle === "between" ? "between-blocks" : tangleLine.tangle}`, `the edit changes ${what}, which no block holds`, hint.tangleLine);
-          continue;
-        }
-        const blocks = [...new Set(touched.map((o) => ("block" in o ? o.block : -1)))];
-        if (blocks.length > 1) {
-          refuse("stitch-across-blocks", `the edit spans ${blocks.length} blocks (${blocks.map((b) => blockPlace(before.blocks[b])).join(", ")})`, hint.acrossBlocks);
           continue;
         }
         blockIndex = blocks[0] ?? -1;
