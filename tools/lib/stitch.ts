@@ -357,6 +357,7 @@ export function stitch(input: StitchInput): StitchOutcome {
       edits.push({ target: target.path, targetLine: at.line, doc: block.doc, docLine: from + 1, removed: to - from, added: lines.length });
     }
   }
+  edited.sort();
   if (problems.length > 0) return refused(problems);
   if (docEdits.length === 0) return { ok: true, problems: [], documents: new Map(), edits: [], edited, result: before };
 
