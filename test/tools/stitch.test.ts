@@ -181,6 +181,31 @@ describe("edits taken back into their block", () => {
     expect(tangledCurrent(root)).toBe(true);
   });
 
+  it("appends a blank line and a statement after a block's last line to that block, whichever blank line the diff pairs with tangle's", () => {
+    const root = book();
+    edit(root, "generated/a.ts", replace("}\n\n// literate/a.md:26\n", "}\n\nexport const after = f();\n\n// literate/a.md:26\n"));
+    runStitch({ root });
+    expect(linesOf(read(root, "literate/a.md"), 10, 16)).toEqual([`${fence}ts`, "export function f(): number {", "  <<body>>", "}", "", "export const after = f();", fence]);
+    expect(tangledCurrent(root)).toBe(true);
+  });
+
+  it("keeps a CRLF document's line endings on the lines it writes", () => {
+    const root = book(chapter.replaceAll("\n", "\r\n"));
+    edit(root, "generated/a.ts", replace("  const x = 1;\n", "  const x = 41;\n  const y = 2;\n"));
+    runStitch({ root });
+    expect(read(root, "literate/a.md")).toBe(chapter.replace("const x = 1;\n", "const x = 41;\nconst y = 2;\n").replaceAll("\n", "\r\n"));
+    expect(tangledCurrent(root)).toBe(true);
+  });
+
+  it("writes a line into a block inside a `>` quote with the quote's marker", () => {
+    const quoted = chapter.replace("  <<body>>\n}\n```\n", "  <<body>>\n}\n```\n\n> A quoted block:\n>\n> ```ts\n> export const quoted = 1;\n> ```\n");
+    const root = book(quoted);
+    edit(root, "generated/a.ts", replace("export const quoted = 1;\n", "export const quoted = 2;\n\nexport const more = 3;\n"));
+    runStitch({ root });
+    expect(read(root, "literate/a.md")).toContain("> ```ts\n> export const quoted = 2;\n>\n> export const more = 3;\n> ```\n");
+    expect(tangledCurrent(root)).toBe(true);
+  });
+
   it("says so and writes nothing when no tangled file was edited", async () => {
     const root = book();
     const before = snapshot(root, { skipCache: true });

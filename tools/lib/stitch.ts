@@ -18,10 +18,11 @@
  *   between blocks), belongs to no block and is refused;
  * - an edit of a line tangle writes (the header, the inline source map, the lines between
  *   blocks), across two blocks, or inside a block spliced in more than one place is refused;
- * - blank lines: which of several adjacent blank lines a diff calls removed or where it puts an
- *   added one is arbitrary, so a change of blank lines only is moved within its run of blank
- *   lines onto lines (or next to lines) of a block when it can be: removing a blank line between
- *   two blocks removes a block's own blank line, never the one tangle writes.
+ * - equal lines: which of two equal lines a diff calls inserted or removed is arbitrary, so an
+ *   insertion or deletion it put where it cannot be placed is slid over the equal lines around
+ *   it to where it can (`slideHunk`), and a change of blank lines only is moved within its run of
+ *   blank lines onto (or next to) lines of a block (`settleBlankHunk`): removing a blank line
+ *   between two blocks removes a block's own blank line, never the one tangle writes.
  * Finally the stitched book is tangled again in memory, and unless every target comes out as the
  * edited file (apart from its inline source map line, which tangle writes anew), nothing is taken.
  */
@@ -226,6 +227,40 @@ function settleBlankHunk(hunk: Hunk, before: readonly string[], after: readonly 
   return [hunk];
 }
 
+/** True when a hunk can be placed as it stands: an insertion next to a block line, or lines of one block only replaced or deleted. */
+function placeable(hunk: Hunk, owners: readonly Owner[]): boolean {
+  if (hunk.oldEnd === hunk.oldStart) return insertionOwner(owners, hunk.oldStart) !== undefined;
+  const first = owners[hunk.oldStart];
+  if (first === undefined || !("block" in first)) return false;
+  return owners.slice(hunk.oldStart, hunk.oldEnd).every((o) => "block" in o && o.block === first.block);
+}
+
+/**
+ * A pure insertion or deletion slid over the lines around it to where it can be placed, when
+ * it cannot where the diff put it. Which of two equal lines a diff calls inserted is arbitrary:
+ * lines `x S` inserted after an `x` are the same edit as `x` then `S` inserted before it. So a
+ * block's new last lines `""` and `more();`, which a diff may pair with tangle's blank line and
+ * report after it, are found their place after the block's last line. The slide stays between
+ * the hunks before and after (`low`, `high`: the old lines it may not cross).
+ */
+function slideHunk(hunk: Hunk, before: readonly string[], after: readonly string[], owners: readonly Owner[], low: number, high: number): Hunk {
+  const inserted = hunk.oldEnd === hunk.oldStart;
+  if ((inserted ? hunk.newEnd === hunk.newStart : hunk.newEnd !== hunk.newStart) || placeable(hunk, owners)) return hunk;
+  // The line that leaves the edit and the line that joins it, when slid by one line up or down.
+  const canUp = (h: Hunk): boolean => h.oldStart > low && h.newStart > 0 && (inserted ? after[h.newStart - 1] === after[h.newEnd - 1] : before[h.oldStart - 1] === before[h.oldEnd - 1]);
+  const canDown = (h: Hunk): boolean => h.oldEnd < high && (inserted ? h.newEnd < after.length && after[h.newStart] === after[h.newEnd] : before[h.oldStart] === before[h.oldEnd]);
+  const shift = (h: Hunk, by: number): Hunk => ({ oldStart: h.oldStart + by, oldEnd: h.oldEnd + by, newStart: h.newStart + by, newEnd: h.newEnd + by });
+  for (let h = hunk; canUp(h); ) {
+    h = shift(h, -1);
+    if (placeable(h, owners)) return h;
+  }
+  for (let h = hunk; canDown(h); ) {
+    h = shift(h, 1);
+    if (placeable(h, owners)) return h;
+  }
+  return hunk;
+}
+
 /** The Markdown prefix of a block's new lines: what stands before its fence, as indentation (a `>` kept). */
 function markdownPrefix(block: LiterateBlock, fenceLine: string): string {
   return fenceLine.slice(0, block.column - 1).replace(/[^>\s]/g, " ");
@@ -300,7 +335,10 @@ export function stitch(input: StitchInput): StitchOutcome {
     const oldLines = linesOf(target.content);
     const newLines = linesOf(disk);
     const owners = ownersOf(target);
-    const hunks = hunksOf(oldLines, newLines, owners).flatMap((h) => settleBlankHunk(h, oldLines, newLines, owners));
+    const found = hunksOf(oldLines, newLines, owners);
+    const hunks = found
+      .map((h, k) => slideHunk(h, oldLines, newLines, owners, found[k - 1]?.oldEnd ?? 0, found[k + 1]?.oldStart ?? oldLines.length))
+      .flatMap((h) => settleBlankHunk(h, oldLines, newLines, owners));
     for (const hunk of hunks) {
       const at = { file: target.path, line: Math.min(hunk.newStart, Math.max(0, newLines.length - 1)) + 1, column: 1 };
       const refuse = (rule: string, message: string, hintText: string): void => {
