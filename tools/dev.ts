@@ -142,7 +142,11 @@ async function watchTargets(root: string, log: (line: string) => void, cycling: 
     if (editedTargets(root, paths).length === 0) return;
     try {
       const report = runStitch({ root });
-      log(`dev: stitched ${report.edits.length} edit(s) from ${report.edited.join(", ")} into ${report.documents.join(", ")}`);
+      log(
+        report.documents.length === 0
+          ? `dev: ${report.edited.join(", ")} differed from what tangle wrote only in tangle's own lines, which were written back`
+          : `dev: stitched ${report.edits.length} edit(s) from ${report.edited.join(", ")} into ${report.documents.join(", ")}`,
+      );
     } catch (caught) {
       const problems = userProblems(caught);
       if (problems === undefined) {

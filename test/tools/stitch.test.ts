@@ -189,6 +189,25 @@ describe("edits taken back into their block", () => {
     expect(tangledCurrent(root)).toBe(true);
   });
 
+  it("takes a re-indented `// literate/…` comment as no edit: the edits around it are taken back, and tangle writes the comment at its own indentation", () => {
+    const root = book();
+    edit(root, "generated/a.ts", replace("  return x;\n  // literate/a.md:13\n}\n", "  return x + 1;\n    // literate/a.md:13\n}\n"));
+    runStitch({ root });
+    expect(read(root, "literate/a.md")).toBe(chapter.replace("return x;", "return x + 1;"));
+    expect(read(root, "generated/a.ts")).toContain("  return x + 1;\n  // literate/a.md:13\n}\n");
+    expect(tangledCurrent(root)).toBe(true);
+  });
+
+  it("writes back a file whose only change is a re-indented `// literate/…` comment, and the book stays as it was", async () => {
+    const root = book();
+    edit(root, "generated/a.ts", replace("\n  // literate/a.md:13\n", "\n    // literate/a.md:13\n"));
+    const outcome = await commandInProcess("stitch", ["--root", root]);
+    expect(outcome).toMatchObject({ status: 0, stdout: "stitch: generated/a.ts differ from what tangle wrote only in tangle's own lines; written back\n" });
+    expect(read(root, "literate/a.md")).toBe(chapter);
+    expect(read(root, "generated/a.ts")).toContain("\n  // literate/a.md:13\n");
+    expect(tangledCurrent(root)).toBe(true);
+  });
+
   it("keeps a CRLF document's line endings on the lines it writes", () => {
     const root = book(chapter.replaceAll("\n", "\r\n"));
     edit(root, "generated/a.ts", replace("  const x = 1;\n", "  const x = 41;\n  const y = 2;\n"));

@@ -43,7 +43,9 @@ export async function stitchCommand(args: readonly string[], streams: Streams): 
   stdout.write(
     report.edited.length === 0
       ? "stitch: no edits to take back\n"
-      : `stitch: ${report.edits.length} edit(s) from ${report.edited.length} file(s); ${verb} ${report.documents.map(visible).join(", ")}\n`,
+      : report.documents.length === 0
+        ? `stitch: ${report.edited.map(visible).join(", ")} differ from what tangle wrote only in tangle's own lines; ${values.check ? "tangle would write them back" : "written back"}\n`
+        : `stitch: ${report.edits.length} edit(s) from ${report.edited.length} file(s); ${verb} ${report.documents.map(visible).join(", ")}\n`,
   );
   return 0;
 }

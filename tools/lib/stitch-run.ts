@@ -54,11 +54,9 @@ export function runStitch(options: StitchRunOptions): StitchRunReport {
     );
   }
   const report: StitchRunReport = { edits: outcome.edits, documents: [...outcome.documents.keys()], edited: outcome.edited };
-  if (options.check === true || outcome.documents.size === 0) return report;
-  writeAllAtomically(
-    root,
-    [...outcome.documents].map(([path, content]) => ({ path, content })),
-  );
+  if (options.check === true || outcome.edited.length === 0) return report;
+  if (outcome.documents.size > 0) writeAllAtomically(root, [...outcome.documents].map(([path, content]) => ({ path, content })));
+  // Also when no document changed: an edited file whose only change was tangle's own (a comment re-indented) is written back.
   runTangle({ root, force: true });
   return report;
 }

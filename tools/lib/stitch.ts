@@ -115,12 +115,15 @@ const isBlank = (line: string): boolean => line.trim() === "";
  * A tangled text as stitch compares it: without its inline source map line, and with the line
  * numbers of the `// literate/FILE:LINE` comments tangle writes (`target` says which lines those
  * are) left out. Both record where lines stand in the Markdown, which a stitch that adds or
- * removes lines moves; tangle writes them anew from the stitched book.
+ * removes lines moves; tangle writes them anew from the stitched book. The indentation of
+ * tangle's own lines is left out too: tangle indents its comments as a formatter would in most
+ * places, and where a formatter indents one otherwise (a comment before a block that starts by
+ * closing what an earlier block opened), that is no edit of any block, and tangle writes it back.
  */
 export function comparable(text: string, target: TangledTarget): string[] {
   const lines = linesOf(text);
   if (inlineSourceMapLine(text) !== undefined) lines.pop();
-  return lines.map((line, i) => ((target.lineBlock[i] ?? -1) < 0 && (target.lineSource[i] ?? 0) === 0 ? line.replace(/:\d+$/, ":") : line));
+  return lines.map((line, i) => ((target.lineBlock[i] ?? -1) < 0 && (target.lineSource[i] ?? 0) === 0 ? line.trim().replace(/:\d+$/, ":") : line));
 }
 
 /** Who owns each line of a tangled target. */
@@ -163,18 +166,21 @@ function diffSegment(before: readonly string[], after: readonly string[], from: 
  * The changed regions between the tangled lines and the file's lines. Tangle's own non-blank
  * lines (the header, the `// literate/…` comments, the source map) must come through any edit
  * stitch accepts unchanged, so they are common lines by definition: each is found in the file
- * (in order, by its text) and the diff is made between them, segment by segment. A diff of the
+ * (in order, by its text, whatever its indentation) and the diff is made between them, segment
+ * by segment. A diff of the
  * whole file could otherwise pair a blank line of one block with one of the next and return one
  * region spanning both, where the edits were two, one in each.
  */
 function hunksOf(before: readonly string[], after: readonly string[], owners: readonly Owner[]): Hunk[] {
   const hunks: Hunk[] = [];
+  const trimmed = after.map((line) => line.trim());
   let from = 0;
   let newFrom = 0;
   for (let i = 0; i < before.length; i++) {
     const text = before[i] ?? "";
     if ("block" in (owners[i] ?? { block: 0 }) || isBlank(text)) continue;
-    const found = after.indexOf(text, newFrom);
+    // Found by its text alone: its indentation is tangle's (see `comparable`).
+    const found = trimmed.indexOf(text.trim(), newFrom);
     if (found === -1) continue;
     diffSegment(before, after, from, i, newFrom, found, hunks);
     from = i + 1;
@@ -397,7 +403,11 @@ export function stitch(input: StitchInput): StitchOutcome {
   }
   edited.sort();
   if (problems.length > 0) return refused(problems);
-  if (docEdits.length === 0) return { ok: true, problems: [], documents: new Map(), edits: [], edited, result: before };
+  if (docEdits.length === 0) {
+    // Nothing to write into the book (at most tangle's own comments were re-indented): each edited file must still be what the book gives.
+    const mismatches = reproductionProblems(before, before, input.files, new Set(edited));
+    return mismatches.length > 0 ? refused(mismatches) : { ok: true, problems: [], documents: new Map(), edits: [], edited, result: before };
+  }
 
   const documents = new Map<string, string>();
   for (const doc of [...new Set(docEdits.map((e) => e.doc))].sort()) {
