@@ -309,6 +309,39 @@ describe("edits refused, at the edited file's line, with nothing written", () =>
   });
 });
 
+describe("targets of other languages", () => {
+  /** The chapter with a shell script (commented with `#`) and a text file of two blocks (no comments at all) after it. */
+  const withOthers = `${chapter}\nA script.\n\n${fence}sh file=scripts/run.sh\nset -e\necho one\n${fence}\n\nNotes.\n\n${fence} file=notes.txt\nfirst note\n${fence}\n\nMore notes.\n\n${fence} file=notes.txt\nsecond note\n${fence}\n`;
+
+  it("takes an edit of a `#`-commented script back, past its header and comments", () => {
+    const root = book(withOthers);
+    edit(root, "scripts/run.sh", replace("echo one\n", "echo one\necho two\n"));
+    runStitch({ root });
+    expect(read(root, "literate/a.md")).toBe(withOthers.replace("echo one\n", "echo one\necho two\n"));
+    expect(tangledCurrent(root)).toBe(true);
+  });
+
+  it("in a file tangle writes no comments into, edits each block's lines and refuses a line between two blocks", () => {
+    const root = book(withOthers);
+    expect(read(root, "notes.txt")).toBe("first note\nsecond note\n");
+    edit(root, "notes.txt", replace("first note\n", "first note, edited\n"));
+    runStitch({ root });
+    expect(read(root, "literate/a.md")).toBe(withOthers.replace("first note\n", "first note, edited\n"));
+    edit(root, "notes.txt", replace("first note, edited\nsecond note\n", "first note, edited\na note of no block\nsecond note\n"));
+    expect(refusals(root)).toEqual([{ rule: "stitch-between-blocks", at: "notes.txt:2", hint: expect.stringContaining("inside a block") }]);
+  });
+
+  it("refuses to stitch while a file no document writes any more was edited by hand (the tangle after the stitch would delete it)", () => {
+    const root = book(withOthers);
+    edit(root, "literate/a.md", (text) => text.slice(0, text.indexOf("\nNotes.\n") + 1));
+    writeFiles(root, { "notes.txt": "kept by hand\n" });
+    edit(root, "generated/a.ts", replace("  const x = 1;", "  const x = 41;"));
+    const before = snapshot(root, { skipCache: true });
+    expect(refusals(root)).toEqual([{ rule: "stitch-orphan", at: "notes.txt:0", hint: expect.stringContaining("move it away") }]);
+    expect(snapshot(root, { skipCache: true })).toEqual(before);
+  });
+});
+
 describe("stitch, the pure core", () => {
   it("places nothing and refuses nothing when the files are what the book tangles to", () => {
     const root = book();
