@@ -204,7 +204,7 @@ describe("native tool calls, as values", () => {
     expect(jsonSchemaFor(schema)).toStrictEqual(want ?? schema);
   });
 
-// literate/completions.md:661
+  // literate/completions.md:661
   const readFile: ToolSpec = { name: "read_file", description: "Reads a file.", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } };
 
   it("sends the tools and the turns natively, or the conversation as one text", () => {
@@ -303,7 +303,7 @@ describe("native tool calls, as values", () => {
     ]);
   });
 
-// literate/completions.md:763
+  // literate/completions.md:763
   it.each<[string, boolean, unknown]>([
     ["an HTTP 400", true, new ProviderError("p", "http", "HTTP 400: bad request (not retryable)", 400)],
     ["an HTTP 422", true, new ProviderError("p", "http", "HTTP 422 (not retryable)", 422)],

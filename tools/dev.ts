@@ -2,22 +2,28 @@
  * `npm run dev`: one long-lived process for authors. On every save of a `literate/*.md` file it
  * tangles, type-checks, runs the tests of the changed blocks with coverage, prints a verdict per
  * changed block at its Markdown line, stamps what the run proved, and (unless `--no-docs`)
- * serves the docs site, updating the changed chapter's page in open browsers.
+ * serves the docs site, updating the changed chapter's page in open browsers. With `--stitch`, a
+ * save of a tangled file (`generated/*.ts`, a tangled test) is taken back into the Markdown
+ * (`npm run stitch`), whose save then starts a cycle as any other.
  * A thin CLI over `tools/lib/dev-session.ts` and `tools/lib/docs/dev-serve.ts`.
  */
 import { join, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
 import { watch } from "chokidar";
-import { runCli } from "./lib/cli.ts";
+import { runCli, userProblems } from "./lib/cli.ts";
+import { formatDiagnostic, sortDiagnostics } from "./lib/diagnostics.ts";
 import { DevSession } from "./lib/dev-session.ts";
 import type { DevDocs } from "./lib/docs/dev-serve.ts";
+import { editedTargets, runStitch } from "./lib/stitch-run.ts";
+import { readManifest } from "./lib/tangle-run.ts";
 
-const usage = `usage: dev [--root DIR] [--port N] [--no-docs] [--no-mutate] [--compiler native|javascript]
+const usage = `usage: dev [--root DIR] [--port N] [--no-docs] [--no-mutate] [--stitch] [--compiler native|javascript]
 
   --root       the project root (default: the current folder)
   --port       the port the docs are served on (default: 4173; 0 picks a free one)
   --no-docs    do not build or serve the docs site
   --no-mutate  do not run the changed blocks' mutants after their verdicts
+  --stitch     take a save of a tangled file (generated/, tangled tests) back into the Markdown
   --compiler   type-check with the native compiler (default) or the JavaScript API`;
 
 await runCli("dev", async () => {
@@ -27,6 +33,7 @@ await runCli("dev", async () => {
       port: { type: "string", default: "4173" },
       "no-docs": { type: "boolean", default: false },
       "no-mutate": { type: "boolean", default: false },
+      stitch: { type: "boolean", default: false },
       compiler: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -96,12 +103,14 @@ await runCli("dev", async () => {
     }, 100);
   });
   await new Promise<void>((done) => watcher.once("ready", () => done()));
-  log(`dev: watching ${join(root, "literate")}${docs === undefined ? "" : `; docs at ${docs.url}`} (Ctrl-C stops)`);
+  const stitcher = values.stitch ? await watchTargets(root, log, () => running) : undefined;
+  log(`dev: watching ${join(root, "literate")}${stitcher === undefined ? "" : " (and the tangled files, to stitch)"}${docs === undefined ? "" : `; docs at ${docs.url}`} (Ctrl-C stops)`);
   return await new Promise<number>((done) => {
     const stop = (): void => {
       clearTimeout(timer);
       void (async () => {
         await watcher.close();
+        await stitcher?.close();
         await docs?.close();
         await session.close();
         done(0);
@@ -111,3 +120,62 @@ await runCli("dev", async () => {
     process.once("SIGTERM", stop);
   });
 });
+
+/**
+ * `--stitch`: watches the folders of the tangled files tangle's manifest lists, and when one of
+ * them is saved with a text other than the one tangle wrote (dev's own tangles write the recorded
+ * text, and are passed over), runs `npm run stitch`'s run in this process once no cycle is
+ * running. Its Markdown writes then start a cycle through the documents' watcher.
+ */
+async function watchTargets(root: string, log: (line: string) => void, cycling: () => boolean): Promise<{ close(): Promise<void> }> {
+  const folders = [...new Set(Object.keys(readManifestQuietly(root)).map((path) => path.split("/")[0] ?? path))].filter((folder) => !folder.includes("."));
+  const watcher = watch(folders.map((folder) => join(root, folder)), { ignoreInitial: true });
+  let pending = new Set<string>();
+  let timer: NodeJS.Timeout | undefined;
+  const run = (): void => {
+    if (cycling()) {
+      timer = setTimeout(run, 200);
+      return;
+    }
+    const paths = [...pending].sort();
+    pending = new Set();
+    if (editedTargets(root, paths).length === 0) return;
+    try {
+      const report = runStitch({ root });
+      log(
+        report.documents.length === 0
+          ? `dev: ${report.edited.join(", ")} differed from what tangle wrote only in tangle's own lines, which were written back`
+          : `dev: stitched ${report.edits.length} edit(s) from ${report.edited.join(", ")} into ${report.documents.join(", ")}`,
+      );
+    } catch (caught) {
+      const problems = userProblems(caught);
+      if (problems === undefined) {
+        log(`dev: internal error in stitch (this is a bug, please report it):\n${caught instanceof Error ? (caught.stack ?? caught.message) : String(caught)}`);
+        return;
+      }
+      for (const d of sortDiagnostics(problems)) log(formatDiagnostic(d));
+      log("dev: stitch refused the edit(s) above; nothing was written");
+    }
+  };
+  watcher.on("all", (_event, path) => {
+    pending.add(relative(root, path).split(sep).join("/"));
+    clearTimeout(timer);
+    timer = setTimeout(run, 100);
+  });
+  await new Promise<void>((done) => watcher.once("ready", () => done()));
+  return {
+    close: async () => {
+      clearTimeout(timer);
+      await watcher.close();
+    },
+  };
+}
+
+/** Tangle's manifest's files, or none when it cannot be read (the first tangle writes it). */
+function readManifestQuietly(root: string): Readonly<Record<string, string>> {
+  try {
+    return readManifest(root)?.files ?? {};
+  } catch {
+    return {};
+  }
+}

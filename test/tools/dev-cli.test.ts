@@ -140,7 +140,7 @@ describe("npm run dev", () => {
   }, 240_000);
 });
 
-describe("npm run dev, when the author saves again while the tests run", () => {
+describe("npm run dev, when the author saves again while the tests run (and with --stitch, when a tangled file is saved)", () => {
   // The test sleeps, so the second save surely lands while it runs.
   const slow = edit(chapter, "  expect(double(2)).toBe(4);", "  await new Promise((resolve) => setTimeout(resolve, 3000));\n  expect(double(2)).toBe(4);").replace('it("doubles", () => {', 'it("doubles", async () => {');
   let project: Project;
@@ -148,8 +148,8 @@ describe("npm run dev, when the author saves again while the tests run", () => {
 
   beforeAll(async () => {
     project = new Project({ "literate/a.md": slow });
-    dev = new Dev(project.root, ["--no-docs"]);
-    await dev.waitFor(/dev: watching/);
+    dev = new Dev(project.root, ["--no-docs", "--stitch"]);
+    await dev.waitFor(/dev: watching .* \(and the tangled files, to stitch\)/);
   }, 180_000);
 
   afterAll(async () => {
@@ -170,6 +170,20 @@ describe("npm run dev, when the author saves again while the tests run", () => {
     const text = project.read("literate/a.md");
     expect(text).toContain("Doubling is all this chapter is about.");
     expect(text.split("\n")[8]).toBe(`${fence}ts tested=${hashOf(text, 0)}`);
+  }, 240_000);
+
+  it("with --stitch, takes a save of a generated file back into the chapter, passes over its own tangles, and judges the block", async () => {
+    const from = dev.output.length;
+    project.write("generated/a.ts", project.read("generated/a.ts").replace("  return n + n;", "  return 2 * n;"));
+    await dev.waitFor(/dev: stitched 1 edit\(s\) from generated\/a\.ts into literate\/a\.md/, from);
+    await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✓ stamped ✓/, from);
+    const text = project.read("literate/a.md");
+    expect(text).toContain("\n  return 2 * n;\n");
+    expect(text.split("\n")[8]).toBe(`${fence}ts tested=${hashOf(text, 0)}`);
+    // The cycle's own tangle of the stitched chapter is no edit: nothing more is stitched.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(dev.output.slice(from).match(/dev: stitched/g)).toHaveLength(1);
+    expect(dev.output.slice(from)).not.toMatch(/stitch refused/);
   }, 240_000);
 });
 

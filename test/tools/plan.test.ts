@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { manifestPath } from "../../tools/lib/paths.ts";
 import { formatManifest, parseManifest, planWrites, sha256, type Action, type DiskEntry, type Manifest } from "../../tools/lib/plan.ts";
 
-const handEditedHint = "move the change into the Markdown, then run `npm run tangle -- --force` to overwrite it";
+const handEditedHint = "run `npm run stitch` to take the edit back into the Markdown (or move it there by hand, then run `npm run tangle -- --force` to overwrite the file)";
 
 /** A disk holding these contents (path → content). */
 function disk(contents: Readonly<Record<string, string>>): (path: string) => DiskEntry {

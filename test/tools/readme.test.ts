@@ -23,7 +23,7 @@ describe("the README's format example", () => {
   it("splices the named block with the indentation of its reference", () => {
     const greet = result.files.get("generated/greet.ts") ?? "";
     expect(greet).toContain(
-      'export function greet(name: string): string {\n  // literate/greet.md:19\n  if (name === "") throw new Error("greet: `name` is empty");\n  return `Hello, ${name}!`;\n// literate/greet.md:13\n}',
+      'export function greet(name: string): string {\n  // literate/greet.md:19\n  if (name === "") throw new Error("greet: `name` is empty");\n  return `Hello, ${name}!`;\n  // literate/greet.md:13\n}',
     );
   });
 

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runTool, type Sink, type Streams } from "../../tools/lib/cli.ts";
+import { stitchCommand } from "../../tools/lib/stitch-command.ts";
 import { tangleCommand } from "../../tools/lib/tangle-command.ts";
 import { verifyCommand } from "../../tools/lib/verify-command.ts";
 
@@ -150,9 +151,9 @@ export interface Outcome {
 }
 
 /** The toolchain's commands that the tests run. */
-export type Command = "tangle" | "verify";
+export type Command = "tangle" | "verify" | "stitch";
 
-const commands: Readonly<Record<Command, (args: readonly string[], streams: Streams) => Promise<number>>> = { tangle: tangleCommand, verify: verifyCommand };
+const commands: Readonly<Record<Command, (args: readonly string[], streams: Streams) => Promise<number>>> = { tangle: tangleCommand, verify: verifyCommand, stitch: stitchCommand };
 
 /**
  * The environment for a child: ours, minus what the vitest running these tests set for its
@@ -181,7 +182,7 @@ export function runProcess(command: string, args: readonly string[], cwd: string
   });
 }
 
-/** `npm run tangle -- ARGS` or `npm run verify -- ARGS` (`node tools/run.cjs COMMAND ARGS`): the real CLI, as a child process. */
+/** `npm run tangle -- ARGS`, `npm run verify -- ARGS` or `npm run stitch -- ARGS` (`node tools/run.cjs COMMAND ARGS`): the real CLI, as a child process. */
 export function commandProcess(command: Command, args: readonly string[], cwd: string = repository): Promise<Outcome> {
   return runProcess(process.execPath, [launcher, command, ...args], cwd);
 }

@@ -259,7 +259,7 @@ describe.concurrent("tangle refuses", { timeout: cliTimeout }, () => {
     expect(run).toEqual({
       status: 1,
       stdout: "",
-      stderr: "generated/a.ts hand-edited: `generated/a.ts` was edited by hand since tangle wrote it\n  hint: move the change into the Markdown, then run `npm run tangle -- --force` to overwrite it\n",
+      stderr: "generated/a.ts hand-edited: `generated/a.ts` was edited by hand since tangle wrote it\n  hint: run `npm run stitch` to take the edit back into the Markdown (or move it there by hand, then run `npm run tangle -- --force` to overwrite the file)\n",
     });
     expect(snapshot(root)).toEqual(before);
 
@@ -743,6 +743,6 @@ describe.concurrent("the launcher, tools/run.cjs", { timeout: cliTimeout }, () =
 
   it("refuses an unknown tool, naming the ones it knows", async ({ expect }) => {
     const run = await runCommand(process.execPath, [launcher, "tangel"]);
-    expect(run).toEqual({ status: 1, stdout: "", stderr: "run: unknown tool `tangel`\n  hint: node tools/run.cjs tangle|verify|docs|dev|mutate [options], or --build\n" });
+    expect(run).toEqual({ status: 1, stdout: "", stderr: "run: unknown tool `tangel`\n  hint: node tools/run.cjs tangle|verify|docs|dev|mutate|stitch [options], or --build\n" });
   });
 });

@@ -83,7 +83,7 @@ describe("targets", () => {
         "  // literate/a.md:17",
         "  const x = 1;",
         "  return x;",
-        "// literate/a.md:11",
+        "  // literate/a.md:11",
         "}",
         mapLine,
       ),
@@ -263,7 +263,7 @@ describe("named blocks", () => {
         "\tif (x) {",
         "\t  g();",
         "\t}",
-        "// literate/a.md:9",
+        "\t// literate/a.md:9",
         "}",
         mapLine,
       ),
@@ -490,7 +490,7 @@ describe("line endings and scanners", () => {
     const text = md(...frontMatter(), "", "> A quote.", "", `${fence}ts`, "export function f(): void {", "  <<body>>", "}", fence, "", `${fence}ts #body`, "g();", fence).replaceAll("\n", "\r\n");
     const result = tangleOne(text);
     expect(result.diagnostics).toEqual([]);
-    expect(fileOf(result, "generated/a.ts")).toContain("export function f(): void {\n  // literate/a.md:14\n  g();\n// literate/a.md:10\n}\n");
+    expect(fileOf(result, "generated/a.ts")).toContain("export function f(): void {\n  // literate/a.md:14\n  g();\n  // literate/a.md:10\n}\n");
   });
 
   it("gives the same files whichever scanner reads the documents", () => {

@@ -94,7 +94,7 @@ export function planWrites(
       continue;
     }
     if (!force && known !== onDisk.hash) {
-      conflicts.push(error(at(path), "hand-edited", `\`${path}\` was edited by hand since tangle wrote it`, "move the change into the Markdown, then run `npm run tangle -- --force` to overwrite it"));
+      conflicts.push(error(at(path), "hand-edited", `\`${path}\` was edited by hand since tangle wrote it`, "run `npm run stitch` to take the edit back into the Markdown (or move it there by hand, then run `npm run tangle -- --force` to overwrite the file)"));
       continue;
     }
     actions.push({ kind: "write", path, content, reason: "changed" });

@@ -89,7 +89,7 @@ function modelDocuments(root: string, reader: HashingReader, model: ProjectModel
   return { inputs, digest: sha256(parts.join("\n")), allCached: false, count: paths.length };
 }
 
-function readManifest(root: string): Manifest | undefined {
+export function readManifest(root: string): Manifest | undefined {
   const text = readIfExists(join(root, manifestPath));
   const broken = (reason: string): LiterateError =>
     new LiterateError([

@@ -501,11 +501,16 @@ class TargetEmitter {
     const skipFirst = this.#header(whole === undefined || whole.startsWith("#!") ? block.lines[0] : undefined, block);
     if (this.#comment !== "none" && this.#lines > 0 && prefix === "") this.#push("", -1, 0, 0, undefined);
     if (whole !== undefined && !skipFirst && prefix === "" && !whole.includes("<<")) {
-      this.#provenance(block.doc, block.line + 1, prefix);
+      this.#provenance(block.doc, block.line + 1, /^[ \t]*/.exec(whole)?.[0] ?? "");
       this.#pushVerbatim(whole, index, block.line + 1, block.doc);
       return;
     }
     let needProvenance = true;
+    // A provenance comment is indented as a formatter indents a comment, so formatting leaves it
+    // alone and `npm run stitch` can take the formatting back: like the line it announces, or,
+    // after a splice, at the splice's indentation (where a comment before the `}` that closes
+    // the spliced members stands).
+    let spliceIndent: string | undefined;
     for (let i = skipFirst ? 1 : 0; i < block.lines.length; i++) {
       const text = block.lines[i] ?? "";
       const mdLine = block.line + 1 + i;
@@ -514,10 +519,11 @@ class TargetEmitter {
         const indent = prefix + (ref[1] ?? "");
         this.#splice(ref[2] ?? "", indent, ctx, index, { file: block.doc, line: mdLine, column: (ref[1] ?? "").length + 1 + (block.columnShift[i] ?? 0) });
         needProvenance = true;
+        spliceIndent = indent;
         continue;
       }
       if (needProvenance) {
-        this.#provenance(block.doc, mdLine, prefix);
+        this.#provenance(block.doc, mdLine, spliceIndent ?? prefix + (/^[ \t]*/.exec(text)?.[0] ?? ""));
         needProvenance = false;
       }
       const shift = (block.columnShift[i] ?? 0) - prefix.length;
