@@ -586,7 +586,7 @@ export class Loop {
       return this.#complete(this.#beginAttempt(false), { ok: false, error: `wait failed: ${describeError(error)}`, cancelled: false });
     }
   }
-// literate/delegates.md:304
+  // literate/delegates.md:304
 }
 
 // literate/delegates.md:316

@@ -188,7 +188,7 @@ describe("repairInstallation", () => {
     expect([again, formatRepair(again), modeOf(paths.tokenFile)]).toEqual([nothing, "nothing to fix", "0400"]);
   });
 
-// literate/repair.md:345
+  // literate/repair.md:345
   it("leaves a live agent's folder alone, and makes no token a running daemon would not know", () => {
     const { paths } = clean();
     unlinkSync(paths.tokenFile);
@@ -218,7 +218,7 @@ describe("repairInstallation", () => {
     expect(report).toEqual({ fixed: [], leftAlone: [`the data folder \`${paths.dataDir}\` is being taken over by another agent, which does not finish: its lock and temporary files are its own`], problems: [] });
   });
 
-// literate/repair.md:378
+  // literate/repair.md:378
   it("reports a memory file it cannot read and leaves it as it was", () => {
     const { paths } = clean();
     writeFileSync(paths.memoryFile, "{broken", { mode: 0o600 });
