@@ -30,7 +30,7 @@ const root = dirname(tools);
 const builds = join(root, ".cache", "tools");
 
 /** Each CLI's compiled file: `.cjs` CommonJS, `.js` an ES module (see `tools/build.js`). */
-const clis = { tangle: "tangle.cjs", verify: "verify.cjs", docs: "docs.js", dev: "dev.js", mutate: "mutate.js" };
+const clis = { tangle: "tangle.cjs", verify: "verify.cjs", docs: "docs.js", dev: "dev.js", mutate: "mutate.js", lsp: "lsp.js" };
 
 /** The digest of the sources a build is made from (see above). */
 function sourceKey() {

@@ -1,0 +1,233 @@
+/**
+ * The book as the language server holds it: every document's text (the editor's unsaved text for
+ * an open one, the disk's for the others) in one project model, tangled in memory by the same
+ * `tangle()` `npm run tangle` runs, the tangled TypeScript served to TypeScript's language
+ * service (`TangledHost`), and positions mapped both ways (`BookMap`). Its verdicts are the one
+ * judge's (`judge.ts`), over facts made of the service's diagnostics and the evidence verify
+ * reads (`BookEvidence`); none is decided here.
+ *
+ * Nothing is written to disk. An edit re-tangles (the model parses again only the changed
+ * document) and the service re-checks only the files whose text changed.
+ */
+import ts from "typescript";
+import { error, type Diagnostic } from "../diagnostics.ts";
+import { factsOf, judge, type Judgement, type TestFacts } from "../judge.ts";
+import { isTypeScriptPath } from "../paths.ts";
+import { ProjectModel } from "../project.ts";
+import type { TangleInput, TangleResult } from "../tangle.ts";
+import type { CompilerDiagnostic, TypeCheckResult } from "../typecheck.ts";
+import { BookMap, type BookSpot } from "./book-map.ts";
+import { TangledHost } from "./tangled-host.ts";
+
+/** What verify reads from the disk besides the documents, as the judge takes it. */
+export interface BookEvidence {
+  /** The files of the program `tsconfig.json` checks; `undefined` when unknown. */
+  readonly inProgram: ReadonlySet<string> | undefined;
+  /** Each chapter's mutation record text. */
+  readonly records: ReadonlyMap<string, string | undefined>;
+  /** Rule 4's facts as verify reads them (`verifyTestFacts`). */
+  readonly tests: TestFacts;
+  /** The documents' texts when the evidence was read: the test run speaks only for blocks of documents that still hold theirs. */
+  readonly texts: ReadonlyMap<string, string>;
+}
+
+/** A Markdown range, 0-based. */
+export interface BookRange {
+  readonly doc: string;
+  readonly start: { readonly line: number; readonly character: number };
+  readonly end: { readonly line: number; readonly character: number };
+}
+
+/** One problem of a document, at its Markdown range. */
+export interface BookProblem {
+  readonly range: BookRange;
+  readonly diagnostic: Diagnostic;
+}
+
+/** The tangled state the features read: the result, its map, and the service over it. */
+export interface Tangled {
+  readonly result: TangleResult;
+  readonly map: BookMap;
+}
+
+/** The book in the server; see the module comment. */
+export class Book {
+  readonly root: string;
+  readonly model = new ProjectModel({ scan: "remark" });
+  readonly host: TangledHost;
+  readonly service: ts.LanguageService;
+  #evidence: BookEvidence | undefined;
+  #tangled: Tangled | undefined;
+  #judged: { readonly docs: string; readonly judgement: Judgement | undefined; readonly spans: Map<string, BookRange> } | undefined;
+
+  constructor(root: string, options: ts.CompilerOptions, inputs: Iterable<TangleInput>) {
+    this.root = root;
+    this.host = new TangledHost(root, options);
+    this.service = ts.createLanguageService(this.host, ts.createDocumentRegistry());
+    this.model.sync(inputs);
+  }
+
+  /** Sets the evidence the judge reads (at start-up, and again after a save). */
+  setEvidence(evidence: BookEvidence): void {
+    this.#evidence = evidence;
+    this.#judged = undefined;
+  }
+
+  /** Sets one document's text (an editor's edit, or the disk's after a close); false when unchanged. */
+  setText(doc: string, text: string): boolean {
+    if (!this.model.update(doc, text)) return false;
+    this.#tangled = undefined;
+    this.#judged = undefined;
+    return true;
+  }
+
+  /** The tangle of the current texts, served to the language service. Never throws for a document that does not tangle: its errors are in the result. */
+  tangled(): Tangled {
+    if (this.#tangled !== undefined) return this.#tangled;
+    const result = this.model.tangle();
+    this.host.update(result.files);
+    this.#tangled = { result, map: new BookMap(result) };
+    return this.#tangled;
+  }
+
+  /** The absolute file name the service knows a tangled file by. */
+  fileName(target: string): string {
+    return this.host.absolute(target);
+  }
+
+  /** The offset of a 0-based line and character in a file the service reads. */
+  offsetIn(fileName: string, line: number, character: number): number | undefined {
+    const source = this.service.getProgram()?.getSourceFile(fileName);
+    if (source === undefined) return undefined;
+    const starts = source.getLineStarts();
+    const start = starts[line];
+    if (start === undefined) return undefined;
+    return Math.min(start + character, starts[line + 1] ?? source.text.length);
+  }
+
+  /** The 0-based line and character of an offset in a file the service reads. */
+  positionIn(fileName: string, offset: number): { line: number; character: number } | undefined {
+    const source = this.service.getProgram()?.getSourceFile(fileName);
+    return source?.getLineAndCharacterOfPosition(offset);
+  }
+
+  /** The service's file and offset for a Markdown position, when the position is code tangle wrote. */
+  toService(doc: string, line: number, character: number): { fileName: string; offset: number } | undefined {
+    const spot = this.tangled().map.toGenerated(doc, line, character);
+    if (spot === undefined) return undefined;
+    const fileName = this.fileName(spot.target);
+    const offset = this.offsetIn(fileName, spot.line, spot.character);
+    return offset === undefined ? undefined : { fileName, offset };
+  }
+
+  /**
+   * Where a span of a file the service reads stands: a Markdown range for a tangled file (or
+   * `undefined` when a line of it came from no Markdown line, such as the generated header),
+   * the file's own range for any other file (`node_modules`, the toolchain's own code).
+   */
+  locate(fileName: string, start: number, length: number): { kind: "book"; range: BookRange } | { kind: "file"; fileName: string; range: { start: { line: number; character: number }; end: { line: number; character: number } } } | undefined {
+    const from = this.positionIn(fileName, start);
+    const to = this.positionIn(fileName, start + length);
+    if (from === undefined || to === undefined) return undefined;
+    const target = this.host.tangledPath(fileName);
+    if (target === undefined) return { kind: "file", fileName, range: { start: from, end: to } };
+    const { map } = this.tangled();
+    const a = map.toBook(target, from.line, from.character);
+    const b = map.toBook(target, to.line, to.character);
+    if (a === undefined || b === undefined || a.doc !== b.doc) return undefined;
+    return { kind: "book", range: { doc: a.doc, start: at(a), end: at(b) } };
+  }
+
+  /** The tangled TypeScript files that hold a block of one of `docs`. */
+  targetsOf(docs: Iterable<string>): string[] {
+    const { result, map } = this.tangled();
+    const targets = new Set<string>();
+    for (const doc of docs) {
+      for (const index of map.blocksOf(doc)) {
+        const target = result.placements[index]?.target;
+        if (target !== undefined && isTypeScriptPath(target)) targets.add(target);
+      }
+    }
+    return [...targets].sort();
+  }
+
+  /**
+   * The one judge's verdict on the current texts, with the type-check of the modules that hold a
+   * block of one of `docs` (what an editor shows); `undefined` while the book does not tangle.
+   */
+  judgement(docs: readonly string[]): { judgement: Judgement | undefined; spans: Map<string, BookRange> } {
+    const key = [...docs].sort().join("\0");
+    if (this.#judged?.docs === key) return this.#judged;
+    const { result, map } = this.tangled();
+    const spans = new Map<string, BookRange>();
+    const evidence = this.#evidence;
+    let judgement: Judgement | undefined;
+    if (result.ok && evidence !== undefined) {
+      const checked = this.#typeCheck(this.targetsOf(docs), map, spans);
+      const edited = new Set(this.model.paths.filter((doc) => evidence.texts.get(doc) !== this.model.text(doc)));
+      const scope = edited.size === 0 ? evidence.tests.scope : new Set(result.blocks.flatMap((block, index) => (edited.has(block.doc) ? [] : [index])));
+      judgement = judge(factsOf(this.model, { checked, inProgram: evidence.inProgram, records: evidence.records, tests: { ...evidence.tests, scope } }));
+    }
+    this.#judged = { docs: key, judgement, spans };
+    return this.#judged;
+  }
+
+  /** Every problem to show in `doc`: the tangle's errors while it does not tangle, else the judge's verdicts (type errors among them), with tangle's warnings. */
+  problems(doc: string, open: readonly string[]): BookProblem[] {
+    const { result } = this.tangled();
+    const { judgement, spans } = this.judgement(open);
+    const own = (d: Diagnostic): boolean => d.file === doc;
+    const tangleProblems = result.diagnostics.filter((d) => own(d) && (!result.ok || d.severity === "warning"));
+    const typeErrors = result.ok ? [] : this.#typeCheck(this.targetsOf([doc]), this.tangled().map, spans).diagnostics.flatMap((d) => this.#bookDiagnostic(d, spans) ?? []);
+    const judged = judgement?.problems.filter(own) ?? [];
+    return [...tangleProblems, ...typeErrors.filter(own), ...judged].map((diagnostic) => ({ diagnostic, range: spans.get(spanKey(diagnostic)) ?? this.#pointRange(diagnostic) }));
+  }
+
+  /** A diagnostic of the type-check as the compiles rule would place it (for a book that does not tangle, where the judge does not run). */
+  #bookDiagnostic(d: CompilerDiagnostic, spans: Map<string, BookRange>): Diagnostic | undefined {
+    const spot = this.tangled().map.toBook(d.file, d.line - 1, d.column - 1);
+    if (spot === undefined) return undefined;
+    const diagnostic = error({ file: spot.doc, line: spot.line + 1, column: spot.character + 1 }, "compiles", `TS${d.code}: ${d.message}`);
+    return spans.has(spanKey(diagnostic)) ? diagnostic : undefined;
+  }
+
+  /** The service's errors in `targets`, as the type-check result the compiles rule reads; each one's Markdown range is recorded in `spans`. */
+  #typeCheck(targets: readonly string[], map: BookMap, spans: Map<string, BookRange>): TypeCheckResult {
+    const started = performance.now();
+    const diagnostics: CompilerDiagnostic[] = [];
+    for (const target of targets) {
+      const fileName = this.fileName(target);
+      const found = [...this.service.getSyntacticDiagnostics(fileName), ...this.service.getSemanticDiagnostics(fileName)];
+      for (const d of found) {
+        if (d.category !== ts.DiagnosticCategory.Error || d.start === undefined) continue;
+        const from = this.positionIn(fileName, d.start);
+        if (from === undefined) continue;
+        const message = ts.flattenDiagnosticMessageText(d.messageText, " ");
+        diagnostics.push({ file: target, line: from.line + 1, column: from.character + 1, code: d.code, message });
+        const located = this.locate(fileName, d.start, d.length ?? 0);
+        const a = map.toBook(target, from.line, from.character);
+        if (a === undefined) continue;
+        const key = spanKey({ file: a.doc, line: a.line + 1, column: a.character + 1, message: `TS${d.code}: ${message}` });
+        spans.set(key, located?.kind === "book" ? located.range : { doc: a.doc, start: at(a), end: at(a) });
+      }
+    }
+    return { compiler: "javascript", diagnostics, milliseconds: performance.now() - started };
+  }
+
+  /** A verdict without a span of its own: from its point to the end of that Markdown line. */
+  #pointRange(d: Diagnostic): BookRange {
+    const line = Math.max(0, d.line - 1);
+    const text = (this.model.text(d.file) ?? "").split("\n")[line] ?? "";
+    const character = Math.max(0, d.column - 1);
+    return { doc: d.file, start: { line, character }, end: { line, character: Math.max(character, text.replace(/\r$/, "").length) } };
+  }
+}
+
+function at(spot: BookSpot): { line: number; character: number } {
+  return { line: spot.line, character: spot.character };
+}
+
+/** The key a type error's Markdown range is kept under: where the compiles rule places it, and its message. */
+function spanKey(d: { readonly file: string; readonly line: number; readonly column: number; readonly message: string }): string {
+  return `${d.file}:${d.line}:${d.column}:${d.message}`;
+}
