@@ -53,7 +53,9 @@ export interface Tangled {
 /** The book in the server; see the module comment. */
 export class Book {
   readonly root: string;
-  readonly model = new ProjectModel({ scan: "remark" });
+  /** The texts, scanned fast: what is tangled for the language service and the position map. */
+  readonly model = new ProjectModel();
+  readonly #judgeModel = new ProjectModel({ scan: "remark" });
   readonly host: TangledHost;
   readonly service: ts.LanguageService;
   #evidence: BookEvidence | undefined;
@@ -154,6 +156,8 @@ export class Book {
   /**
    * The one judge's verdict on the current texts, with the type-check of the modules that hold a
    * block of one of `docs` (what an editor shows); `undefined` while the book does not tangle.
+   * The judge reads a second model of the same texts scanned with remark (rule 2 reads the prose
+   * before each block); it parses again only the documents whose text changed.
    */
   judgement(docs: readonly string[]): { judgement: Judgement | undefined; spans: Map<string, BookRange> } {
     const key = [...docs].sort().join("\0");
@@ -164,30 +168,40 @@ export class Book {
     let judgement: Judgement | undefined;
     if (result.ok && evidence !== undefined) {
       const checked = this.#typeCheck(this.targetsOf(docs), map, spans);
+      this.#judgeModel.sync(this.model.paths.map((path) => ({ path, text: this.model.text(path) ?? "" })));
       const edited = new Set(this.model.paths.filter((doc) => evidence.texts.get(doc) !== this.model.text(doc)));
       const scope = edited.size === 0 ? evidence.tests.scope : new Set(result.blocks.flatMap((block, index) => (edited.has(block.doc) ? [] : [index])));
-      judgement = judge(factsOf(this.model, { checked, inProgram: evidence.inProgram, records: evidence.records, tests: { ...evidence.tests, scope } }));
+      judgement = judge(factsOf(this.#judgeModel, { checked, inProgram: evidence.inProgram, records: evidence.records, tests: { ...evidence.tests, scope } }));
     }
     this.#judged = { docs: key, judgement, spans };
     return this.#judged;
   }
 
-  /** Every problem to show in `doc`: the tangle's errors while it does not tangle, else the judge's verdicts (type errors among them), with tangle's warnings. */
-  problems(doc: string, open: readonly string[]): BookProblem[] {
-    const { result } = this.tangled();
-    const { judgement, spans } = this.judgement(open);
+  /** What is known first, before the judge runs: the tangle's problems in `doc` (errors while the book does not tangle, warnings always) and the type errors in its blocks. */
+  quickProblems(doc: string): BookProblem[] {
+    const { result, map } = this.tangled();
+    const spans = new Map<string, BookRange>();
     const own = (d: Diagnostic): boolean => d.file === doc;
     const tangleProblems = result.diagnostics.filter((d) => own(d) && (!result.ok || d.severity === "warning"));
-    const typeErrors = result.ok ? [] : this.#typeCheck(this.targetsOf([doc]), this.tangled().map, spans).diagnostics.flatMap((d) => this.#bookDiagnostic(d, spans) ?? []);
-    const judged = judgement?.problems.filter(own) ?? [];
-    return [...tangleProblems, ...typeErrors.filter(own), ...judged].map((diagnostic) => ({ diagnostic, range: spans.get(spanKey(diagnostic)) ?? this.#pointRange(diagnostic) }));
+    const typeErrors = this.#typeCheck(this.targetsOf([doc]), map, spans).diagnostics.flatMap((d) => this.#bookDiagnostic(d, spans) ?? []);
+    return [...tangleProblems, ...typeErrors.filter(own)].map((diagnostic) => ({ diagnostic, range: spans.get(spanKey(diagnostic)) ?? this.#pointRange(diagnostic) }));
   }
 
-  /** A diagnostic of the type-check as the compiles rule would place it (for a book that does not tangle, where the judge does not run). */
+  /** Every problem to show in `doc`: the judge's verdicts (type errors among them) with tangle's warnings, or `quickProblems` while the book does not tangle. */
+  problems(doc: string, open: readonly string[]): BookProblem[] {
+    const { result } = this.tangled();
+    if (!result.ok) return this.quickProblems(doc);
+    const { judgement, spans } = this.judgement(open);
+    const own = (d: Diagnostic): boolean => d.file === doc;
+    const warnings = result.diagnostics.filter((d) => own(d) && d.severity === "warning");
+    return [...warnings, ...(judgement?.problems.filter(own) ?? [])].map((diagnostic) => ({ diagnostic, range: spans.get(spanKey(diagnostic)) ?? this.#pointRange(diagnostic) }));
+  }
+
+  /** A diagnostic of the type-check as the compiles rule places it, for `quickProblems` (where the judge does not run). */
   #bookDiagnostic(d: CompilerDiagnostic, spans: Map<string, BookRange>): Diagnostic | undefined {
     const spot = this.tangled().map.toBook(d.file, d.line - 1, d.column - 1);
     if (spot === undefined) return undefined;
-    const diagnostic = error({ file: spot.doc, line: spot.line + 1, column: spot.character + 1 }, "compiles", `TS${d.code}: ${d.message}`);
+    const diagnostic = error({ file: spot.doc, line: spot.line + 1, column: spot.character + 1 }, "compiles", `TS${d.code}: ${d.message}`, "fix the code in this block; the whole program is checked at once");
     return spans.has(spanKey(diagnostic)) ? diagnostic : undefined;
   }
 

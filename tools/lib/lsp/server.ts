@@ -30,7 +30,7 @@ import {
 } from "vscode-languageserver/node";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { recordPath } from "../mutation.ts";
-import { Book, type BookRange } from "./book.ts";
+import { Book, type BookProblem, type BookRange } from "./book.ts";
 import { readBook, readDocumentText, readEvidence } from "./disk.ts";
 import { RenameRefused, completionDetails, completions, definitions, hover, outline, prepareRename, references, rename, signatureHelp, type CompletionAnswer, type OutlineEntry, type Place } from "./features.ts";
 import { lenses, testBlockCount, testedBy, type Lens } from "./lens.ts";
@@ -99,14 +99,14 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     for (const p of problems) log(`lsp: ${p.file}: ${p.message}`);
   };
 
-  const publish = (): void => {
-    timer = undefined;
+  /** Sends each open chapter's problems, as `find` gives them. */
+  const send = (find: (b: Book, doc: string, open: readonly string[]) => BookProblem[]): void => {
     if (book === undefined) return;
     const open = [...openUris.keys()];
     for (const doc of open) {
       const uri = uriOf(doc);
       try {
-        const diagnostics: LspDiagnostic[] = book.problems(doc, open).map(({ diagnostic: d, range: r }) => ({
+        const diagnostics: LspDiagnostic[] = find(book, doc, open).map(({ diagnostic: d, range: r }) => ({
           range: range(r),
           severity: d.severity === "error" ? DiagnosticSeverity.Error : DiagnosticSeverity.Warning,
           source: "passepartout",
@@ -120,11 +120,19 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       }
     }
   };
+  /** Errors first: the tangle's and the type-checker's, then (unless a newer change came) the judge's whole verdict. */
+  const publish = (): void => {
+    send((b, doc) => b.quickProblems(doc));
+    timer = setTimeout(() => {
+      timer = undefined;
+      send((b, doc, open) => b.problems(doc, open));
+    }, 0);
+  };
+  /** Publishes after `delay` ms of quiet; a change before then (or before the judge's turn) starts the wait again. */
   const schedule = (delay: number): void => {
     if (timer !== undefined) clearTimeout(timer);
     timer = setTimeout(publish, delay);
   };
-
   connection.onInitialize((params): InitializeResult => {
     if (root === undefined) {
       const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;

@@ -1,0 +1,20 @@
+import { Book } from "../tools/lib/lsp/book.ts";
+import { readBook, readEvidence } from "../tools/lib/lsp/disk.ts";
+import { projectCompilerOptions } from "../tools/lib/lsp/tangled-host.ts";
+import { tangle } from "../tools/lib/tangle.ts";
+const root = process.cwd();
+let t = performance.now();
+const lap = (s: string) => { const n = performance.now(); console.log(s, Math.round(n - t)); t = n; };
+const inputs = readBook(root); lap("read");
+const book = new Book(root, projectCompilerOptions(root), inputs); lap("book");
+const { evidence } = readEvidence(root, tangle(inputs), new Map(inputs.map((i) => [i.path, i.text]))); lap("evidence");
+book.setEvidence(evidence);
+book.tangled(); lap("tangle remark");
+const targets = book.targetsOf(["literate/memory.md"]);
+for (const tg of targets) { book.service.getSemanticDiagnostics(book.fileName(tg)); lap("sem " + tg); }
+const p = book.problems("literate/memory.md", ["literate/memory.md"]); lap("problems " + p.length);
+const text = book.model.text("literate/memory.md")!;
+book.setText("literate/memory.md", text.replace("export type MemoryNode = {", "export type MemoryNode = {\n  readonly zz: string;")); lap("set");
+book.tangled(); lap("retangle");
+const p2 = book.problems("literate/memory.md", ["literate/memory.md"]); lap("problems2 " + p2.length);
+const p3 = book.problems("literate/memory.md", ["literate/memory.md"]); lap("problems3 " + p3.length);

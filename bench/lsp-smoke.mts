@@ -1,0 +1,12 @@
+import { BookClient } from "/work/wt/lsp/test/tools/lsp-client.ts";
+const t0 = performance.now();
+const c = await BookClient.start(process.cwd());
+console.log("init", Math.round(performance.now() - t0));
+await c.open("literate/memory.md");
+const d = await c.waitForDiagnostics("literate/memory.md");
+console.log("diag", Math.round(performance.now() - t0), d.length, JSON.stringify(d.slice(0, 3)));
+const t1 = performance.now();
+const h = await c.request<any>("textDocument/hover", { textDocument: { uri: c.uri("literate/memory.md") }, position: { line: 40, character: 20 } });
+console.log("hover", Math.round(performance.now() - t1), JSON.stringify(h)?.slice(0, 300));
+console.log(c.logs.join("\n"), c.stderr.join(""));
+await c.stop();
