@@ -12,7 +12,7 @@ import type { Book, BookRange } from "./book.ts";
 export interface Lens {
   readonly range: BookRange;
   readonly title: string;
-  /** What the lens names: the block's problems, the tests that refer to it, or its mutation record. */
+  /** What the lens names: the block's problems, the tests that refer to it (its title then is rule 4's state), or its mutation record. */
   readonly names: "problems" | "tests" | "mutants";
   readonly block: number;
 }
@@ -32,17 +32,17 @@ export function lenses(judgement: Judgement, doc: string): Lens[] {
   });
 }
 
-/** Rule 4's state, before the count of tests is known. */
+/** Rule 4's state, as the lens says it after the count of tests: empty when the block is tested. */
 function testedTitle(report: BlockReport): string {
   switch (report.checks.tested) {
     case "tested":
-      return "tested";
+      return "";
     case "unstamped":
-      return "tested, not stamped";
+      return "not stamped";
     case "stale":
-      return "stamp stale ✗";
+      return "stamp stale";
     default:
-      return "untested ✗";
+      return "untested";
   }
 }
 

@@ -284,7 +284,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       if (data.names === "tests") {
         const { judgement } = b.judgement([...new Set([...openUris.keys(), data.doc])]);
         const refs = judgement === undefined ? [] : testedBy(b, judgement, data.block);
-        const title = data.title === "tested" ? `tested by ${testBlockCount(b, refs)}` : data.title;
+        const title = `tested by ${testBlockCount(b, refs)}${data.title === "" ? " ✓" : ` ✗ (${data.title})`}`;
         return { ...lens, command: { title, command: "editor.action.showReferences", arguments: [uri, lens.range.start, refs.map((r) => ({ uri: uriOf(r.doc), range: range(r) }))] } };
       }
       if (data.names === "mutants" && root !== undefined) return { ...lens, command: { title: data.title, command: "vscode.open", arguments: [pathToFileURL(resolve(root, recordPath(data.doc))).href] } };
