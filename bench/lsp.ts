@@ -114,6 +114,8 @@ export async function benchLsp(root: string, samples: number, typeErrors: number
       errorMs.push(performance.now() - sent);
       await client.change(first, firstText);
       await client.waitForDiagnostics(first, (list) => !list.some((d) => d.code === "compiles"));
+      // An author pauses between edits: let the judge's verdict of the fixed text come first.
+      await client.quiet(1500);
     }
     const megabytes = peakMegabytes(client.child.pid);
     const p95 = (xs: readonly number[]): number => quantile(xs, 0.95);

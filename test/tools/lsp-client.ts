@@ -100,6 +100,15 @@ export class BookClient {
     }
   }
 
+  /** Waits until no diagnostics have been published for `ms` milliseconds. */
+  async quiet(ms: number): Promise<void> {
+    for (;;) {
+      const before = this.#published;
+      await new Promise((wake) => setTimeout(wake, ms));
+      if (this.#published === before) return;
+    }
+  }
+
   /** A request, typed by the caller. */
   async request<T>(method: string, params: unknown): Promise<T> {
     return (await this.connection.sendRequest(method, params)) as T;

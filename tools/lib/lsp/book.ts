@@ -92,6 +92,12 @@ export class Book {
     return this.#tangled;
   }
 
+  /** Lets the language service start from the modules of `docs` (their imports come along), or from every module (`undefined`), as `TangledHost.widen`. */
+  widen(docs: readonly string[] | undefined): void {
+    this.tangled();
+    this.host.widen(docs === undefined ? undefined : this.targetsOf(docs));
+  }
+
   /** The absolute file name the service knows a tangled file by. */
   fileName(target: string): string {
     return this.host.absolute(target);
@@ -117,6 +123,7 @@ export class Book {
   toService(doc: string, line: number, character: number): { fileName: string; offset: number } | undefined {
     const spot = this.tangled().map.toGenerated(doc, line, character);
     if (spot === undefined) return undefined;
+    this.host.widen([spot.target]);
     const fileName = this.fileName(spot.target);
     const offset = this.offsetIn(fileName, spot.line, spot.character);
     return offset === undefined ? undefined : { fileName, offset };
@@ -209,6 +216,7 @@ export class Book {
   #typeCheck(targets: readonly string[], map: BookMap, spans: Map<string, BookRange>): TypeCheckResult {
     const started = performance.now();
     const diagnostics: CompilerDiagnostic[] = [];
+    this.host.widen(targets);
     for (const target of targets) {
       const fileName = this.fileName(target);
       const found = [...this.service.getSyntacticDiagnostics(fileName), ...this.service.getSemanticDiagnostics(fileName)];

@@ -149,6 +149,7 @@ function placeKey(place: Place): string {
 /** The chapter's definitions as an outline: the top-level declarations of its blocks, with their members. */
 export function outline(book: Book, doc: string): OutlineEntry[] {
   const entries: OutlineEntry[] = [];
+  book.widen([doc]);
   for (const target of book.targetsOf([doc])) {
     const fileName = book.fileName(target);
     const tree = book.service.getNavigationTree(fileName);

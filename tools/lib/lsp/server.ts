@@ -44,6 +44,8 @@ export interface ServerOptions {
   readonly root?: string;
   /** How long after the last change diagnostics are published (default 150 ms). */
   readonly debounceMs?: number;
+  /** How long after the type errors are published the judge's whole verdict follows, if nothing changed meanwhile (default 300 ms). */
+  readonly judgeDelayMs?: number;
   /** Where the server's own log lines go (the client's log, by default). */
   readonly log?: (line: string) => void;
 }
@@ -61,6 +63,8 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   const documents = new TextDocuments(TextDocument);
   const log = options.log ?? ((line: string): void => connection.console.log(line));
   const debounceMs = options.debounceMs ?? 150;
+  const judgeDelayMs = options.judgeDelayMs ?? 300;
+  let evidenceRead = false;
   let book: Book | undefined;
   let root = options.root === undefined ? undefined : resolve(options.root);
   let timer: NodeJS.Timeout | undefined;
@@ -91,8 +95,10 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     }
   };
 
+  /** Reads the evidence the judge needs, once after start-up and again after each save. */
   const loadEvidence = (b: Book): void => {
-    if (root === undefined) return;
+    if (root === undefined || evidenceRead) return;
+    evidenceRead = true;
     const inputs = readBook(root);
     const { evidence, problems } = readEvidence(root, tangle(inputs), new Map(inputs.map((i) => [i.path, i.text])));
     b.setEvidence(evidence);
@@ -122,11 +128,18 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   };
   /** Errors first: the tangle's and the type-checker's, then (unless a newer change came) the judge's whole verdict. */
   const publish = (): void => {
+    book?.widen([...openUris.keys()]);
     send((b, doc) => b.quickProblems(doc));
     timer = setTimeout(() => {
-      timer = undefined;
+      if (book !== undefined) loadEvidence(book);
       send((b, doc, open) => b.problems(doc, open));
-    }, 0);
+      // Quiet now: let the service take in the whole book, for references and rename.
+      timer = setTimeout(() => {
+        timer = undefined;
+        book?.widen(undefined);
+        book?.service.getProgram();
+      }, judgeDelayMs);
+    }, judgeDelayMs);
   };
   /** Publishes after `delay` ms of quiet; a change before then (or before the judge's turn) starts the wait again. */
   const schedule = (delay: number): void => {
@@ -140,7 +153,6 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     }
     const started = performance.now();
     book = new Book(root, projectCompilerOptions(root), readBook(root));
-    loadEvidence(book);
     log(`lsp: ${book.model.paths.length} documents of ${root} loaded in ${Math.round(performance.now() - started)} ms`);
     return {
       capabilities: {
@@ -172,7 +184,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   });
   documents.onDidSave(() => {
     if (book === undefined) return;
-    loadEvidence(book);
+    evidenceRead = false;
     schedule(debounceMs);
   });
   documents.onDidClose(({ document }) => {
@@ -238,6 +250,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       const b = requireBook();
       const name = spliceNameAt(b.tangled(), doc, position.line);
       if (name !== undefined) return spliceReferences(b.tangled(), name).map((r) => ({ uri: uriOf(r.doc), range: range(r) }));
+      b.widen(undefined);
       return references(b, doc, position).map(location);
     }),
   );
@@ -261,7 +274,9 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     guarded("rename", (): WorkspaceEdit => {
       const doc = pathOf(textDocument.uri);
       if (doc === undefined) throw new RenameRefused("only the blocks of `literate/*.md` are renamed here");
-      const edits = rename(requireBook(), doc, position, newName);
+      const b = requireBook();
+      b.widen(undefined);
+      const edits = rename(b, doc, position, newName);
       return { changes: Object.fromEntries([...edits].map(([path, list]) => [uriOf(path), list.map((e) => ({ range: range(e.range), newText: e.newText }))])) };
     }),
   );
@@ -271,6 +286,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       const doc = pathOf(textDocument.uri);
       if (doc === undefined) return [];
       const b = requireBook();
+      loadEvidence(b);
       const { judgement } = b.judgement([...new Set([...openUris.keys(), doc])]);
       if (judgement === undefined) return [];
       return lenses(judgement, doc).map((lens) => ({ range: range(lens.range), data: { doc, block: lens.block, names: lens.names, title: lens.title } satisfies LensData }));
@@ -282,6 +298,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       const b = requireBook();
       const uri = uriOf(data.doc);
       if (data.names === "tests") {
+        b.widen(undefined);
         const { judgement } = b.judgement([...new Set([...openUris.keys(), data.doc])]);
         const refs = judgement === undefined ? [] : testedBy(b, judgement, data.block);
         const title = `tested by ${testBlockCount(b, refs)}${data.title === "" ? " ✓" : ` ✗ (${data.title})`}`;

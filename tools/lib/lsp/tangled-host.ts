@@ -30,6 +30,8 @@ export class TangledHost implements ts.LanguageServiceHost {
   /** Absolute path → the tangled file. */
   readonly #held = new Map<string, Held>();
   #names: string[] = [];
+  /** The files the program starts from (absolute), or `undefined` for every tangled file. */
+  #roots: Set<string> | undefined = new Set();
   #version = 0;
   #projectVersion = 0;
 
@@ -66,11 +68,36 @@ export class TangledHost implements ts.LanguageServiceHost {
       this.#held.delete(name);
       changed.push(name.slice(this.root.length + 1));
     }
-    if (changed.length > 0) {
-      this.#projectVersion++;
-      this.#names = [...this.#held.keys()].sort();
-    }
+    if (changed.length > 0) this.#rename();
     return changed;
+  }
+
+  /**
+   * Starts the program from the tangled files `paths` (project-relative) too, besides those it
+   * already starts from: the modules they import are read all the same, so an editor's first
+   * answers in a chapter need only its own modules. `undefined`: every tangled file (what
+   * references and rename need).
+   */
+  widen(paths: readonly string[] | undefined): void {
+    if (this.#roots === undefined) return;
+    if (paths === undefined) this.#roots = undefined;
+    else {
+      const before = this.#roots.size;
+      for (const path of paths) this.#roots.add(this.absolute(path));
+      if (this.#roots.size === before) return;
+    }
+    this.#rename();
+  }
+
+  /** True when the program starts from every tangled file. */
+  get whole(): boolean {
+    return this.#roots === undefined;
+  }
+
+  #rename(): void {
+    this.#projectVersion++;
+    const roots = this.#roots;
+    this.#names = [...this.#held.keys()].filter((name) => roots === undefined || roots.has(name)).sort();
   }
 
   /** The text of a tangled file (absolute or project-relative path), if the host holds it. */
