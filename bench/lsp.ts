@@ -89,7 +89,11 @@ export async function benchLsp(root: string, samples: number, typeErrors: number
     const completions: number[] = [];
     for (const path of chapters) {
       const text = readFileSync(join(root, path), "utf8");
-      if (path !== first) await client.open(path, text);
+      if (path !== first) {
+        await client.open(path, text);
+        // After start-up: the server has taken the chapter in.
+        await client.quiet(2000);
+      }
       const uri = client.uri(path);
       const idents = codePlaces(text, "ident", 1);
       const members = codePlaces(text, "member", 1);

@@ -60,6 +60,10 @@ export class Book {
   readonly service: ts.LanguageService;
   #evidence: BookEvidence | undefined;
   #tangled: Tangled | undefined;
+  /** Each module's last type errors, with their Markdown ranges (by span key). */
+  readonly #checked = new Map<string, { readonly diagnostics: readonly CompilerDiagnostic[]; readonly spans: readonly (readonly [string, BookRange])[] }>();
+  /** The modules whose text changed since they were last checked. */
+  readonly #edited = new Set<string>();
   #judged: { readonly docs: string; readonly judgement: Judgement | undefined; readonly spans: Map<string, BookRange> } | undefined;
 
   constructor(root: string, options: ts.CompilerOptions, inputs: Iterable<TangleInput>) {
@@ -87,7 +91,7 @@ export class Book {
   tangled(): Tangled {
     if (this.#tangled !== undefined) return this.#tangled;
     const result = this.model.tangle();
-    this.host.update(result.files);
+    for (const path of this.host.update(result.files)) this.#edited.add(path);
     this.#tangled = { result, map: new BookMap(result) };
     return this.#tangled;
   }
@@ -184,13 +188,18 @@ export class Book {
     return this.#judged;
   }
 
-  /** What is known first, before the judge runs: the tangle's problems in `doc` (errors while the book does not tangle, warnings always) and the type errors in its blocks. */
-  quickProblems(doc: string): BookProblem[] {
+  /**
+   * What is known first, before the judge runs: the tangle's problems in `doc` (errors while the
+   * book does not tangle, warnings always) and the type errors in its blocks. With `editedOnly`,
+   * only the modules whose text changed are checked now, the others' errors are the last ones
+   * found: the edited module's errors are shown a check sooner, and the others follow.
+   */
+  quickProblems(doc: string, editedOnly = false): BookProblem[] {
     const { result, map } = this.tangled();
     const spans = new Map<string, BookRange>();
     const own = (d: Diagnostic): boolean => d.file === doc;
     const tangleProblems = result.diagnostics.filter((d) => own(d) && (!result.ok || d.severity === "warning"));
-    const typeErrors = this.#typeCheck(this.targetsOf([doc]), map, spans).diagnostics.flatMap((d) => this.#bookDiagnostic(d, spans) ?? []);
+    const typeErrors = this.#typeCheck(this.targetsOf([doc]), map, spans, editedOnly ? this.#edited : undefined).diagnostics.flatMap((d) => this.#bookDiagnostic(d, spans) ?? []);
     return [...tangleProblems, ...typeErrors.filter(own)].map((diagnostic) => ({ diagnostic, range: spans.get(spanKey(diagnostic)) ?? this.#pointRange(diagnostic) }));
   }
 
@@ -212,12 +221,25 @@ export class Book {
     return spans.has(spanKey(diagnostic)) ? diagnostic : undefined;
   }
 
-  /** The service's errors in `targets`, as the type-check result the compiles rule reads; each one's Markdown range is recorded in `spans`. */
-  #typeCheck(targets: readonly string[], map: BookMap, spans: Map<string, BookRange>): TypeCheckResult {
+  /**
+   * The service's errors in `targets`, as the type-check result the compiles rule reads; each
+   * one's Markdown range is recorded in `spans`. With `fresh`, a target outside it that was
+   * checked before keeps its last errors.
+   */
+  #typeCheck(targets: readonly string[], map: BookMap, spans: Map<string, BookRange>, fresh?: ReadonlySet<string>): TypeCheckResult {
     const started = performance.now();
     const diagnostics: CompilerDiagnostic[] = [];
     this.host.widen(targets);
     for (const target of targets) {
+      const known = fresh !== undefined && !fresh.has(target) ? this.#checked.get(target) : undefined;
+      if (known !== undefined) {
+        diagnostics.push(...known.diagnostics);
+        for (const [key, range] of known.spans) spans.set(key, range);
+        continue;
+      }
+      this.#edited.delete(target);
+      const own: CompilerDiagnostic[] = [];
+      const ownSpans: [string, BookRange][] = [];
       const fileName = this.fileName(target);
       const found = [...this.service.getSyntacticDiagnostics(fileName), ...this.service.getSemanticDiagnostics(fileName)];
       for (const d of found) {
@@ -225,13 +247,16 @@ export class Book {
         const from = this.positionIn(fileName, d.start);
         if (from === undefined) continue;
         const message = ts.flattenDiagnosticMessageText(d.messageText, " ");
-        diagnostics.push({ file: target, line: from.line + 1, column: from.character + 1, code: d.code, message });
+        own.push({ file: target, line: from.line + 1, column: from.character + 1, code: d.code, message });
         const located = this.locate(fileName, d.start, d.length ?? 0);
         const a = map.toBook(target, from.line, from.character);
         if (a === undefined) continue;
         const key = spanKey({ file: a.doc, line: a.line + 1, column: a.character + 1, message: `TS${d.code}: ${message}` });
-        spans.set(key, located?.kind === "book" ? located.range : { doc: a.doc, start: at(a), end: at(a) });
+        ownSpans.push([key, located?.kind === "book" ? located.range : { doc: a.doc, start: at(a), end: at(a) }]);
       }
+      this.#checked.set(target, { diagnostics: own, spans: ownSpans });
+      diagnostics.push(...own);
+      for (const [key, range] of ownSpans) spans.set(key, range);
     }
     return { compiler: "javascript", diagnostics, milliseconds: performance.now() - started };
   }

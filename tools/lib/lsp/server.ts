@@ -126,20 +126,34 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       }
     }
   };
-  /** Errors first: the tangle's and the type-checker's, then (unless a newer change came) the judge's whole verdict. */
+  /**
+   * Errors first: the type errors of the modules the edit changed, then of every module of the
+   * open chapters, then (unless a newer change came) the judge's whole verdict; each step its own
+   * turn of the event loop, so what a step sends is written before the next step's work.
+   */
   const publish = (): void => {
     book?.widen([...openUris.keys()]);
-    send((b, doc) => b.quickProblems(doc));
-    timer = setTimeout(() => {
-      if (book !== undefined) loadEvidence(book);
-      send((b, doc, open) => b.problems(doc, open));
+    send((b, doc) => b.quickProblems(doc, true));
+    const steps: (() => void)[] = [
+      () => send((b, doc) => b.quickProblems(doc)),
+      () => {
+        if (book !== undefined) loadEvidence(book);
+        send((b, doc, open) => b.problems(doc, open));
+      },
       // Quiet now: let the service take in the whole book, for references and rename.
-      timer = setTimeout(() => {
-        timer = undefined;
+      () => {
         book?.widen(undefined);
         book?.service.getProgram();
-      }, judgeDelayMs);
-    }, judgeDelayMs);
+      },
+    ];
+    const delays = [0, judgeDelayMs, judgeDelayMs];
+    const next = (k: number): void => {
+      timer = k < steps.length ? setTimeout(() => {
+        steps[k]?.();
+        next(k + 1);
+      }, delays[k]) : undefined;
+    };
+    next(0);
   };
   /** Publishes after `delay` ms of quiet; a change before then (or before the judge's turn) starts the wait again. */
   const schedule = (delay: number): void => {
