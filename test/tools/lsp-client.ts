@@ -31,6 +31,8 @@ export class BookClient {
   readonly #waiters: (() => void)[] = [];
   readonly #versions = new Map<string, number>();
   #published = 0;
+  /** When diagnostics were last published (performance.now()). */
+  lastPublishedAt = 0;
 
   private constructor(root: string, child: ChildProcess) {
     this.root = root;
@@ -40,6 +42,7 @@ export class BookClient {
     child.stderr?.on("data", (chunk: Buffer) => this.stderr.push(chunk.toString("utf8")));
     this.connection.onNotification("textDocument/publishDiagnostics", (params: PublishDiagnosticsParams) => {
       this.#published++;
+      this.lastPublishedAt = performance.now();
       this.#diagnostics.set(params.uri, { version: this.#published, diagnostics: params.diagnostics });
       for (const wake of this.#waiters.splice(0)) wake();
     });

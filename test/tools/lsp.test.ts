@@ -9,6 +9,8 @@ import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeLens, CompletionItem, CompletionList, DocumentSymbol, Hover, Location, SignatureHelp, TextEdit, WorkspaceEdit } from "vscode-languageserver-protocol";
+import { readBook } from "../../tools/lib/lsp/disk.ts";
+import { tangle } from "../../tools/lib/tangle.ts";
 import { runTangle } from "../../tools/lib/tangle-run.ts";
 import { BookClient } from "./lsp-client.ts";
 import { chapters, fixtureBook } from "./lsp-fixture.ts";
@@ -270,20 +272,61 @@ describe("the language server on a fixture book", () => {
 });
 
 describe("the language server on this repository's book", () => {
-  it("jumps from a name one chapter imports to the block of the chapter that defines it", async () => {
-    const root = resolve(".");
-    const client = await BookClient.start(root);
-    try {
-      const text = readFileSync(join(root, "literate/memory.md"), "utf8");
-      await client.open("literate/memory.md", text);
-      const call = positionOf(text, "update(canonicalJson");
-      const use = { line: call.line, character: call.character + "update(".length };
-      const answer = await client.request<Location[]>("textDocument/definition", { textDocument: { uri: client.uri("literate/memory.md") }, position: use });
-      const schema = readFileSync(join(root, "literate/schema.md"), "utf8");
-      const declared = positionOf(schema, "function canonicalJson");
-      expect(answer.map((l) => [fileURLToPath(l.uri).slice(root.length + 1), l.range.start])).toEqual([["literate/schema.md", { line: declared.line, character: declared.character + "function ".length }]]);
-    } finally {
-      await client.stop();
-    }
+  const root = resolve(".");
+  let client: BookClient;
+  beforeAll(async () => {
+    client = await BookClient.start(root);
   });
+  afterAll(async () => {
+    await client.stop();
+  });
+
+  it("jumps from a name one chapter imports to the block of the chapter that defines it", async () => {
+    const text = readFileSync(join(root, "literate/memory.md"), "utf8");
+    await client.open("literate/memory.md", text);
+    const call = positionOf(text, "update(canonicalJson");
+    const use = { line: call.line, character: call.character + "update(".length };
+    const answer = await client.request<Location[]>("textDocument/definition", { textDocument: { uri: client.uri("literate/memory.md") }, position: use });
+    const schema = readFileSync(join(root, "literate/schema.md"), "utf8");
+    const declared = positionOf(schema, "function canonicalJson");
+    expect(answer.map((l) => [fileURLToPath(l.uri).slice(root.length + 1), l.range.start])).toEqual([["literate/schema.md", { line: declared.line, character: declared.character + "function ".length }]]);
+  });
+
+  it("renames 20 exported functions used across chapters so that, applied and tangled in memory, generated/ is what TypeScript's rename on generated/ makes", async () => {
+    const inputs = readBook(root);
+    const tangled = tangle(inputs);
+    const files = [...tangled.files.keys()].filter((f) => f.endsWith(".ts"));
+    const service = diskService(root, files);
+    const program = service.getProgram();
+    // Exported functions whose name another tangled file mentions, every k-th of them in path order: 20 names.
+    const candidates: { file: string; name: string; start: number }[] = [];
+    for (const file of files.filter((f) => f.startsWith("generated/"))) {
+      const source = program?.getSourceFile(join(root, file));
+      for (const statement of source?.statements ?? []) {
+        if (!ts.isFunctionDeclaration(statement) || statement.name === undefined || !(ts.getCombinedModifierFlags(statement) & ts.ModifierFlags.Export)) continue;
+        const name = statement.name.text;
+        if (files.some((other) => other !== file && (tangled.files.get(other) ?? "").includes(name))) candidates.push({ file, name, start: statement.name.getStart(source) });
+      }
+    }
+    const stride = Math.max(1, Math.floor(candidates.length / 20));
+    const chosen = candidates.filter((_, i) => i % stride === 0).slice(0, 20);
+    expect(chosen).toHaveLength(20);
+    const withoutMap = (t: string): string => t.replace(/\/\/# sourceMappingURL=.*\n?$/, "");
+    for (const { file, name, start } of chosen) {
+      const newName = `${name}Renamed`;
+      const at = program?.getSourceFile(join(root, file))?.getLineAndCharacterOfPosition(start);
+      const asked = at === undefined ? undefined : throughMap(root, file, at.line, at.character);
+      if (asked === undefined) throw new Error(`unmapped ${file} ${name}`);
+      const edit = await client.request<WorkspaceEdit>("textDocument/rename", { textDocument: { uri: client.uri(asked.doc) }, position: { line: asked.line, character: asked.character }, newName });
+      const edited = new Map(Object.entries(edit.changes ?? {}).map(([uri, edits]) => [fileURLToPath(uri).slice(root.length + 1), edits]));
+      const renamed = tangle(inputs.map((input) => ({ path: input.path, text: applyEdits(input.text, edited.get(input.path) ?? []) })));
+      const locations = service.findRenameLocations(join(root, file), start, false, false, { providePrefixAndSuffixTextForRename: false }) ?? [];
+      for (const path of files) {
+        const original = tangled.files.get(path) ?? "";
+        const spans = locations.filter((l) => l.fileName === join(root, path)).sort((a, b) => b.textSpan.start - a.textSpan.start);
+        const expected = spans.reduce((out, l) => out.slice(0, l.textSpan.start) + newName + out.slice(l.textSpan.start + l.textSpan.length), original);
+        expect(withoutMap(renamed.files.get(path) ?? ""), `${name}: ${path}`).toBe(withoutMap(expected));
+      }
+    }
+  }, 180_000);
 });

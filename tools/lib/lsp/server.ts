@@ -132,7 +132,11 @@ export function startServer(connection: Connection, options: ServerOptions = {})
    * turn of the event loop, so what a step sends is written before the next step's work.
    */
   const publish = (): void => {
-    book?.widen([...openUris.keys()]);
+    try {
+      book?.widen([...openUris.keys()]);
+    } catch (caught) {
+      log(`lsp: the open chapters could not be tangled: ${caught instanceof Error ? (caught.stack ?? caught.message) : String(caught)}`);
+    }
     send((b, doc) => b.quickProblems(doc, true));
     const steps: (() => void)[] = [
       () => send((b, doc) => b.quickProblems(doc)),
@@ -149,7 +153,11 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     const delays = [0, judgeDelayMs, judgeDelayMs];
     const next = (k: number): void => {
       timer = k < steps.length ? setTimeout(() => {
-        steps[k]?.();
+        try {
+          steps[k]?.();
+        } catch (caught) {
+          log(`lsp: publishing failed: ${caught instanceof Error ? (caught.stack ?? caught.message) : String(caught)}`);
+        }
         next(k + 1);
       }, delays[k]) : undefined;
     };
