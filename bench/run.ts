@@ -42,7 +42,7 @@ import { benchTtft } from "./ttft.ts";
 import { benchDev } from "./dev.ts";
 import { measureTracing, perSecond } from "./tracing.ts";
 import { benchDocsSite } from "./docs-site.ts";
-import { benchLsp } from "./lsp.ts";
+import { benchLsp, corpusPlan } from "./lsp.ts";
 
 const { values: options } = parseArgs({ options: { only: { type: "string" } }, strict: true });
 if (options.only !== undefined && !["process", "dev", "ttft", "tracing", "docs-site", "lsp"].includes(options.only)) throw new Error(`bench: --only takes \`process\`, \`dev\`, \`ttft\`, \`tracing\`, \`docs-site\` or \`lsp\`, not \`${options.only}\``);
@@ -641,6 +641,11 @@ async function benchLspRows(samples: number, typeErrors: number): Promise<void> 
   print();
   print(`### language server (this book; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")})`);
   for (const row of await benchLsp(projectRoot, samples, typeErrors, print)) addRow(row);
+  // The same at 10× the book: 600 generated chapters that import each other.
+  const corpus = writeCorpus(join(corpusBase, "lsp"), { documents: 600, blocksPerDocument: 20 }, projectRoot);
+  print(`### language server (a corpus of ${corpus.documents} chapters, ${corpus.tsBlocks} blocks; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")})`);
+  for (const row of await benchLsp(corpus.root, samples, typeErrors, print, corpusPlan(corpus.documents))) addRow(row);
+  removeAll(corpus.root);
 }
 
 if (options.only === "lsp") {

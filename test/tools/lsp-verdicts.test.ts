@@ -66,7 +66,7 @@ describe("the language server's diagnostics and verify's verdicts on a book that
   it.each(Object.keys(book))("publishes in %s exactly the problems verify reports there", (name) => {
     const doc = `literate/${name}.md`;
     const fromVerify = report.problems.filter((p) => p.file === doc).map((p) => said(p.rule, p.line, p.column, p.message));
-    const fromServer = (client.diagnostics(doc) ?? []).map((d) => said(String(d.code), d.range.start.line + 1, d.range.start.character + 1, d.message.split("\nhint: ")[0] ?? ""));
+    const fromServer = (client.diagnostics(doc) ?? []).map((d) => said(String(d.code), d.range.start.line + 1, d.range.start.character + 1, (typeof d.message === "string" ? d.message : d.message.value).split("\nhint: ")[0] ?? ""));
     expect(fromServer.sort()).toEqual(fromVerify.sort());
   });
 });
