@@ -97,7 +97,7 @@ export async function benchLsp(root: string, samples: number, typeErrors: number
     await client.open(first, firstText);
     await client.waitForDiagnostics(first);
     const startMs = performance.now() - started;
-    await client.quiet(3000);
+    await client.quiet(6000);
     const judgedMs = client.lastPublishedAt - started;
     print(`  start-up: first diagnostics ${Math.round(startMs)} ms, the judge's verdict ${Math.round(judgedMs)} ms`);
 

@@ -79,6 +79,16 @@ export class BookClient {
     await this.connection.sendNotification("textDocument/didChange", { textDocument: { uri: this.uri(path), version }, contentChanges: [{ text }] });
   }
 
+  /** Closes a document, as an editor closing its tab. */
+  async close(path: string): Promise<void> {
+    await this.connection.sendNotification("textDocument/didClose", { textDocument: { uri: this.uri(path) } });
+  }
+
+  /** Says a document was saved. */
+  async save(path: string): Promise<void> {
+    await this.connection.sendNotification("textDocument/didSave", { textDocument: { uri: this.uri(path) } });
+  }
+
   /** The diagnostics last published for a document, if any. */
   diagnostics(path: string): Diagnostic[] | undefined {
     return this.#diagnostics.get(this.uri(path))?.diagnostics;

@@ -123,6 +123,19 @@ describe("the language server on a fixture book", () => {
     await client.waitForDiagnostics(path, (list) => !list.some((d) => d.code === "unknown-reference"));
   });
 
+  it("takes a closed chapter's text from disk again after a save, as after a checkout", async () => {
+    const shapes = chapters["literate/shapes.md"] ?? "";
+    await client.close("literate/shapes.md");
+    writeFileSync(join(root, "literate/shapes.md"), shapes.replace("export function distance(", "export function span("));
+    await client.save("literate/paths.md");
+    const broken = await client.waitForDiagnostics("literate/paths.md", (list) => list.some((d) => d.code === "compiles"));
+    expect(broken.find((d) => d.code === "compiles")?.message).toContain("TS2305");
+    writeFileSync(join(root, "literate/shapes.md"), shapes);
+    await client.save("literate/paths.md");
+    await client.waitForDiagnostics("literate/paths.md", (list) => !list.some((d) => d.code === "compiles"));
+    await client.open("literate/shapes.md");
+  });
+
   it("lands go-to-definition from every use of an exported name in another chapter where TypeScript's definition on generated/ maps to", async () => {
     const service = diskService(root, tangledFiles);
     let compared = 0;

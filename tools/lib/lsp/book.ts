@@ -87,6 +87,24 @@ export class Book {
     return true;
   }
 
+  /**
+   * Takes the disk's texts of the documents no editor holds open (`inputs`: every document on
+   * disk), dropping those gone from it: what a checkout or another tool changed. Returns true when
+   * anything changed.
+   */
+  syncClosed(inputs: readonly TangleInput[], open: ReadonlySet<string>): boolean {
+    let changed = false;
+    const present = new Set(inputs.map((input) => input.path));
+    for (const input of inputs) if (!open.has(input.path)) changed = this.setText(input.path, input.text) || changed;
+    for (const path of this.model.paths) {
+      if (present.has(path) || open.has(path) || !this.model.remove(path)) continue;
+      this.#tangled = undefined;
+      this.#judged = undefined;
+      changed = true;
+    }
+    return changed;
+  }
+
   /** The tangle of the current texts, served to the language service. Never throws for a document that does not tangle: its errors are in the result. */
   tangled(): Tangled {
     if (this.#tangled !== undefined) return this.#tangled;

@@ -205,7 +205,9 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     if (book.setText(doc, document.getText())) schedule(debounceMs);
   });
   documents.onDidSave(() => {
-    if (book === undefined) return;
+    if (book === undefined || root === undefined) return;
+    // A save is when other tools run (tangle, verify --stamp, a checkout): take the closed chapters from disk again.
+    book.syncClosed(readBook(root), new Set(openUris.keys()));
     evidenceRead = false;
     schedule(debounceMs);
   });
