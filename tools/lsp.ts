@@ -4,7 +4,9 @@
  * "Editing with the language server".
  */
 import { parseArgs } from "node:util";
+import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { createConnection } from "vscode-languageserver/node";
+import { serveJudge, type Channel, type JudgeReply, type JudgeRequest } from "./lib/lsp/judge-worker.ts";
 import { startServer } from "./lib/lsp/server.ts";
 
 const usage = `usage: lsp [--root DIR] [--stdio]
@@ -12,11 +14,28 @@ const usage = `usage: lsp [--root DIR] [--stdio]
   --root   the project root (default: the editor's workspace folder, or the current folder)
   --stdio  speak over stdin and stdout (the only transport; editors pass it)`;
 
-const { values } = parseArgs({ options: { root: { type: "string" }, stdio: { type: "boolean", default: false }, help: { type: "boolean", short: "h", default: false } }, strict: true, allowPositionals: false });
-if (values.help) {
-  process.stdout.write(`${usage}\n`);
-  process.exit(0);
+/**
+ * This very file, compiled: the judge's worker runs it too. Written as `import.meta["url"]`
+ * because the build replaces `import.meta.url` with the URL of the TypeScript source.
+ */
+const self = new URL(import.meta["url"]);
+
+/** Starts the judge's worker (this file again, in a worker thread) for the project at `root`. */
+function startJudge(root: string): Channel<JudgeReply, JudgeRequest> {
+  const worker = new Worker(self, { workerData: { role: "judge", root } });
+  worker.on("error", (caught) => process.stderr.write(`lsp: the judge's worker failed: ${caught.stack ?? caught.message}\n`));
+  return worker;
 }
-// stdout is the protocol's: anything else printed there would corrupt it.
-const connection = createConnection(process.stdin, process.stdout);
-startServer(connection, values.root === undefined ? {} : { root: values.root });
+
+if (!isMainThread && parentPort !== null) {
+  serveJudge(parentPort, (workerData as { root: string }).root);
+} else {
+  const { values } = parseArgs({ options: { root: { type: "string" }, stdio: { type: "boolean", default: false }, help: { type: "boolean", short: "h", default: false } }, strict: true, allowPositionals: false });
+  if (values.help) {
+    process.stdout.write(`${usage}\n`);
+    process.exit(0);
+  }
+  // stdout is the protocol's: anything else printed there would corrupt it.
+  const connection = createConnection(process.stdin, process.stdout);
+  startServer(connection, { ...(values.root === undefined ? {} : { root: values.root }), startJudge });
+}

@@ -50,6 +50,30 @@ export interface Tangled {
   readonly map: BookMap;
 }
 
+/** What the judge needs from the book's side for one judgement: the type-check, and the texts' version it was made on. */
+export interface JudgeInput {
+  /** The open documents the type-check covered. */
+  readonly key: string;
+  readonly version: number;
+  readonly checked: TypeCheckResult;
+  /** Each type error's Markdown range, by span key. */
+  readonly spans: ReadonlyMap<string, BookRange>;
+}
+
+/**
+ * The one judge over `model` (scanned with remark), with the type-check `checked` and the
+ * evidence verify reads; `undefined` while the book does not tangle. The test run's evidence
+ * speaks for the documents that still hold the text it was measured on; in the others, a block's
+ * stamp stands for it.
+ */
+export function judgeBook(model: ProjectModel, evidence: BookEvidence, checked: TypeCheckResult): Judgement | undefined {
+  const result = model.tangle();
+  if (!result.ok) return undefined;
+  const edited = new Set(model.paths.filter((doc) => evidence.texts.get(doc) !== model.text(doc)));
+  const scope = edited.size === 0 ? evidence.tests.scope : new Set(result.blocks.flatMap((block, index) => (edited.has(block.doc) ? [] : [index])));
+  return judge(factsOf(model, { checked, inProgram: evidence.inProgram, records: evidence.records, tests: { ...evidence.tests, scope } }));
+}
+
 /** The book in the server; see the module comment. */
 export class Book {
   readonly root: string;
@@ -64,7 +88,9 @@ export class Book {
   readonly #checked = new Map<string, { readonly diagnostics: readonly CompilerDiagnostic[]; readonly spans: readonly (readonly [string, BookRange])[] }>();
   /** The modules whose text changed since they were last checked. */
   readonly #edited = new Set<string>();
-  #judged: { readonly docs: string; readonly judgement: Judgement | undefined; readonly spans: Map<string, BookRange> } | undefined;
+  #judged: { readonly docs: string; readonly version: number; readonly judgement: Judgement | undefined; readonly spans: ReadonlyMap<string, BookRange> } | undefined;
+  #latest: { readonly judgement: Judgement; readonly spans: ReadonlyMap<string, BookRange> } | undefined;
+  #version = 0;
 
   constructor(root: string, options: ts.CompilerOptions, inputs: Iterable<TangleInput>) {
     this.root = root;
@@ -76,14 +102,14 @@ export class Book {
   /** Sets the evidence the judge reads (at start-up, and again after a save). */
   setEvidence(evidence: BookEvidence): void {
     this.#evidence = evidence;
-    this.#judged = undefined;
+    this.#version++;
   }
 
   /** Sets one document's text (an editor's edit, or the disk's after a close); false when unchanged. */
   setText(doc: string, text: string): boolean {
     if (!this.model.update(doc, text)) return false;
     this.#tangled = undefined;
-    this.#judged = undefined;
+    this.#version++;
     return true;
   }
 
@@ -99,7 +125,7 @@ export class Book {
     for (const path of this.model.paths) {
       if (present.has(path) || open.has(path) || !this.model.remove(path)) continue;
       this.#tangled = undefined;
-      this.#judged = undefined;
+      this.#version++;
       changed = true;
     }
     return changed;
@@ -182,28 +208,54 @@ export class Book {
     return [...targets].sort();
   }
 
+  /** A number that moves with every change of the texts, so a judgement made elsewhere can be matched to the texts it judged. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** Every document's current text, by path. */
+  texts(): Map<string, string> {
+    return this.model.texts();
+  }
+
   /**
-   * The one judge's verdict on the current texts, with the type-check of the modules that hold a
-   * block of one of `docs` (what an editor shows); `undefined` while the book does not tangle.
-   * The judge reads a second model of the same texts scanned with remark (rule 2 reads the prose
-   * before each block); it parses again only the documents whose text changed.
+   * What the judge needs from this side, for the current texts: the type-check of the modules
+   * that hold a block of one of `docs` (what an editor shows), each error's Markdown range kept
+   * in `spans`; `undefined` while the book does not tangle (its tangle errors are the verdict).
    */
-  judgement(docs: readonly string[]): { judgement: Judgement | undefined; spans: Map<string, BookRange> } {
-    const key = [...docs].sort().join("\0");
-    if (this.#judged?.docs === key) return this.#judged;
+  judgeInput(docs: readonly string[]): JudgeInput | undefined {
     const { result, map } = this.tangled();
+    if (!result.ok) return undefined;
     const spans = new Map<string, BookRange>();
+    const checked = this.#typeCheck(this.targetsOf(docs), map, spans);
+    return { key: [...docs].sort().join("\0"), version: this.#version, checked, spans };
+  }
+
+  /** Takes the judge's verdict on the texts `input` was made of; a verdict on older texts is only kept for the lenses until a current one comes. */
+  accept(input: JudgeInput, judgement: Judgement | undefined): void {
+    if (judgement !== undefined) this.#latest = { judgement, spans: input.spans };
+    if (input.version === this.#version) this.#judged = { docs: input.key, version: input.version, judgement, spans: input.spans };
+  }
+
+  /** The latest verdict the judge gave, on these texts or on slightly older ones (for the lenses). */
+  get latestJudgement(): { judgement: Judgement; spans: ReadonlyMap<string, BookRange> } | undefined {
+    return this.#latest;
+  }
+
+  /**
+   * The one judge's verdict on the current texts, made in this thread (`judgeBook` over a second
+   * model of the same texts, scanned with remark: rule 2 reads the prose before each block; it
+   * parses again only the documents whose text changed). The server asks a worker instead.
+   */
+  judgement(docs: readonly string[]): { judgement: Judgement | undefined; spans: ReadonlyMap<string, BookRange> } {
+    const key = [...docs].sort().join("\0");
+    if (this.#judged?.docs === key && this.#judged.version === this.#version) return this.#judged;
+    const input = this.judgeInput(docs);
     const evidence = this.#evidence;
-    let judgement: Judgement | undefined;
-    if (result.ok && evidence !== undefined) {
-      const checked = this.#typeCheck(this.targetsOf(docs), map, spans);
-      this.#judgeModel.sync(this.model.paths.map((path) => ({ path, text: this.model.text(path) ?? "" })));
-      const edited = new Set(this.model.paths.filter((doc) => evidence.texts.get(doc) !== this.model.text(doc)));
-      const scope = edited.size === 0 ? evidence.tests.scope : new Set(result.blocks.flatMap((block, index) => (edited.has(block.doc) ? [] : [index])));
-      judgement = judge(factsOf(this.#judgeModel, { checked, inProgram: evidence.inProgram, records: evidence.records, tests: { ...evidence.tests, scope } }));
-    }
-    this.#judged = { docs: key, judgement, spans };
-    return this.#judged;
+    if (input === undefined || evidence === undefined) return { judgement: undefined, spans: input?.spans ?? new Map() };
+    this.#judgeModel.sync(this.model.paths.map((path) => ({ path, text: this.model.text(path) ?? "" })));
+    this.accept(input, judgeBook(this.#judgeModel, evidence, input.checked));
+    return this.#judged ?? { judgement: undefined, spans: input.spans };
   }
 
   /**
@@ -221,11 +273,18 @@ export class Book {
     return [...tangleProblems, ...typeErrors.filter(own)].map((diagnostic) => ({ diagnostic, range: spans.get(spanKey(diagnostic)) ?? this.#pointRange(diagnostic) }));
   }
 
-  /** Every problem to show in `doc`: the judge's verdicts (type errors among them) with tangle's warnings, or `quickProblems` while the book does not tangle. */
-  problems(doc: string, open: readonly string[]): BookProblem[] {
+  /**
+   * Every problem to show in `doc`: the judge's verdicts (type errors among them) with tangle's
+   * warnings, once the judge has judged the current texts (`accept`, or `judge` to judge them
+   * here); until then, and while the book does not tangle, `quickProblems`.
+   */
+  problems(doc: string, open: readonly string[], judgeHere = false): BookProblem[] {
     const { result } = this.tangled();
-    if (!result.ok) return this.quickProblems(doc);
-    const { judgement, spans } = this.judgement(open);
+    if (judgeHere) this.judgement(open);
+    const key = [...open].sort().join("\0");
+    const judged = this.#judged;
+    if (!result.ok || judged === undefined || judged.version !== this.#version || judged.docs !== key) return this.quickProblems(doc);
+    const { judgement, spans } = judged;
     const own = (d: Diagnostic): boolean => d.file === doc;
     const warnings = result.diagnostics.filter((d) => own(d) && d.severity === "warning");
     return [...warnings, ...(judgement?.problems.filter(own) ?? [])].map((diagnostic) => ({ diagnostic, range: spans.get(spanKey(diagnostic)) ?? this.#pointRange(diagnostic) }));

@@ -33,6 +33,7 @@ import { recordPath } from "../mutation.ts";
 import { Book, type BookProblem, type BookRange } from "./book.ts";
 import { readBook, readDocumentText, readEvidence } from "./disk.ts";
 import { RenameRefused, completionDetails, completions, definitions, hover, outline, prepareRename, references, rename, signatureHelp, type CompletionAnswer, type OutlineEntry, type Place } from "./features.ts";
+import { BackgroundJudge, type Channel, type JudgeReply, type JudgeRequest } from "./judge-worker.ts";
 import { lenses, testBlockCount, testedBy, type Lens } from "./lens.ts";
 import { projectCompilerOptions } from "./tangled-host.ts";
 import { spliceCompletions, spliceDefinitions, spliceNameAt, spliceReferences } from "./splices.ts";
@@ -48,6 +49,8 @@ export interface ServerOptions {
   readonly judgeDelayMs?: number;
   /** Where the server's own log lines go (the client's log, by default). */
   readonly log?: (line: string) => void;
+  /** Starts the judge's worker for the project at `root` (`judge-worker.ts`); without it the judge runs in this thread. */
+  readonly startJudge?: (root: string) => Channel<JudgeReply, JudgeRequest>;
 }
 
 /** What a code lens carries from `codeLens` to `codeLens/resolve`. */
@@ -65,6 +68,8 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   const debounceMs = options.debounceMs ?? 150;
   const judgeDelayMs = options.judgeDelayMs ?? 300;
   let evidenceRead = false;
+  let judge: BackgroundJudge | undefined;
+  let lensRefresh = false;
   let book: Book | undefined;
   let root = options.root === undefined ? undefined : resolve(options.root);
   let timer: NodeJS.Timeout | undefined;
@@ -140,10 +145,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     send((b, doc) => b.quickProblems(doc, true));
     const steps: (() => void)[] = [
       () => send((b, doc) => b.quickProblems(doc)),
-      () => {
-        if (book !== undefined) loadEvidence(book);
-        send((b, doc, open) => b.problems(doc, open));
-      },
+      () => judgeOpen(),
       // Quiet now: let the service take in the whole book, for references and rename.
       () => {
         book?.widen(undefined);
@@ -163,6 +165,34 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     };
     next(0);
   };
+  /** The judge's whole verdict on the open chapters: from the worker when there is one (published when it answers), else judged here. */
+  const judgeOpen = (): void => {
+    const b = book;
+    if (b === undefined) return;
+    if (judge === undefined) {
+      loadEvidence(b);
+      send((bk, doc, open) => bk.problems(doc, open, true));
+      return;
+    }
+    const input = b.judgeInput([...openUris.keys()]);
+    if (input === undefined) return;
+    judge.ask(b.texts(), input.checked, (reply) => {
+      for (const note of reply.notes) log(`lsp: ${note}`);
+      if (reply.error !== undefined) {
+        log(`lsp: the judge failed: ${reply.error}`);
+        return;
+      }
+      b.accept(input, reply.judgement);
+      send((bk, doc, open) => bk.problems(doc, open));
+      if (lensRefresh) void connection.sendRequest("workspace/codeLens/refresh").catch(() => undefined);
+    });
+  };
+  /** The judge's latest verdict, for the lenses: the worker's last answer, or one made here. */
+  const latestJudgement = (b: Book, doc: string): ReturnType<Book["judgement"]>["judgement"] => {
+    if (judge !== undefined) return b.latestJudgement?.judgement;
+    loadEvidence(b);
+    return b.judgement([...new Set([...openUris.keys(), doc])]).judgement;
+  };
   /** Publishes after `delay` ms of quiet; a change before then (or before the judge's turn) starts the wait again. */
   const schedule = (delay: number): void => {
     if (timer !== undefined) clearTimeout(timer);
@@ -175,6 +205,8 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     }
     const started = performance.now();
     book = new Book(root, projectCompilerOptions(root), readBook(root));
+    lensRefresh = params.capabilities.workspace?.codeLens?.refreshSupport === true;
+    if (options.startJudge !== undefined) judge = new BackgroundJudge(options.startJudge(root));
     log(`lsp: ${book.model.paths.length} documents of ${root} loaded in ${Math.round(performance.now() - started)} ms`);
     return {
       capabilities: {
@@ -209,6 +241,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     // A save is when other tools run (tangle, verify --stamp, a checkout): take the closed chapters from disk again.
     book.syncClosed(readBook(root), new Set(openUris.keys()));
     evidenceRead = false;
+    judge?.reloadEvidence();
     schedule(debounceMs);
   });
   documents.onDidClose(({ document }) => {
@@ -310,8 +343,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       const doc = pathOf(textDocument.uri);
       if (doc === undefined) return [];
       const b = requireBook();
-      loadEvidence(b);
-      const { judgement } = b.judgement([...new Set([...openUris.keys(), doc])]);
+      const judgement = latestJudgement(b, doc);
       if (judgement === undefined) return [];
       return lenses(judgement, doc).map((lens) => ({ range: range(lens.range), data: { doc, block: lens.block, names: lens.names, title: lens.title } satisfies LensData }));
     }),
@@ -323,7 +355,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       const uri = uriOf(data.doc);
       if (data.names === "tests") {
         b.widen(undefined);
-        const { judgement } = b.judgement([...new Set([...openUris.keys(), data.doc])]);
+        const judgement = latestJudgement(b, data.doc);
         const refs = judgement === undefined ? [] : testedBy(b, judgement, data.block);
         const title = `tested by ${testBlockCount(b, refs)}${data.title === "" ? " ✓" : ` ✗ (${data.title})`}`;
         return { ...lens, command: { title, command: "editor.action.showReferences", arguments: [uri, lens.range.start, refs.map((r) => ({ uri: uriOf(r.doc), range: range(r) }))] } };
