@@ -97,8 +97,9 @@ export async function benchLsp(root: string, samples: number, typeErrors: number
     await client.open(first, firstText);
     await client.waitForDiagnostics(first);
     const startMs = performance.now() - started;
-    await client.quiet(6000);
-    const judgedMs = client.lastPublishedAt - started;
+    // The judge's verdict comes from its worker, after the type errors; the server logs when it is published.
+    const judged = await client.waitForLog(/^lsp: the judge's verdict published/, 300_000, 0).catch(() => undefined);
+    const judgedMs = judged === undefined ? Number.NaN : performance.now() - started;
     print(`  start-up: first diagnostics ${Math.round(startMs)} ms, the judge's verdict ${Math.round(judgedMs)} ms`);
 
     const hovers: number[] = [];
@@ -142,7 +143,7 @@ export async function benchLsp(root: string, samples: number, typeErrors: number
     const p95 = (xs: readonly number[]): number => quantile(xs, 0.95);
     const spread = (xs: readonly number[]): string => `median ${quantile(xs, 0.5).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms over ${xs.length} requests`;
     return [
-      { name: `lsp: start-up to first diagnostics${label}`, samples: [startMs], limitMs: limits.startMs, note: `spawn to the first publishDiagnostics of ${first} opened (tangle and type errors); the last publish (the judge's whole verdict) at ${Math.round(judgedMs)} ms` },
+      { name: `lsp: start-up to first diagnostics${label}`, samples: [startMs], limitMs: limits.startMs, note: `spawn to the first publishDiagnostics of ${first} opened (tangle and type errors); the judge's whole verdict (its worker's first run) published at ${Math.round(judgedMs)} ms` },
       { name: `lsp: hover p95${label}`, samples: [p95(hovers)], limitMs: limits.requestMs, note: `${spread(hovers)}, at identifiers in the blocks of ${chapters.join(", ")}` },
       { name: `lsp: completion p95${label}`, samples: [p95(completions)], limitMs: limits.requestMs, note: `${spread(completions)}, just after a \`.\` in the same blocks` },
       { name: `lsp: go-to-definition p95${label}`, samples: [p95(definitions)], limitMs: limits.requestMs, note: spread(definitions) },

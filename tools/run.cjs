@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * The toolchain's launcher, what `npm run tangle|verify|docs|dev|mutate` run: `node tools/run.cjs TOOL [ARGS]`
+ * The toolchain's launcher, what `npm run tangle|verify|docs|dev|mutate|lsp` run: `node tools/run.cjs TOOL [ARGS]`
  * starts the compiled `tools/TOOL.ts` with ARGS. `node tools/run.cjs --build` only builds
  * (`npm ci` runs it as `prepare`). CommonJS, like the tangle and verify it starts: Node loads it
  * faster than an ES module.

@@ -113,6 +113,17 @@ export class BookClient {
     }
   }
 
+  /** Waits for a log line of the server matching `pattern` (among those logged since the `from`-th; by default from now on), and returns it. */
+  async waitForLog(pattern: RegExp, timeoutMs = 60_000, from = this.logs.length): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.logs.slice(from).find((line) => pattern.test(line));
+      if (found !== undefined) return found;
+      if (Date.now() > deadline) throw new Error(`no log line matching ${String(pattern)} within ${timeoutMs} ms`);
+      await new Promise((wake) => setTimeout(wake, 20));
+    }
+  }
+
   /** Waits until no diagnostics have been published for `ms` milliseconds. */
   async quiet(ms: number): Promise<void> {
     for (;;) {

@@ -176,6 +176,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     }
     const input = b.judgeInput([...openUris.keys()]);
     if (input === undefined) return;
+    const asked = performance.now();
     judge.ask(b.texts(), input.checked, (reply) => {
       for (const note of reply.notes) log(`lsp: ${note}`);
       if (reply.error !== undefined) {
@@ -184,6 +185,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       }
       b.accept(input, reply.judgement);
       send((bk, doc, open) => bk.problems(doc, open));
+      log(`lsp: the judge's verdict published, ${Math.round(performance.now() - asked)} ms after it was asked${input.version === b.version ? "" : " (on texts changed since)"}`);
       if (lensRefresh) void connection.sendRequest("workspace/codeLens/refresh").catch(() => undefined);
     });
   };
