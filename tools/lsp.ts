@@ -4,6 +4,7 @@
  * "Editing with the language server".
  */
 import { parseArgs } from "node:util";
+import { setFlagsFromString } from "node:v8";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { createConnection } from "vscode-languageserver/node";
 import { serveJudge, type Channel, type JudgeReply, type JudgeRequest } from "./lib/lsp/judge-worker.ts";
@@ -22,11 +23,14 @@ const self = new URL(import.meta["url"]);
 
 /** Starts the judge's worker (this file again, in a worker thread) for the project at `root`. */
 function startJudge(root: string): Channel<JudgeReply, JudgeRequest> {
-  const worker = new Worker(self, { workerData: { role: "judge", root } });
+  const worker = new Worker(self, { workerData: { role: "judge", root }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
   worker.on("error", (caught) => process.stderr.write(`lsp: the judge's worker failed: ${caught.stack ?? caught.message}\n`));
   return worker;
 }
 
+// An editor keeps the server for hours beside everything else: a young generation of 2 MB
+// semi-spaces (8 MB in the judge's worker) costs the requests little and saves ~70 MB.
+setFlagsFromString("--max-semi-space-size=2");
 if (!isMainThread && parentPort !== null) {
   serveJudge(parentPort, (workerData as { root: string }).root);
 } else {
