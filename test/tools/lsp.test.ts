@@ -9,7 +9,9 @@ import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeLens, CompletionItem, CompletionList, DocumentSymbol, Hover, Location, SignatureHelp, TextEdit, WorkspaceEdit } from "vscode-languageserver-protocol";
-import { readBook } from "../../tools/lib/lsp/disk.ts";
+import { Book } from "../../tools/lib/lsp/book.ts";
+import { readBook, readEvidence } from "../../tools/lib/lsp/disk.ts";
+import { projectCompilerOptions } from "../../tools/lib/lsp/tangled-host.ts";
 import { tangle } from "../../tools/lib/tangle.ts";
 import { runTangle } from "../../tools/lib/tangle-run.ts";
 import { BookClient } from "./lsp-client.ts";
@@ -273,6 +275,20 @@ describe("the language server on a fixture book", () => {
     const completion = await client.request<CompletionItem[]>("textDocument/completion", { textDocument: doc("literate/shapes.md"), position: { line: at.line, character: at.character + 4 } });
     expect(completion.map((c) => [c.label, c.textEdit?.newText])).toEqual([["side-check", "side-check>>"]]);
     await client.change("literate/shapes.md", text);
+  });
+
+  it("judges in its own thread, without the worker, exactly as the worker judges", async () => {
+    await client.quiet(1000);
+    const inputs = readBook(root);
+    const book = new Book(root, projectCompilerOptions(root), inputs);
+    book.setEvidence(readEvidence(root, tangle(inputs), new Map(inputs.map((i) => [i.path, i.text]))).evidence);
+    const open = Object.keys(chapters);
+    for (const path of open) {
+      const here = book.problems(path, open, true).map((p) => `${p.diagnostic.rule} ${p.range.start.line}:${p.range.start.character} ${p.diagnostic.message}`);
+      const published = (client.diagnostics(path) ?? []).map((d) => `${String(d.code)} ${d.range.start.line}:${d.range.start.character} ${(typeof d.message === "string" ? d.message : d.message.value).split("\nhint: ")[0] ?? ""}`);
+      expect(here.length, path).toBeGreaterThan(0);
+      expect(here.sort(), path).toEqual(published.sort());
+    }
   });
 
   it("shows a code lens per block: compiles, tested by N, mutants", async () => {
