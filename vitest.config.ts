@@ -27,6 +27,7 @@ const scratch = process.env["TMPDIR"] ?? (existsSync("/dev/shm") ? "/dev/shm" : 
 const slowest = [
   "test/tools/verify.test.ts",
   "test/tools/dev-cli.test.ts",
+  "test/tools/lsp.test.ts",
   "test/end-to-end.test.ts",
   "test/tools/docs-worker.test.ts",
   "test/tools/dev.test.ts",

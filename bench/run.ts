@@ -20,7 +20,9 @@
  * process rows alone (about a minute), to iterate on start-up; `--only dev` runs `npm run dev`'s
  * rows alone (`bench/dev.ts`: save to verdict and save to the chapter's page, on a copy of this
  * project; about two minutes), which the full run includes too; `--only docs-site` runs the docs
- * site's browser row alone (`bench/docs-site.ts`: search usable under slow-4G emulation).
+ * site's browser row alone (`bench/docs-site.ts`: search usable under slow-4G emulation);
+ * `--only lsp` runs the language server's rows alone (`bench/lsp.ts`: hover, completion and
+ * definition p95, an unsaved type error to its diagnostic, start-up, memory; about a minute).
  */
 import { cpSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -40,9 +42,10 @@ import { benchTtft } from "./ttft.ts";
 import { benchDev } from "./dev.ts";
 import { measureTracing, perSecond } from "./tracing.ts";
 import { benchDocsSite } from "./docs-site.ts";
+import { benchLsp, corpusPlan } from "./lsp.ts";
 
 const { values: options } = parseArgs({ options: { only: { type: "string" } }, strict: true });
-if (options.only !== undefined && !["process", "dev", "ttft", "tracing", "docs-site"].includes(options.only)) throw new Error(`bench: --only takes \`process\`, \`dev\`, \`ttft\`, \`tracing\` or \`docs-site\`, not \`${options.only}\``);
+if (options.only !== undefined && !["process", "dev", "ttft", "tracing", "docs-site", "lsp"].includes(options.only)) throw new Error(`bench: --only takes \`process\`, \`dev\`, \`ttft\`, \`tracing\`, \`docs-site\` or \`lsp\`, not \`${options.only}\``);
 
 const benchStarted = performance.now();
 const print = (line = ""): void => {
@@ -633,6 +636,27 @@ if (options.only === "docs-site") {
   process.exit(0);
 }
 
+/** The language server's rows: `npm run lsp` on this book, through a real LSP client (`bench/lsp.ts`). */
+async function benchLspRows(samples: number, typeErrors: number): Promise<void> {
+  print();
+  print(`### language server (this book; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")})`);
+  for (const row of await benchLsp(projectRoot, samples, typeErrors, print)) addRow(row);
+  // The same at 10× the book: 600 generated chapters that import each other.
+  const corpus = writeCorpus(join(corpusBase, "lsp"), { documents: 600, blocksPerDocument: 20 }, projectRoot);
+  print(`### language server (a corpus of ${corpus.documents} chapters, ${corpus.tsBlocks} blocks; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")})`);
+  for (const row of await benchLsp(corpus.root, samples, typeErrors, print, corpusPlan(corpus.documents))) addRow(row);
+  removeAll(corpus.root);
+}
+
+if (options.only === "lsp") {
+  await benchLspRows(60, 5);
+  print();
+  print("## results");
+  print();
+  table();
+  process.exit(0);
+}
+
 if (options.only === "dev") {
   await benchDevRows(7);
   print();
@@ -682,6 +706,7 @@ print("### type-check (child processes: timings include process start)");
 }
 
 await benchDevRows(7);
+await benchLspRows(60, 5);
 await benchTracingRows(9, 2000);
 await benchDocsSiteRows(5);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * The toolchain's launcher, what `npm run tangle|verify|docs|dev|mutate|stitch` run: `node tools/run.cjs TOOL [ARGS]`
+ * The toolchain's launcher, what `npm run tangle|verify|docs|dev|mutate|stitch|lsp` run: `node tools/run.cjs TOOL [ARGS]`
  * starts the compiled `tools/TOOL.ts` with ARGS. `node tools/run.cjs --build` only builds
  * (`npm ci` runs it as `prepare`). CommonJS, like the tangle and verify it starts: Node loads it
  * faster than an ES module.
@@ -30,7 +30,7 @@ const root = dirname(tools);
 const builds = join(root, ".cache", "tools");
 
 /** Each CLI's compiled file: `.cjs` CommonJS, `.js` an ES module (see `tools/build.js`). */
-const clis = { tangle: "tangle.cjs", verify: "verify.cjs", docs: "docs.js", dev: "dev.js", mutate: "mutate.js", stitch: "stitch.js" };
+const clis = { tangle: "tangle.cjs", verify: "verify.cjs", docs: "docs.js", dev: "dev.js", mutate: "mutate.js", stitch: "stitch.js", lsp: "lsp.js" };
 
 /** The digest of the sources a build is made from (see above). */
 function sourceKey() {

@@ -27,7 +27,7 @@ import ts from "typescript";
 import { LiterateError, error, sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
 import { evidencePaths, loadEvidence, type TestEvidence } from "./evidence.ts";
 import { listDocuments, readIfExists, writeAtomically } from "./io.ts";
-import { factsOf, judge, type BlockReport, type BookMutation, type DocumentSummary } from "./judge.ts";
+import { factsOf, judge, type BlockReport, type BookMutation, type DocumentSummary, type TestFacts } from "./judge.ts";
 import { recordPath } from "./mutation.ts";
 import { ProjectModel } from "./project.ts";
 import { applyStampEdits, type StampEdit } from "./stamps.ts";
@@ -92,22 +92,11 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
 
   const global: Diagnostic[] = [];
   const checked = typeCheck(root, options.compiler === undefined ? {} : { compiler: options.compiler });
-  const { evidence, missing } = usableEvidence(root, result, global);
+  const tests = verifyTestFacts(root, result, global, options.stamp === true);
   // Stamps follow evidence only: without usable evidence (none, or older than the code), none is touched.
-  const stamping = options.stamp === true && evidence !== undefined;
-  const refresh = "`npm run verify -- --stamp`";
-  const facts = factsOf(model, {
-    checked,
-    inProgram: programFiles(root),
-    records: readRecords(root, paths),
-    tests: {
-      evidence,
-      scope: "all",
-      ...(options.stamp === true ? { stampFromEvidence: true } : {}),
-      refresh,
-      absent: (block, named) => (missing ? [error({ file: block.doc, line: block.line, column: block.column }, "tested", `no test results exist, so this block${named} is not known to be tested`, "run `npm test`, then `npm run verify -- --stamp`")] : []),
-    },
-  });
+  const stamping = options.stamp === true && tests.evidence !== undefined;
+  const evidence = tests.evidence;
+  const facts = factsOf(model, { checked, inProgram: programFiles(root), records: readRecords(root, paths), tests });
   const judged = judge(facts, { extra: global });
 
   const edits = new Map<string, StampEdit[]>();
@@ -148,6 +137,22 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
     ...(evidence === undefined ? {} : { tests: evidence.tests }),
     ...(options.stamp === true ? { stamps: { written, removed } } : {}),
     mutation: judged.mutation,
+  };
+}
+
+/**
+ * Rule 4's facts as verify reads them from the disk: the evidence of the latest test run when it
+ * may be used (its problems pushed to `global`), speaking for every block. The language server
+ * reads the same facts (`tools/lib/lsp/`).
+ */
+export function verifyTestFacts(root: string, result: TangleResult, global: Diagnostic[], stamp: boolean): TestFacts {
+  const { evidence, missing } = usableEvidence(root, result, global);
+  return {
+    evidence,
+    scope: "all",
+    ...(stamp ? { stampFromEvidence: true } : {}),
+    refresh: "`npm run verify -- --stamp`",
+    absent: (block, named) => (missing ? [error({ file: block.doc, line: block.line, column: block.column }, "tested", `no test results exist, so this block${named} is not known to be tested`, "run `npm test`, then `npm run verify -- --stamp`")] : []),
   };
 }
 

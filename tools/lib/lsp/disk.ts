@@ -1,0 +1,39 @@
+/**
+ * What the language server reads from the disk, read the way verify reads it: the documents of
+ * `literate/`, and the evidence besides them (the program `tsconfig.json` checks, the mutation
+ * records, the latest test run through `verifyTestFacts`). Only the server's CLI side calls it.
+ */
+import { join } from "node:path";
+import { error, type Diagnostic } from "../diagnostics.ts";
+import type { TestFacts } from "../judge.ts";
+import { listDocuments, readIfExists } from "../io.ts";
+import type { TangleInput, TangleResult } from "../tangle.ts";
+import { programFiles, readRecords, verifyTestFacts } from "../verify.ts";
+import type { BookEvidence } from "./book.ts";
+
+/** Every document of the project at `root`, as it is on disk. */
+export function readBook(root: string): TangleInput[] {
+  return listDocuments(root).map((path) => ({ path, text: readIfExists(join(root, path)) ?? "" }));
+}
+
+/** One document's text on disk (`undefined` when it is gone). */
+export function readDocumentText(root: string, path: string): string | undefined {
+  return readIfExists(join(root, path));
+}
+
+/**
+ * The evidence verify would judge `result` with (the documents' disk texts `texts` tangled),
+ * and the book-wide problems it found reading it (no test results, a failed run).
+ */
+export function readEvidence(root: string, result: TangleResult, texts: ReadonlyMap<string, string>): { evidence: BookEvidence; problems: Diagnostic[] } {
+  const problems: Diagnostic[] = [];
+  let tests: TestFacts;
+  try {
+    tests = verifyTestFacts(root, result, problems, false);
+  } catch (caught) {
+    // A tangled file missing on disk (the book was never tangled): verify would refuse to start; here every block is judged by its stamp.
+    problems.push(error({ file: "test run", line: 0, column: 0 }, "tested", `the test evidence cannot be weighed: ${caught instanceof Error ? caught.message : String(caught)}`, "run `npm run tangle`, then `npm test`"));
+    tests = { evidence: undefined, scope: new Set(), refresh: "`npm run verify -- --stamp`", absent: () => [] };
+  }
+  return { evidence: { inProgram: programFiles(root), records: readRecords(root, [...texts.keys()]), tests, texts }, problems };
+}

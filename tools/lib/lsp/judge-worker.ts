@@ -1,0 +1,116 @@
+/**
+ * The judge in a worker thread, so that judging the whole book after an edit (all the rules over
+ * every block, a remark parse of each changed chapter) never holds up a hover or the next
+ * keystroke's type errors. The worker keeps its own project model of the texts (scanned with
+ * remark), updated with what changed since the last request, reads the evidence from disk as
+ * verify does (`disk.ts`), and answers each request with `judgeBook`'s verdict.
+ *
+ * `serveJudge` is the worker's side, `BackgroundJudge` the server's: it sends a request only when
+ * the worker is free, the newest one then, so a burst of edits is judged once.
+ */
+import type { Judgement } from "../judge.ts";
+import { ProjectModel } from "../project.ts";
+import { tangle, type TangleInput } from "../tangle.ts";
+import type { TypeCheckResult } from "../typecheck.ts";
+import { judgeBook, type BookEvidence } from "./book.ts";
+import { readBook, readEvidence } from "./disk.ts";
+
+/** One request: the texts that changed since the last one, the ones removed, and the type-check to judge with. */
+export interface JudgeRequest {
+  readonly id: number;
+  readonly texts: readonly TangleInput[];
+  readonly removed: readonly string[];
+  readonly checked: TypeCheckResult;
+  /** Read the evidence from disk again (after a save). */
+  readonly reloadEvidence: boolean;
+}
+
+/** The answer to request `id`: the verdict (`undefined` while the book does not tangle), or what went wrong. */
+export interface JudgeReply {
+  readonly id: number;
+  readonly judgement?: Judgement;
+  /** What reading the evidence found (no test results, a failed run), for the server's log. */
+  readonly notes: readonly string[];
+  readonly error?: string;
+}
+
+/** The channel between the two sides: a worker's `parentPort`, or the `Worker` itself. */
+export interface Channel<In, Out> {
+  on(event: "message", listener: (message: In) => void): unknown;
+  postMessage(message: Out): void;
+}
+
+/** The worker's side: answers every request on `port` for the project at `root`. */
+export function serveJudge(port: Channel<JudgeRequest, JudgeReply>, root: string): void {
+  const model = new ProjectModel({ scan: "remark" });
+  let evidence: BookEvidence | undefined;
+  port.on("message", (request) => {
+    const notes: string[] = [];
+    try {
+      for (const path of request.removed) model.remove(path);
+      for (const { path, text } of request.texts) model.update(path, text);
+      if (evidence === undefined || request.reloadEvidence) {
+        const inputs = readBook(root);
+        const read = readEvidence(root, tangle(inputs), new Map(inputs.map((i) => [i.path, i.text])));
+        evidence = read.evidence;
+        for (const p of read.problems) notes.push(`${p.file}: ${p.message}`);
+      }
+      const judgement = judgeBook(model, evidence, request.checked);
+      port.postMessage(judgement === undefined ? { id: request.id, notes } : { id: request.id, judgement, notes });
+    } catch (caught) {
+      port.postMessage({ id: request.id, notes, error: caught instanceof Error ? (caught.stack ?? caught.message) : String(caught) });
+    }
+  });
+}
+
+/** The server's side of the worker; see the module comment. */
+export class BackgroundJudge {
+  readonly #channel: Channel<JudgeReply, JudgeRequest>;
+  /** The texts the worker holds, as last sent. */
+  readonly #sent = new Map<string, string>();
+  #id = 0;
+  #busy = false;
+  #reload = true;
+  #pending: { readonly texts: ReadonlyMap<string, string>; readonly checked: TypeCheckResult; readonly done: (reply: JudgeReply) => void } | undefined;
+  #waiting = new Map<number, (reply: JudgeReply) => void>();
+
+  constructor(channel: Channel<JudgeReply, JudgeRequest>) {
+    this.#channel = channel;
+    channel.on("message", (reply) => {
+      this.#busy = false;
+      this.#waiting.get(reply.id)?.(reply);
+      this.#waiting.delete(reply.id);
+      this.#dispatch();
+    });
+  }
+
+  /** Says the evidence on disk may have changed (a save): the next request reads it again. */
+  reloadEvidence(): void {
+    this.#reload = true;
+  }
+
+  /** Asks for the verdict on `texts` (every document's current text) with `checked`; `done` gets it, unless a newer ask replaces this one before the worker is free. */
+  ask(texts: ReadonlyMap<string, string>, checked: TypeCheckResult, done: (reply: JudgeReply) => void): void {
+    this.#pending = { texts, checked, done };
+    this.#dispatch();
+  }
+
+  #dispatch(): void {
+    const next = this.#pending;
+    if (this.#busy || next === undefined) return;
+    this.#pending = undefined;
+    const changed: TangleInput[] = [];
+    for (const [path, text] of next.texts) {
+      if (this.#sent.get(path) === text) continue;
+      this.#sent.set(path, text);
+      changed.push({ path, text });
+    }
+    const removed = [...this.#sent.keys()].filter((path) => !next.texts.has(path));
+    for (const path of removed) this.#sent.delete(path);
+    const id = ++this.#id;
+    this.#waiting.set(id, next.done);
+    this.#busy = true;
+    this.#channel.postMessage({ id, texts: changed, removed, checked: next.checked, reloadEvidence: this.#reload });
+    this.#reload = false;
+  }
+}

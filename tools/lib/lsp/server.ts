@@ -1,0 +1,425 @@
+/**
+ * The language server's protocol side (`vscode-languageserver`): documents opened, changed,
+ * saved and closed go into the `Book`; requests are answered by `features.ts`, `splices.ts` and
+ * `lens.ts`, their Markdown ranges turned into the protocol's locations. Diagnostics of every
+ * open chapter are published on open, and ~150 ms after the last change (a burst of keystrokes
+ * is judged once). A failure inside a request is answered as an error of that request, never a
+ * crash of the server.
+ */
+import { relative, resolve, sep } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import ts from "typescript";
+import {
+  CodeLens,
+  CompletionItemKind,
+  DiagnosticSeverity,
+  ErrorCodes,
+  MarkupKind,
+  ResponseError,
+  SymbolKind,
+  TextDocumentSyncKind,
+  TextDocuments,
+  type CompletionItem,
+  type Connection,
+  type Diagnostic as LspDiagnostic,
+  type DocumentSymbol,
+  type InitializeResult,
+  type Location,
+  type Range,
+  type WorkspaceEdit,
+} from "vscode-languageserver/node";
+import { TextDocument } from "vscode-languageserver-textdocument";
+import { recordPath } from "../mutation.ts";
+import { Book, type BookProblem, type BookRange } from "./book.ts";
+import { readBook, readDocumentText, readEvidence } from "./disk.ts";
+import { RenameRefused, completionDetails, completions, definitions, hover, outline, prepareRename, references, rename, signatureHelp, type CompletionAnswer, type OutlineEntry, type Place } from "./features.ts";
+import { BackgroundJudge, type Channel, type JudgeReply, type JudgeRequest } from "./judge-worker.ts";
+import { lenses, testBlockCount, testedBy, type Lens } from "./lens.ts";
+import { projectCompilerOptions } from "./tangled-host.ts";
+import { spliceCompletions, spliceDefinitions, spliceNameAt, spliceReferences } from "./splices.ts";
+import { tangle } from "../tangle.ts";
+
+/** Options of a server. */
+export interface ServerOptions {
+  /** The project root; without it, the client's root folder (or the current folder). */
+  readonly root?: string;
+  /** How long after the last change diagnostics are published (default 150 ms). */
+  readonly debounceMs?: number;
+  /** How long after the type errors are published the judge's whole verdict follows, if nothing changed meanwhile (default 300 ms). */
+  readonly judgeDelayMs?: number;
+  /** Where the server's own log lines go (the client's log, by default). */
+  readonly log?: (line: string) => void;
+  /** Starts the judge's worker for the project at `root` (`judge-worker.ts`); without it the judge runs in this thread. */
+  readonly startJudge?: (root: string) => Channel<JudgeReply, JudgeRequest>;
+}
+
+/** What a code lens carries from `codeLens` to `codeLens/resolve`. */
+interface LensData {
+  readonly doc: string;
+  readonly block: number;
+  readonly names: Lens["names"];
+  readonly title: string;
+}
+
+/** Starts answering on `connection` (already created over its streams); returns when it listens. */
+export function startServer(connection: Connection, options: ServerOptions = {}): void {
+  const documents = new TextDocuments(TextDocument);
+  const log = options.log ?? ((line: string): void => connection.console.log(line));
+  const debounceMs = options.debounceMs ?? 150;
+  const judgeDelayMs = options.judgeDelayMs ?? 300;
+  let evidenceRead = false;
+  let judge: BackgroundJudge | undefined;
+  let lensRefresh = false;
+  let book: Book | undefined;
+  let root = options.root === undefined ? undefined : resolve(options.root);
+  let timer: NodeJS.Timeout | undefined;
+
+  const pathOf = (uri: string): string | undefined => {
+    if (root === undefined || !uri.startsWith("file:")) return undefined;
+    const path = relative(root, fileURLToPath(uri)).split(sep).join("/");
+    return path.startsWith("literate/") && path.endsWith(".md") ? path : undefined;
+  };
+  const openUris = new Map<string, string>();
+  const uriOf = (path: string): string => openUris.get(path) ?? pathToFileURL(resolve(root ?? ".", path)).href;
+  const range = (r: BookRange | { start: { line: number; character: number }; end: { line: number; character: number } }): Range => ({ start: { ...r.start }, end: { ...r.end } });
+  const location = (place: Place): Location => (place.kind === "book" ? { uri: uriOf(place.range.doc), range: range(place.range) } : { uri: pathToFileURL(place.fileName).href, range: range(place.range) });
+  const requireBook = (): Book => {
+    if (book === undefined) throw new ResponseError(ErrorCodes.ServerNotInitialized, "the book is not loaded yet");
+    return book;
+  };
+
+  /** Runs a request's body; a failure becomes that request's error, logged with its stack. */
+  const guarded = <T>(what: string, body: () => T): T => {
+    try {
+      return body();
+    } catch (caught) {
+      if (caught instanceof ResponseError) throw caught;
+      if (caught instanceof RenameRefused) throw new ResponseError(ErrorCodes.InvalidRequest, caught.message);
+      log(`lsp: ${what} failed: ${caught instanceof Error ? (caught.stack ?? caught.message) : String(caught)}`);
+      throw new ResponseError(ErrorCodes.InternalError, `${what} failed: ${caught instanceof Error ? caught.message : String(caught)}`);
+    }
+  };
+
+  /** Reads the evidence the judge needs, once after start-up and again after each save. */
+  const loadEvidence = (b: Book): void => {
+    if (root === undefined || evidenceRead) return;
+    evidenceRead = true;
+    const inputs = readBook(root);
+    const { evidence, problems } = readEvidence(root, tangle(inputs), new Map(inputs.map((i) => [i.path, i.text])));
+    b.setEvidence(evidence);
+    for (const p of problems) log(`lsp: ${p.file}: ${p.message}`);
+  };
+
+  /** Sends each open chapter's problems, as `find` gives them. */
+  const send = (find: (b: Book, doc: string, open: readonly string[]) => BookProblem[]): void => {
+    if (book === undefined) return;
+    const open = [...openUris.keys()];
+    for (const doc of open) {
+      const uri = uriOf(doc);
+      try {
+        const diagnostics: LspDiagnostic[] = find(book, doc, open).map(({ diagnostic: d, range: r }) => ({
+          range: range(r),
+          severity: d.severity === "error" ? DiagnosticSeverity.Error : DiagnosticSeverity.Warning,
+          source: "passepartout",
+          code: d.rule,
+          message: d.hint === undefined ? d.message : `${d.message}\nhint: ${d.hint}`,
+        }));
+        void connection.sendDiagnostics({ uri, diagnostics });
+      } catch (caught) {
+        log(`lsp: diagnostics of ${doc} failed: ${caught instanceof Error ? (caught.stack ?? caught.message) : String(caught)}`);
+        void connection.sendDiagnostics({ uri, diagnostics: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: DiagnosticSeverity.Error, source: "passepartout", message: `the language server could not check this document: ${caught instanceof Error ? caught.message : String(caught)}` }] });
+      }
+    }
+  };
+  /**
+   * Errors first: the type errors of the modules the edit changed, then of every module of the
+   * open chapters, then (unless a newer change came) the judge's whole verdict; each step its own
+   * turn of the event loop, so what a step sends is written before the next step's work.
+   */
+  const publish = (): void => {
+    try {
+      book?.widen([...openUris.keys()]);
+    } catch (caught) {
+      log(`lsp: the open chapters could not be tangled: ${caught instanceof Error ? (caught.stack ?? caught.message) : String(caught)}`);
+    }
+    send((b, doc) => b.quickProblems(doc, true));
+    const steps: (() => void)[] = [
+      () => send((b, doc) => b.quickProblems(doc)),
+      () => judgeOpen(),
+      // Quiet now: let the service take in the whole book, for references and rename.
+      () => {
+        book?.widen(undefined);
+        book?.service.getProgram();
+      },
+    ];
+    const delays = [0, judgeDelayMs, judgeDelayMs];
+    const next = (k: number): void => {
+      timer = k < steps.length ? setTimeout(() => {
+        try {
+          steps[k]?.();
+        } catch (caught) {
+          log(`lsp: publishing failed: ${caught instanceof Error ? (caught.stack ?? caught.message) : String(caught)}`);
+        }
+        next(k + 1);
+      }, delays[k]) : undefined;
+    };
+    next(0);
+  };
+  /** The judge's whole verdict on the open chapters: from the worker when there is one (published when it answers), else judged here. */
+  const judgeOpen = (): void => {
+    const b = book;
+    if (b === undefined) return;
+    if (judge === undefined) {
+      loadEvidence(b);
+      send((bk, doc, open) => bk.problems(doc, open, true));
+      return;
+    }
+    const input = b.judgeInput([...openUris.keys()]);
+    if (input === undefined) return;
+    const asked = performance.now();
+    judge.ask(b.texts(), input.checked, (reply) => {
+      for (const note of reply.notes) log(`lsp: ${note}`);
+      if (reply.error !== undefined) {
+        log(`lsp: the judge failed: ${reply.error}`);
+        return;
+      }
+      b.accept(input, reply.judgement);
+      send((bk, doc, open) => bk.problems(doc, open));
+      log(`lsp: the judge's verdict published, ${Math.round(performance.now() - asked)} ms after it was asked${input.version === b.version ? "" : " (on texts changed since)"}`);
+      if (lensRefresh) void connection.sendRequest("workspace/codeLens/refresh").catch(() => undefined);
+    });
+  };
+  /** The judge's latest verdict, for the lenses: the worker's last answer, or one made here. */
+  const latestJudgement = (b: Book, doc: string): ReturnType<Book["judgement"]>["judgement"] => {
+    if (judge !== undefined) return b.latestJudgement?.judgement;
+    loadEvidence(b);
+    return b.judgement([...new Set([...openUris.keys(), doc])]).judgement;
+  };
+  /** Publishes after `delay` ms of quiet; a change before then (or before the judge's turn) starts the wait again. */
+  const schedule = (delay: number): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = setTimeout(publish, delay);
+  };
+  connection.onInitialize((params): InitializeResult => {
+    if (root === undefined) {
+      const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
+      root = folder === undefined || folder === null ? process.cwd() : fileURLToPath(folder);
+    }
+    const started = performance.now();
+    book = new Book(root, projectCompilerOptions(root), readBook(root));
+    lensRefresh = params.capabilities.workspace?.codeLens?.refreshSupport === true;
+    if (options.startJudge !== undefined) judge = new BackgroundJudge(options.startJudge(root));
+    log(`lsp: ${book.model.paths.length} documents of ${root} loaded in ${Math.round(performance.now() - started)} ms`);
+    return {
+      capabilities: {
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
+        hoverProvider: true,
+        completionProvider: { triggerCharacters: [".", "<", '"', "'", "/"], resolveProvider: true },
+        signatureHelpProvider: { triggerCharacters: ["(", ","] },
+        definitionProvider: true,
+        referencesProvider: true,
+        documentSymbolProvider: true,
+        renameProvider: { prepareProvider: true },
+        codeLensProvider: { resolveProvider: true },
+      },
+      serverInfo: { name: "passepartout-book", version: ts.version },
+    };
+  });
+
+  documents.onDidOpen(({ document }) => {
+    const doc = pathOf(document.uri);
+    if (doc === undefined || book === undefined) return;
+    openUris.set(doc, document.uri);
+    book.setText(doc, document.getText());
+    schedule(0);
+  });
+  documents.onDidChangeContent(({ document }) => {
+    const doc = pathOf(document.uri);
+    if (doc === undefined || book === undefined || !openUris.has(doc)) return;
+    if (book.setText(doc, document.getText())) schedule(debounceMs);
+  });
+  documents.onDidSave(() => {
+    if (book === undefined || root === undefined) return;
+    // A save is when other tools run (tangle, verify --stamp, a checkout): take the closed chapters from disk again.
+    book.syncClosed(readBook(root), new Set(openUris.keys()));
+    evidenceRead = false;
+    judge?.reloadEvidence();
+    schedule(debounceMs);
+  });
+  documents.onDidClose(({ document }) => {
+    const doc = pathOf(document.uri);
+    if (doc === undefined || book === undefined || root === undefined) return;
+    openUris.delete(doc);
+    book.setText(doc, readDocumentText(root, doc) ?? "");
+    void connection.sendDiagnostics({ uri: document.uri, diagnostics: [] });
+    schedule(debounceMs);
+  });
+
+  connection.onHover(({ textDocument, position }) =>
+    guarded("hover", () => {
+      const doc = pathOf(textDocument.uri);
+      const answer = doc === undefined ? undefined : hover(requireBook(), doc, position);
+      return answer === undefined ? null : { contents: { kind: MarkupKind.Markdown, value: answer.markdown }, ...(answer.range === undefined ? {} : { range: range(answer.range) }) };
+    }),
+  );
+
+  connection.onCompletion(({ textDocument, position }) =>
+    guarded("completion", (): CompletionItem[] => {
+      const doc = pathOf(textDocument.uri);
+      if (doc === undefined) return [];
+      const b = requireBook();
+      const lineText = (documents.get(textDocument.uri)?.getText({ start: { line: position.line, character: 0 }, end: { line: position.line + 1, character: 0 } }) ?? "").replace(/\r?\n$/, "");
+      const spliced = spliceCompletions(b.tangled(), doc, position.line, position.character, lineText);
+      if (spliced !== undefined) return spliced.names.map((name) => ({ label: name, kind: CompletionItemKind.Reference, textEdit: { range: range(spliced.replace), newText: `${name}>>` } }));
+      return completions(b, doc, position).map((c) => ({ label: c.label, kind: completionKind(c.kind), sortText: c.sortText, ...(c.insertText === undefined ? {} : { insertText: c.insertText }), data: c.data }));
+    }),
+  );
+  connection.onCompletionResolve((item) =>
+    guarded("completion details", () => {
+      const data = item.data as CompletionAnswer["data"] | undefined;
+      if (data === undefined || book === undefined) return item;
+      const details = completionDetails(book, data);
+      return details === undefined ? item : { ...item, detail: details.detail, documentation: { kind: MarkupKind.Markdown, value: details.documentation } };
+    }),
+  );
+
+  connection.onSignatureHelp(({ textDocument, position }) =>
+    guarded("signature help", () => {
+      const doc = pathOf(textDocument.uri);
+      const help = doc === undefined ? undefined : signatureHelp(requireBook(), doc, position);
+      return help === undefined ? null : { signatures: help.signatures.map((s) => ({ label: s.label, documentation: s.documentation, parameters: s.parameters.map((p) => ({ label: p.label, documentation: p.documentation })) })), activeSignature: help.activeSignature, activeParameter: help.activeParameter };
+    }),
+  );
+
+  connection.onDefinition(({ textDocument, position }) =>
+    guarded("definition", (): Location[] => {
+      const doc = pathOf(textDocument.uri);
+      if (doc === undefined) return [];
+      const b = requireBook();
+      const name = spliceNameAt(b.tangled(), doc, position.line);
+      if (name !== undefined) return spliceDefinitions(b.tangled(), name).map((r) => ({ uri: uriOf(r.doc), range: range(r) }));
+      return definitions(b, doc, position).map(location);
+    }),
+  );
+
+  connection.onReferences(({ textDocument, position }) =>
+    guarded("references", (): Location[] => {
+      const doc = pathOf(textDocument.uri);
+      if (doc === undefined) return [];
+      const b = requireBook();
+      const name = spliceNameAt(b.tangled(), doc, position.line);
+      if (name !== undefined) return spliceReferences(b.tangled(), name).map((r) => ({ uri: uriOf(r.doc), range: range(r) }));
+      b.widen(undefined);
+      return references(b, doc, position).map(location);
+    }),
+  );
+
+  connection.onDocumentSymbol(({ textDocument }) =>
+    guarded("document symbols", (): DocumentSymbol[] => {
+      const doc = pathOf(textDocument.uri);
+      return doc === undefined ? [] : outline(requireBook(), doc).map(symbol);
+    }),
+  );
+
+  connection.onPrepareRename(({ textDocument, position }) =>
+    guarded("rename", () => {
+      const doc = pathOf(textDocument.uri);
+      if (doc === undefined) return null;
+      const prepared = prepareRename(requireBook(), doc, position);
+      return { range: range(prepared.range), placeholder: prepared.placeholder };
+    }),
+  );
+  connection.onRenameRequest(({ textDocument, position, newName }) =>
+    guarded("rename", (): WorkspaceEdit => {
+      const doc = pathOf(textDocument.uri);
+      if (doc === undefined) throw new RenameRefused("only the blocks of `literate/*.md` are renamed here");
+      const b = requireBook();
+      b.widen(undefined);
+      const edits = rename(b, doc, position, newName);
+      return { changes: Object.fromEntries([...edits].map(([path, list]) => [uriOf(path), list.map((e) => ({ range: range(e.range), newText: e.newText }))])) };
+    }),
+  );
+
+  connection.onCodeLens(({ textDocument }) =>
+    guarded("code lens", (): CodeLens[] => {
+      const doc = pathOf(textDocument.uri);
+      if (doc === undefined) return [];
+      const b = requireBook();
+      const judgement = latestJudgement(b, doc);
+      if (judgement === undefined) return [];
+      return lenses(judgement, doc).map((lens) => ({ range: range(lens.range), data: { doc, block: lens.block, names: lens.names, title: lens.title } satisfies LensData }));
+    }),
+  );
+  connection.onCodeLensResolve((lens) =>
+    guarded("code lens", (): CodeLens => {
+      const data = lens.data as LensData;
+      const b = requireBook();
+      const uri = uriOf(data.doc);
+      if (data.names === "tests") {
+        b.widen(undefined);
+        const judgement = latestJudgement(b, data.doc);
+        const refs = judgement === undefined ? [] : testedBy(b, judgement, data.block);
+        const title = `tested by ${testBlockCount(b, refs)}${data.title === "" ? " ✓" : ` ✗ (${data.title})`}`;
+        return { ...lens, command: { title, command: "editor.action.showReferences", arguments: [uri, lens.range.start, refs.map((r) => ({ uri: uriOf(r.doc), range: range(r) }))] } };
+      }
+      if (data.names === "mutants" && root !== undefined) return { ...lens, command: { title: data.title, command: "vscode.open", arguments: [pathToFileURL(resolve(root, recordPath(data.doc))).href] } };
+      return { ...lens, command: { title: data.title, command: "" } };
+    }),
+  );
+
+  documents.listen(connection);
+  connection.listen();
+}
+
+function symbol(entry: OutlineEntry): DocumentSymbol {
+  return { name: entry.name, kind: symbolKind(entry.kind), range: { start: { ...entry.range.start }, end: { ...entry.range.end } }, selectionRange: { start: { ...entry.selectionRange.start }, end: { ...entry.selectionRange.end } }, children: entry.children.map(symbol) };
+}
+
+/** The protocol's symbol kind of a TypeScript element kind. */
+function symbolKind(kind: string): SymbolKind {
+  const kinds: Record<string, SymbolKind> = {
+    function: SymbolKind.Function,
+    class: SymbolKind.Class,
+    interface: SymbolKind.Interface,
+    type: SymbolKind.TypeParameter,
+    enum: SymbolKind.Enum,
+    const: SymbolKind.Constant,
+    let: SymbolKind.Variable,
+    var: SymbolKind.Variable,
+    method: SymbolKind.Method,
+    property: SymbolKind.Property,
+    constructor: SymbolKind.Constructor,
+    getter: SymbolKind.Property,
+    setter: SymbolKind.Property,
+    module: SymbolKind.Module,
+    alias: SymbolKind.Variable,
+  };
+  return kinds[kind] ?? SymbolKind.Variable;
+}
+
+/** The protocol's completion kind of a TypeScript element kind. */
+function completionKind(kind: string): CompletionItemKind {
+  const kinds: Record<string, CompletionItemKind> = {
+    function: CompletionItemKind.Function,
+    "local function": CompletionItemKind.Function,
+    method: CompletionItemKind.Method,
+    class: CompletionItemKind.Class,
+    interface: CompletionItemKind.Interface,
+    type: CompletionItemKind.TypeParameter,
+    enum: CompletionItemKind.Enum,
+    "enum member": CompletionItemKind.EnumMember,
+    const: CompletionItemKind.Constant,
+    let: CompletionItemKind.Variable,
+    var: CompletionItemKind.Variable,
+    "local var": CompletionItemKind.Variable,
+    parameter: CompletionItemKind.Variable,
+    property: CompletionItemKind.Property,
+    getter: CompletionItemKind.Property,
+    setter: CompletionItemKind.Property,
+    keyword: CompletionItemKind.Keyword,
+    module: CompletionItemKind.Module,
+    alias: CompletionItemKind.Variable,
+    string: CompletionItemKind.Text,
+  };
+  return kinds[kind] ?? CompletionItemKind.Text;
+}
