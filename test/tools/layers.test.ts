@@ -14,17 +14,18 @@ const layers: readonly (readonly string[])[] = [
   ["markdown", "remark", "plan"],
   ["document", "io", "cli"],
   ["tangle"],
-  ["definitions", "typecheck", "evidence", "stamps", "runs", "order", "repetition", "mutation"],
+  ["definitions", "typecheck", "evidence", "stamps", "runs", "order", "repetition", "mutation", "stitch"],
   ["project", "project-code"],
   ["judge"],
   ["tangle-run", "verify"],
-  ["tangle-command", "verify-command"],
+  ["stitch-run"],
+  ["tangle-command", "verify-command", "stitch-command"],
   ["dev", "dev-typecheck", "dev-tests"],
   ["dev-session"],
 ];
 
 /** Modules that compute over in-memory inputs only. */
-const pure = ["seeded", "diagnostics", "paths", "sourcemap", "markdown", "remark", "plan", "document", "tangle", "definitions", "stamps", "runs", "order", "repetition", "dev", "mutation", "project", "project-code", "judge"];
+const pure = ["seeded", "diagnostics", "paths", "sourcemap", "markdown", "remark", "plan", "document", "tangle", "definitions", "stamps", "runs", "order", "repetition", "dev", "mutation", "project", "project-code", "judge", "stitch"];
 
 const layerOf = (name: string): number => layers.findIndex((layer) => layer.includes(name));
 const modules = readdirSync("tools/lib").filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3));
