@@ -743,6 +743,6 @@ describe.concurrent("the launcher, tools/run.cjs", { timeout: cliTimeout }, () =
 
   it("refuses an unknown tool, naming the ones it knows", async ({ expect }) => {
     const run = await runCommand(process.execPath, [launcher, "tangel"]);
-    expect(run).toEqual({ status: 1, stdout: "", stderr: "run: unknown tool `tangel`\n  hint: node tools/run.cjs tangle|verify|docs|dev|mutate|stitch [options], or --build\n" });
+    expect(run).toEqual({ status: 1, stdout: "", stderr: "run: unknown tool `tangel`\n  hint: node tools/run.cjs tangle|verify|docs|dev|mutate|stitch|lsp [options], or --build\n" });
   });
 });
