@@ -1,6 +1,6 @@
 // The whole docs build on a small project in a temporary folder under bench/.corpus (so that
 // `node_modules` resolves from this project): the failure paths a reader of the site relies on.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDocs, docsMemory, firstHeading, type DocsResult } from "../../tools/lib/docs/build.ts";
@@ -41,6 +41,13 @@ describe("the docs build", () => {
     const problem = cold.problems.find((p) => p.rule === "api");
     expect(problem?.message).toContain("undocumented");
     expect([problem?.file, problem?.line]).toEqual(["literate/index.md", 15]);
+  });
+
+  it("leaves no old site beside the new one, and removes one a killed build left", async () => {
+    expect(readdirSync(root).filter((name) => name.includes(".tmp-"))).toEqual([]);
+    mkdirSync(join(root, "site.tmp-old-1-2", "chapters"), { recursive: true });
+    await buildDocs({ root, out: join(root, "site") });
+    expect([readdirSync(root).filter((name) => name.includes(".tmp-")), existsSync(join(root, "site", "chapters", "index.html"))]).toEqual([[], true]);
   });
 
   it("gives the same verdict and pages from its caches, reading them instead of recomputing", () => {

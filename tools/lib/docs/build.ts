@@ -10,8 +10,8 @@
  * The site is written into a fresh folder beside `out` and swapped in at the end, so a server
  * never shows half a site.
  */
-import { mkdirSync, readdirSync, readFileSync, rm, rmSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, rmSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LiterateError, error, type Diagnostic } from "../diagnostics.ts";
 import type { LiterateBlock, ScanMode } from "../document.ts";
@@ -680,7 +680,11 @@ function writeSiteStep(root: string, site: { readonly model: DocsModel; readonly
     // No previous site.
   }
   renameSync(staging, out);
-  rm(old, { recursive: true, force: true }, () => {});
+  // Removed before returning: a removal left running when the CLI exits left the old site behind,
+  // one copy per build. An old site a killed build left is removed too.
+  for (const name of readdirSync(dirname(out))) {
+    if (name.startsWith(`${basename(out)}.tmp-old-`)) rmSync(join(dirname(out), name), { recursive: true, force: true });
+  }
 }
 
 /**
