@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildDocs, type DocsResult } from "../tools/lib/docs/build.ts";
 import { docsCacheFolder } from "../tools/lib/docs/cache.ts";
-import { runTangle } from "../tools/lib/tangle-run.ts";
-import { typeCheck } from "../tools/lib/typecheck.ts";
+import { runTangle } from "../tools/lib/commands/tangle-run.ts";
+import { typeCheck } from "../tools/lib/runners/typecheck.ts";
 import { writeCorpus } from "./corpus.ts";
 import { corpusBase, median, projectRoot } from "./toolchain.ts";
 

@@ -5,17 +5,17 @@
  * serves the docs site, updating the changed chapter's page in open browsers. With `--stitch`, a
  * save of a tangled file (`generated/*.ts`, a tangled test) is taken back into the Markdown
  * (`npm run stitch`), whose save then starts a cycle as any other.
- * A thin CLI over `tools/lib/dev-session.ts` and `tools/lib/docs/dev-serve.ts`.
+ * A thin CLI over `tools/lib/dev/session.ts` and `tools/lib/dev/site.ts`.
  */
 import { join, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
 import { watch } from "chokidar";
-import { runCli, userProblems } from "./lib/cli.ts";
-import { formatDiagnostic, sortDiagnostics } from "./lib/diagnostics.ts";
-import { DevSession } from "./lib/dev-session.ts";
-import type { DevDocs } from "./lib/docs/dev-serve.ts";
-import { editedTargets, runStitch } from "./lib/stitch-run.ts";
-import { readManifest } from "./lib/tangle-run.ts";
+import { runCli, userProblems } from "./lib/commands/cli.ts";
+import { formatDiagnostic, sortDiagnostics } from "./lib/core/diagnostics.ts";
+import { DevSession } from "./lib/dev/session.ts";
+import type { DevDocs } from "./lib/dev/site.ts";
+import { editedTargets, runStitch } from "./lib/commands/stitch-run.ts";
+import { readManifest } from "./lib/commands/tangle-run.ts";
 
 const usage = `usage: dev [--root DIR] [--port N] [--no-docs] [--no-mutate] [--stitch] [--compiler native|javascript]
 
@@ -60,7 +60,7 @@ await runCli("dev", async () => {
     // The docs worker computes the new cross-references while the cycle judges the save.
     onRead: (documents) => docs?.prepare(documents), ...(compiler === undefined ? {} : { compiler }) });
   try {
-    docs = values["no-docs"] ? undefined : await (await import("./lib/docs/dev-serve.ts")).startDevDocs({ root, port, log });
+    docs = values["no-docs"] ? undefined : await (await import("./lib/dev/site.ts")).startDevDocs({ root, port, log });
   } catch (caught) {
     if ((caught as NodeJS.ErrnoException).code !== "EADDRINUSE") throw caught;
     process.stderr.write(`dev: port ${port} is in use (by \`npm run docs:serve\`, or another \`npm run dev\`?)\n  hint: pick another with \`--port N\` (0 takes a free one), or leave the docs out with \`--no-docs\`\n`);

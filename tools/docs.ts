@@ -5,12 +5,12 @@
  */
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { runCli } from "./lib/cli.ts";
-import { runTool } from "./lib/cli.ts";
-import { formatDiagnostic } from "./lib/diagnostics.ts";
+import { runCli } from "./lib/commands/cli.ts";
+import { runTool } from "./lib/commands/cli.ts";
+import { formatDiagnostic } from "./lib/core/diagnostics.ts";
 import { buildDocs, docsMemory, prepareDocs, type DocsOptions } from "./lib/docs/build.ts";
-import type { WorkerReply, WorkerRequest } from "./lib/docs/dev-serve.ts";
-import type { VerifyReport } from "./lib/verify.ts";
+import type { WorkerReply, WorkerRequest } from "./lib/dev/site.ts";
+import type { VerifyReport } from "./lib/commands/verify.ts";
 
 const usage = `usage: docs [--out DIR] [--root DIR] [--verify-json FILE] [--api-entry PATH]... [--no-api] [--no-cache] [--edit-base URL] [--site-url URL] [--serve] [--port N] [--worker]
 

@@ -4,8 +4,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { get } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blockHashes } from "../../tools/lib/stamps.ts";
-import { tangle } from "../../tools/lib/tangle.ts";
+import { blockHashes } from "../../tools/lib/core/stamps.ts";
+import { tangle } from "../../tools/lib/core/tangle.ts";
 import { Project, doublingChapter as chapter, edit, launcher, lineOf } from "./verify-project.ts";
 
 const fence = "```";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildModel, byChapterOrder, compareDefinitionNames } from "../../tools/lib/docs/model.ts";
-import { tangle } from "../../tools/lib/tangle.ts";
-import type { BlockReport, VerifyReport } from "../../tools/lib/verify.ts";
+import { tangle } from "../../tools/lib/core/tangle.ts";
+import type { BlockReport, VerifyReport } from "../../tools/lib/commands/verify.ts";
 
 const fence = "```";
 

@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { docsMemory } from "../../tools/lib/docs/build.ts";
-import { startDevDocs } from "../../tools/lib/docs/dev-serve.ts";
+import { startDevDocs } from "../../tools/lib/dev/site.ts";
 import { serveDocs, serveStatic } from "../../tools/lib/docs/serve.ts";
-import { runTangle } from "../../tools/lib/tangle-run.ts";
+import { runTangle } from "../../tools/lib/commands/tangle-run.ts";
 
 /** A raw GET (fetch would normalise a malformed path before sending it), with `host` as its Host header if given. */
 const get = (url: string, path: string, host?: string): Promise<{ status: number; body: string }> =>

@@ -11,7 +11,7 @@ import { basename, extname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type ts from "typescript";
 import { Application, Logger, LogLevel, ReflectionKind, RendererEvent, type ProjectReflection, type Reflection } from "typedoc";
-import type { TangleResult } from "../tangle.ts";
+import type { TangleResult } from "../core/tangle.ts";
 import { chapterPath, blockAnchor } from "./html.ts";
 
 /** Where the API pages go, below the site root. */

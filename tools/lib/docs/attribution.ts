@@ -7,8 +7,8 @@ import { readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
-import { readIfExists } from "../io.ts";
-import type { TangleResult, TangledTarget } from "../tangle.ts";
+import { readIfExists } from "../disk/io.ts";
+import type { TangleResult, TangledTarget } from "../core/tangle.ts";
 
 import { attributionFolder } from "./attribution-folder.ts";
 

@@ -2,9 +2,9 @@
  * The docs model: tangle's blocks joined with verify's report, the cross-references, the tests
  * that ran each block and the API pages, keyed by global block index. Pure.
  */
-import { byChapterOrder, type LiterateBlock } from "../document.ts";
-import type { TangleResult, TangledTarget } from "../tangle.ts";
-import type { BlockReport, DocumentSummary, VerifyReport } from "../verify.ts";
+import { byChapterOrder, type LiterateBlock } from "../core/document.ts";
+import type { TangleResult, TangledTarget } from "../core/tangle.ts";
+import type { BlockReport, DocumentSummary, VerifyReport } from "../commands/verify.ts";
 import { blockAnchor, chapterPath } from "./html.ts";
 import type { XrefResult } from "./xref.ts";
 
@@ -197,7 +197,7 @@ export function buildModel(input: ModelInput): DocsModel {
 }
 
 // The reading order is the book's, not only the site's (verify checks imports against it), so it lives with the documents.
-export { byChapterOrder, chapterOrder } from "../document.ts";
+export { byChapterOrder, chapterOrder } from "../core/document.ts";
 
 /** The key a definition sorts and groups by: its name without a private `#`. */
 export function definitionSortKey(name: string): string {

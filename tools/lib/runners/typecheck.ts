@@ -11,22 +11,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
 import ts from "typescript";
-
-/** One compiler diagnostic, at a project-relative file (or `""` for a global one). */
-export interface CompilerDiagnostic {
-  readonly file: string;
-  readonly line: number;
-  readonly column: number;
-  readonly code: number;
-  readonly message: string;
-}
-
-/** The outcome of a type-check. */
-export interface TypeCheckResult {
-  readonly compiler: "native" | "javascript";
-  readonly diagnostics: readonly CompilerDiagnostic[];
-  readonly milliseconds: number;
-}
+import type { CompilerDiagnostic, TypeCheckResult } from "../core/evidence.ts";
 
 /** Finds the native compiler binary shipped by the `tsgo` alias of `typescript@7`, if any. */
 export function nativeCompilerPath(): string | undefined {

@@ -18,11 +18,11 @@ import { createServer, type ServerResponse } from "node:http";
 import { spawn, type ChildProcess } from "node:child_process";
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { formatDiagnostic } from "../diagnostics.ts";
-import type { CycleReport } from "../dev-session.ts";
-import type { VerifyReport } from "../verify.ts";
-import { chapterPath } from "./html.ts";
-import { contentTypes, loopbackHost, requestPath, siteFile } from "./static.ts";
+import { formatDiagnostic } from "../core/diagnostics.ts";
+import type { CycleReport } from "./session.ts";
+import type { VerifyReport } from "../commands/verify.ts";
+import { chapterPath } from "../docs/html.ts";
+import { contentTypes, loopbackHost, requestPath, siteFile } from "../docs/static.ts";
 
 /** Where the live-update script is served, and where it listens. */
 export const livePaths = { script: "/__dev/live.js", events: "/__dev/events" } as const;

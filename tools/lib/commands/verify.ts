@@ -24,18 +24,19 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
-import { LiterateError, error, sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
-import { evidencePaths, loadEvidence, type TestEvidence } from "./evidence.ts";
-import { listDocuments, readIfExists, writeAtomically } from "./io.ts";
-import { factsOf, judge, type BlockReport, type BookMutation, type DocumentSummary, type TestFacts } from "./judge.ts";
-import { recordPath } from "./mutation.ts";
-import { ProjectModel } from "./project.ts";
-import { applyStampEdits, type StampEdit } from "./stamps.ts";
-import type { TangleResult } from "./tangle.ts";
-import { typeCheck } from "./typecheck.ts";
-import { isRuntime } from "./rules/rule.ts";
+import { LiterateError, error, sortDiagnostics, type Diagnostic } from "../core/diagnostics.ts";
+import { type TestEvidence } from "../core/evidence.ts";
+import { evidencePaths, loadEvidence } from "../runners/vitest-evidence.ts";
+import { listDocuments, readIfExists, writeAtomically } from "../disk/io.ts";
+import { factsOf, judge, type BlockReport, type BookMutation, type DocumentSummary, type TestFacts } from "../rules/judge.ts";
+import { recordPath } from "../core/mutation.ts";
+import { ProjectModel } from "../core/project.ts";
+import { applyStampEdits, type StampEdit } from "../core/stamps.ts";
+import type { TangleResult } from "../core/tangle.ts";
+import { typeCheck } from "../runners/typecheck.ts";
+import { isRuntime } from "../rules/rule.ts";
 
-export type { BlockChecks, BlockMutation, BlockReport, DocumentSummary, TestedState } from "./judge.ts";
+export type { BlockChecks, BlockMutation, BlockReport, DocumentSummary, TestedState } from "../rules/judge.ts";
 
 /** The whole verification. */
 export interface VerifyReport {

@@ -19,7 +19,8 @@ import { spawn } from "node:child_process";
 import { mkdirSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import ts from "typescript";
-import { nativeCompilerPath, parseCompilerOutput, type CompilerDiagnostic, type TypeCheckResult } from "./typecheck.ts";
+import type { CompilerDiagnostic, TypeCheckResult } from "../core/evidence.ts";
+import { nativeCompilerPath, parseCompilerOutput } from "./typecheck.ts";
 
 /** Where the native compiler keeps what it knows between checks (project-relative). */
 export const buildInfoPath = ".cache/dev/tsc.tsbuildinfo";

@@ -23,20 +23,20 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { LiterateError, formatDiagnostic, type Diagnostic } from "./diagnostics.ts";
-import { blockKey, changedBlocks, devTestFacts, directImporters, formatVerdict, verdictsOf, wantsStamp, writtenBlockKeys, type BlockVerdict } from "./dev.ts";
-import { IncrementalTypeChecker } from "./dev-typecheck.ts";
-import { DevTestRunner, type DevRun } from "./dev-tests.ts";
-import { listDocuments, readIfExists, statIfExists, writeAtomically, type StatStamp } from "./io.ts";
-import { factsOf, judge, type Facts, type Judgement } from "./judge.ts";
-import { describeSurvivor } from "./mutation.ts";
-import { ProjectModel } from "./project.ts";
-import { isRuntime } from "./rules/rule.ts";
-import { applyStampEdits, type StampEdit } from "./stamps.ts";
-import type { TangleResult } from "./tangle.ts";
-import { runTangle } from "./tangle-run.ts";
-import { programFiles, readRecords, type VerifyReport } from "./verify.ts";
-import { isTypeScriptPath } from "./paths.ts";
+import { LiterateError, formatDiagnostic, type Diagnostic } from "../core/diagnostics.ts";
+import { blockKey, changedBlocks, devTestFacts, directImporters, formatVerdict, verdictsOf, wantsStamp, writtenBlockKeys, type BlockVerdict } from "./verdicts.ts";
+import { IncrementalTypeChecker } from "../runners/typecheck-incremental.ts";
+import { DevTestRunner, type DevRun } from "../runners/vitest.ts";
+import { listDocuments, readIfExists, statIfExists, writeAtomically, type StatStamp } from "../disk/io.ts";
+import { factsOf, judge, type Facts, type Judgement } from "../rules/judge.ts";
+import { describeSurvivor } from "../core/mutation.ts";
+import { ProjectModel } from "../core/project.ts";
+import { isRuntime } from "../rules/rule.ts";
+import { applyStampEdits, type StampEdit } from "../core/stamps.ts";
+import type { TangleResult } from "../core/tangle.ts";
+import { runTangle } from "../commands/tangle-run.ts";
+import { programFiles, readRecords, type VerifyReport } from "../commands/verify.ts";
+import { isTypeScriptPath } from "../core/paths.ts";
 
 /** What a cycle did, for the docs and for tests. */
 export interface CycleReport {
@@ -78,7 +78,7 @@ export interface DevCounts {
 }
 
 /** The launcher of the toolchain's CLIs (`tools/run.cjs`). */
-const launcher = join(dirname(fileURLToPath(import.meta.url)), "..", "run.cjs");
+const launcher = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "run.cjs");
 
 /** One `npm run dev` process's state: the project model, the previous cycle's blocks, the warm type-checker and Vitest. */
 export class DevSession {

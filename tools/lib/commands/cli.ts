@@ -3,8 +3,8 @@
  * User errors (`LiterateError`, bad command lines) and the environment's (no permission, a name
  * too long for the file system) exit 1; anything else is a bug and exits 2.
  */
-import { ExitCode, LiterateError, formatDiagnostic, sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
-import { environmentProblem } from "./io.ts";
+import { ExitCode, LiterateError, formatDiagnostic, sortDiagnostics, type Diagnostic } from "../core/diagnostics.ts";
+import { environmentProblem } from "../disk/io.ts";
 
 /** True for the errors `node:util` `parseArgs` throws on bad command lines. */
 function isUsageError(caught: unknown): caught is Error {
