@@ -10,7 +10,7 @@
  * - `tangle.cjs` and `verify.cjs` (as `tools/run.cjs` names them): one CommonJS file each, packages left to `node_modules`.
  *   CommonJS because Node loads one such file several milliseconds faster than the same code as
  *   ES modules, a good part of a no-change tangle; their packages are all loadable by `require`.
- * - `docs.js`, `dev.js`, `mutate.js`, `lsp.js` and their chunks (the language server starts `lsp.js` again as its judge's worker): ES modules (`splitting`, so `--serve` alone loads the server), since
+ * - `docs.js`, `dev.js`, `mutate.js`, `lsp.js` and their chunks (the language server starts `lsp.js` again as its judge's worker): ES modules (`splitting`, so each loads only what it uses), since
  *   the docs stack has packages that are ES modules only.
  * - `remark.cjs`: `tools/lib/core/remark.ts`, the remark stack, packages inlined, as CommonJS. Each
  *   CLI imports a stand-in instead that `require`s it on the first call: scanning is synchronous

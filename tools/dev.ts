@@ -4,7 +4,8 @@
  * changed block at its Markdown line, stamps what the run proved, and (unless `--no-docs`)
  * serves the docs site, updating the changed chapter's page in open browsers. With `--stitch`, a
  * save of a tangled file (`generated/*.ts`, a tangled test) is taken back into the Markdown
- * (`npm run stitch`), whose save then starts a cycle as any other.
+ * (`npm run stitch`), whose save then starts a cycle as any other. With `--docs-only`
+ * (`npm run docs:serve`) it only keeps the docs site current: no test runs, no stamp is written.
  * A thin CLI over `tools/lib/dev/session.ts` and `tools/lib/dev/site.ts`.
  */
 import { join, relative, resolve, sep } from "node:path";
@@ -17,11 +18,12 @@ import type { DevDocs } from "./lib/dev/site.ts";
 import { editedTargets, runStitch } from "./lib/commands/stitch-run.ts";
 import { readManifest } from "./lib/commands/tangle-run.ts";
 
-const usage = `usage: dev [--root DIR] [--port N] [--no-docs] [--no-mutate] [--stitch] [--compiler native|javascript]
+const usage = `usage: dev [--root DIR] [--port N] [--no-docs | --docs-only] [--no-mutate] [--stitch] [--compiler native|javascript]
 
   --root       the project root (default: the current folder)
   --port       the port the docs are served on (default: 4173; 0 picks a free one)
   --no-docs    do not build or serve the docs site
+  --docs-only  only serve the docs site, rebuilt on every save (\`npm run docs:serve\`): no tests, no stamps, no mutants
   --no-mutate  do not run the changed blocks' mutants after their verdicts
   --stitch     take a save of a tangled file (generated/, tangled tests) back into the Markdown
   --compiler   type-check with the native compiler (default) or the JavaScript API`;
@@ -32,6 +34,7 @@ await runCli("dev", async () => {
       root: { type: "string", default: process.cwd() },
       port: { type: "string", default: "4173" },
       "no-docs": { type: "boolean", default: false },
+      "docs-only": { type: "boolean", default: false },
       "no-mutate": { type: "boolean", default: false },
       stitch: { type: "boolean", default: false },
       compiler: { type: "string" },
@@ -48,6 +51,10 @@ await runCli("dev", async () => {
     process.stderr.write(`dev: --compiler must be \`native\` or \`javascript\`, not \`${compiler}\`\n`);
     return 1;
   }
+  if (values["no-docs"] && values["docs-only"]) {
+    process.stderr.write("dev: --no-docs and --docs-only leave nothing to do\n  hint: pick one of them\n");
+    return 1;
+  }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     process.stderr.write(`dev: --port must be a port number, not \`${values.port}\`\n`);
@@ -56,14 +63,14 @@ await runCli("dev", async () => {
   const root = resolve(values.root);
   const log = (line: string): void => void process.stdout.write(`${line}\n`);
   let docs: DevDocs | undefined;
-  const session = new DevSession({ root, log, mutate: !values["no-mutate"], onLateReport: (report) => docs?.update(report),
+  const session = new DevSession({ root, log, mutate: !values["no-mutate"], docsOnly: values["docs-only"], onLateReport: (report) => docs?.update(report),
     // The docs worker computes the new cross-references while the cycle judges the save.
     onRead: (documents) => docs?.prepare(documents), ...(compiler === undefined ? {} : { compiler }) });
   try {
     docs = values["no-docs"] ? undefined : await (await import("./lib/dev/site.ts")).startDevDocs({ root, port, log });
   } catch (caught) {
     if ((caught as NodeJS.ErrnoException).code !== "EADDRINUSE") throw caught;
-    process.stderr.write(`dev: port ${port} is in use (by \`npm run docs:serve\`, or another \`npm run dev\`?)\n  hint: pick another with \`--port N\` (0 takes a free one), or leave the docs out with \`--no-docs\`\n`);
+    process.stderr.write(`dev: port ${port} is in use (by another \`npm run dev\` or \`npm run docs:serve\`?)\n  hint: pick another with \`--port N\` (0 takes a free one), or leave the docs out with \`--no-docs\`\n`);
     return 1;
   }
 

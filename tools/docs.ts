@@ -1,6 +1,6 @@
 /**
  * `npm run docs`: builds the rendered site into `site/` (or `--out DIR`).
- * `npm run docs:serve`: builds, serves it on 127.0.0.1, and rebuilds when a document changes.
+ * (`npm run docs:serve` is `npm run dev -- --docs-only`: dev's watcher and server.)
  * A thin CLI over `tools/lib/docs/`.
  */
 import { join, resolve } from "node:path";
@@ -12,7 +12,7 @@ import { buildDocs, docsMemory, prepareDocs, type DocsOptions } from "./lib/docs
 import type { WorkerReply, WorkerRequest } from "./lib/dev/site.ts";
 import type { VerifyReport } from "./lib/commands/verify.ts";
 
-const usage = `usage: docs [--out DIR] [--root DIR] [--verify-json FILE] [--api-entry PATH]... [--no-api] [--no-cache] [--edit-base URL] [--site-url URL] [--serve] [--port N] [--worker]
+const usage = `usage: docs [--out DIR] [--root DIR] [--verify-json FILE] [--api-entry PATH]... [--no-api] [--no-cache] [--edit-base URL] [--site-url URL] [--worker]
 
   --out          the site folder (default: site)
   --root         the project root (default: the current folder)
@@ -23,8 +23,6 @@ const usage = `usage: docs [--out DIR] [--root DIR] [--verify-json FILE] [--api-
   --edit-base    where "Edit this page" points: URL + the document's repository-relative path
                  (default: the copy of the Markdown in the site, at that same path)
   --site-url     the address the site is published at, for sitemap.xml's absolute URLs
-  --serve        serve the site on 127.0.0.1 and rebuild on change
-  --port         the port to serve on (default: 4173)
   --worker       build on each request from the parent process (\`npm run dev\`), keeping the previous build's program in memory`;
 
 await runCli("docs", async () => {
@@ -38,8 +36,6 @@ await runCli("docs", async () => {
       "no-cache": { type: "boolean", default: false },
       "edit-base": { type: "string" },
       "site-url": { type: "string" },
-      serve: { type: "boolean", default: false },
-      port: { type: "string", default: "4173" },
       worker: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -61,17 +57,6 @@ await runCli("docs", async () => {
     ...(values["edit-base"] === undefined ? {} : { editBase: values["edit-base"] }),
     ...(values["site-url"] === undefined ? {} : { siteUrl: values["site-url"] }),
   };
-  if (values.serve) {
-    const port = Number(values.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) {
-      process.stderr.write(`docs: --port must be a port number, not \`${values.port}\`\n`);
-      return 1;
-    }
-    // The server and its file watcher are loaded only to serve.
-    const { serveDocs } = await import("./lib/docs/serve.ts");
-    await serveDocs({ ...options, port });
-    return await new Promise<number>(() => {});
-  }
   if (values.worker) {
     const send = process.send?.bind(process);
     if (send === undefined) {

@@ -67,6 +67,12 @@ export interface DevSessionOptions {
   readonly onRead?: (documents: ReadonlyMap<string, string>) => void;
   /** Run the changed blocks' mutants after their verdicts (default true); `--no-mutate` turns it off. */
   readonly mutate?: boolean;
+  /**
+   * Only keep the docs current (`--docs-only`, `npm run docs:serve`): every save is tangled,
+   * type-checked and judged as the first cycle is, on the stamps as they stand; no test runs,
+   * no stamp is written, no mutant is run.
+   */
+  readonly docsOnly?: boolean;
 }
 
 /** How much a session read and tangled: what the read-once test counts. */
@@ -89,6 +95,7 @@ export class DevSession {
   readonly #onLate: (report: CycleReport) => void;
   readonly #onRead: (documents: ReadonlyMap<string, string>) => void;
   readonly #mutate: boolean;
+  readonly #docsOnly: boolean;
   #previous: string[] | undefined;
   /** Files tangle rewrote since Vitest last ran: a cycle that judges nothing still leaves them to invalidate. */
   readonly #rewritten = new Set<string>();
@@ -110,7 +117,8 @@ export class DevSession {
     this.#log = options.log;
     this.#onLate = options.onLateReport ?? (() => {});
     this.#onRead = options.onRead ?? (() => {});
-    this.#mutate = options.mutate ?? true;
+    this.#docsOnly = options.docsOnly ?? false;
+    this.#mutate = !this.#docsOnly && (options.mutate ?? true);
     this.#checker = new IncrementalTypeChecker(options.root, options.compiler === undefined ? {} : { compiler: options.compiler });
     this.#tests = new DevTestRunner(options.root);
   }
@@ -157,14 +165,15 @@ export class DevSession {
     const known = { checked, inProgram: this.#inProgram, records: this.#records };
     const { analyses } = factsOf(this.#model, { ...known, tests: devTestFacts(new Set(), undefined, () => undefined) });
     const runtime = (i: number): boolean => result.placements[i] !== undefined && isRuntime(analyses[i]?.kind ?? "other", analyses[i]?.typeOnly ?? false);
-    if (first) {
+    if (first || this.#docsOnly) {
       const unstamped = result.blocks.filter((b, i) => runtime(i) && b.attrs.tested !== hashes[i]);
-      if (unstamped.length > 0) {
+      if (first && unstamped.length > 0) {
         const where = unstamped.slice(0, 3).map((b) => `${b.doc}:${b.line}`);
-        this.#log(`dev: ${unstamped.length} block(s) carry no current stamp (${where.join(", ")}${unstamped.length > 3 ? ", …" : ""}); each is judged when its chapter is next saved`);
+        const when = this.#docsOnly ? "`npm run dev` or `npm run verify -- --stamp` judges it" : "each is judged when its chapter is next saved";
+        this.#log(`dev: ${unstamped.length} block(s) carry no current stamp (${where.join(", ")}${unstamped.length > 3 ? ", …" : ""}); ${when}`);
       }
       const judged = judge(factsOf(this.#model, { ...known, tests: devTestFacts(new Set(), undefined, () => undefined) }));
-      return { verdicts: [], documents: [], result, hashes, report: this.#report(judged, checked), texts: this.#model.texts(), milliseconds: performance.now() - started };
+      return { verdicts: [], documents: first ? [] : changedDocs, result, hashes, report: this.#report(judged, checked), texts: this.#model.texts(), milliseconds: performance.now() - started };
     }
     // A saved chapter's blocks that carry no current stamp (a failed run's, or edited while dev
     // was not running) are judged with the changed ones; only changed blocks widen the tests.

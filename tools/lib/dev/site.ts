@@ -216,6 +216,7 @@ export async function startDevDocs(options: { readonly root: string; readonly po
   let queued: Queued | undefined;
   let settle: { timer: NodeJS.Timeout; report: Queued["report"]; documents: Queued["documents"] } | undefined;
   let exactDone = false;
+  let buildFailed = false;
   /** (Re)starts the wait for a pause in the saves, after which the exact build of `report` runs. */
   const armSettle = (report: Queued["report"], documents: Queued["documents"]): void => {
     if (settle !== undefined) clearTimeout(settle.timer);
@@ -250,8 +251,14 @@ export async function startDevDocs(options: { readonly root: string; readonly po
           if (exactDone) armSettle(report, documents);
         }
         exactDone = true;
+        if (buildFailed) send("problem", { lines: [] });
+        buildFailed = false;
       } catch (caught) {
-        log(`dev: the docs did not build: ${caught instanceof Error ? caught.message : String(caught)}`);
+        const why = `dev: the docs did not build: ${caught instanceof Error ? caught.message : String(caught)}`;
+        log(why);
+        // Open pages show it over the last good page until a build succeeds.
+        send("problem", { lines: why.split("\n") });
+        buildFailed = true;
       }
     }
   };

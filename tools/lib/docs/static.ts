@@ -1,10 +1,11 @@
 /**
- * What the two docs servers (`docs --serve` and `npm run dev`) share: answering a request with a
- * file of the built site, on 127.0.0.1, never outside the site's folder.
+ * Serving a built site on 127.0.0.1, never outside the site's folder: `serveStatic` serves it as
+ * it is (the browser tests crawl it), and `npm run dev`'s server (`dev/site.ts`) answers with the
+ * same checks, adding live updates.
  */
-import { existsSync, realpathSync, statSync } from "node:fs";
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { join, normalize, sep } from "node:path";
+import { createReadStream, existsSync, realpathSync, statSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { extname, join, normalize, sep } from "node:path";
 
 /** Content types of the files a built site holds, by extension. */
 export const contentTypes: Readonly<Record<string, string>> = {
@@ -72,4 +73,30 @@ export function loopbackHost(request: IncomingMessage, response: ServerResponse)
   if (["127.0.0.1", "localhost", "[::1]"].some((name) => host.toLowerCase() === `${name}:${port}`)) return true;
   response.writeHead(403, { "content-type": "text/plain; charset=utf-8" }).end("forbidden: this server answers only requests to 127.0.0.1, localhost or [::1] on its port");
   return false;
+}
+
+/**
+ * Serves the static files of `site` on 127.0.0.1:`port` (0 picks a free port). Nothing may be
+ * kept by the browser, except with `cacheAssets`: then files other than pages may be kept for an
+ * hour, for a crawl of a site that does not change.
+ */
+export function serveStatic(site: string, port: number, options: { readonly cacheAssets?: boolean } = {}): Promise<{ server: Server; url: string }> {
+  const server = createServer((request, response) => {
+    if (!loopbackHost(request, response)) return;
+    const path = requestPath(request.url, response);
+    if (path === undefined) return;
+    const file = siteFile(site, path, response, `not found: ${path}`);
+    if (file === undefined) return;
+    const asset = options.cacheAssets === true && extname(file) !== ".html";
+    response.writeHead(200, { "content-type": contentTypes[extname(file)] ?? "application/octet-stream", "cache-control": asset ? "max-age=3600" : "no-store" });
+    createReadStream(file).pipe(response);
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      const address = server.address();
+      const actual = typeof address === "object" && address !== null ? address.port : port;
+      resolve({ server, url: `http://127.0.0.1:${actual}/` });
+    });
+  });
 }
