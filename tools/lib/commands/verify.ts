@@ -28,7 +28,7 @@ import { LiterateError, error, sortDiagnostics, type Diagnostic } from "../core/
 import { type TestEvidence } from "../core/evidence.ts";
 import { evidencePaths, loadEvidence } from "../runners/vitest-evidence.ts";
 import { listDocuments, readIfExists, writeAtomically } from "../disk/io.ts";
-import { factsOf, judge, type BlockReport, type BookMutation, type DocumentSummary, type TestFacts } from "../rules/judge.ts";
+import { factsOf, judge, type BookMutation, type Judgement, type TestFacts } from "../rules/judge.ts";
 import { recordPath } from "../core/mutation.ts";
 import { ProjectModel } from "../core/project.ts";
 import { applyStampEdits, type StampEdit } from "../core/stamps.ts";
@@ -36,15 +36,8 @@ import type { TangleResult } from "../core/tangle.ts";
 import { typeCheck } from "../runners/typecheck.ts";
 import { isRuntime } from "../rules/rule.ts";
 
-export type { BlockChecks, BlockMutation, BlockReport, DocumentSummary, TestedState } from "../rules/judge.ts";
-
-/** The whole verification. */
-export interface VerifyReport {
-  readonly ok: boolean;
-  readonly blocks: readonly BlockReport[];
-  readonly documents: readonly DocumentSummary[];
-  /** Every problem, errors and warnings, sorted by location; only errors make `ok` false. */
-  readonly problems: readonly Diagnostic[];
+/** The whole verification: the judge's verdict, and what it was judged on. */
+export interface VerifyReport extends Pick<Judgement, "ok" | "blocks" | "documents" | "problems"> {
   readonly typeCheck: { readonly compiler: string; readonly milliseconds: number };
   readonly tests?: TestEvidence["tests"];
   /** With `--stamp`: how many stamps were written and removed. */

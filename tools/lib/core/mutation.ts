@@ -10,11 +10,11 @@
  * columns are Markdown columns (1-based, end exclusive). So a record survives edits elsewhere in
  * the chapter, and a block's record is current exactly when its hash equals the block's.
  */
-import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import { error, LiterateError, type Diagnostic } from "./diagnostics.ts";
 import type { BlockAnalysis } from "./definitions.ts";
 import type { TangleResult } from "./tangle.ts";
+import { sha256 } from "./plan.ts";
 import { mulberry32 } from "./seeded.ts";
 
 /** What happened to a mutant: detected (`killed`, `timeout`) or not (`survived`, `no-coverage`). */
@@ -65,7 +65,7 @@ export function recordPath(doc: string): string {
 
 /** Twelve hex digits of SHA-256, as block hashes are spelled. */
 export function shortHash(text: string): string {
-  return createHash("sha256").update(text).digest("hex").slice(0, 12);
+  return sha256(text).slice(0, 12);
 }
 
 const statuses: ReadonlySet<string> = new Set(["killed", "timeout", "survived", "no-coverage"]);

@@ -13,16 +13,16 @@
  * carries the documents' texts and the judge's report over the IPC channel. Builds run one at a
  * time beside the cycles; saves during a build cause one more.
  */
-import { mkdirSync, readFileSync } from "node:fs";
-import { createServer, type ServerResponse } from "node:http";
+import { mkdirSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { spawn, type ChildProcess } from "node:child_process";
-import { dirname, extname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { formatDiagnostic } from "../core/diagnostics.ts";
 import type { CycleReport } from "./session.ts";
 import type { VerifyReport } from "../commands/verify.ts";
 import { chapterPath } from "../docs/html.ts";
-import { contentTypes, loopbackHost, requestPath, siteFile } from "../docs/static.ts";
+import { contentTypes, serveStatic } from "../docs/static.ts";
 
 /** Where the live-update script is served, and where it listens. */
 export const livePaths = { script: "/__dev/live.js", events: "/__dev/events" } as const;
@@ -177,34 +177,19 @@ export async function startDevDocs(options: { readonly root: string; readonly po
   const send = (event: string, data: unknown): void => {
     for (const response of listeners) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
-  const server = createServer((request, response) => {
-    if (!loopbackHost(request, response)) return;
-    const path = requestPath(request.url, response);
-    if (path === undefined) return;
+  const route = (path: string, request: IncomingMessage, response: ServerResponse): boolean => {
     if (path === livePaths.events) {
       response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" });
       response.write(": dev\n\n");
       listeners.add(response);
       request.on("close", () => listeners.delete(response));
-      return;
+      return true;
     }
-    if (path === livePaths.script) {
-      response.writeHead(200, { "content-type": contentTypes[".js"] ?? "", "cache-control": "no-store" }).end(liveScript);
-      return;
-    }
-    const file = siteFile(site, path, response, `not found: ${path} (the first build may still be running)`);
-    if (file === undefined) return;
-    const type = contentTypes[extname(file)] ?? "application/octet-stream";
-    const body = extname(file) === ".html" ? withLiveScript(readFileSync(file, "utf8")) : readFileSync(file);
-    response.writeHead(200, { "content-type": type, "cache-control": "no-store" }).end(body);
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, "127.0.0.1", () => {
-      const address = server.address();
-      resolve(`http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : options.port}/`);
-    });
-  });
+    if (path !== livePaths.script) return false;
+    response.writeHead(200, { "content-type": contentTypes[".js"] ?? "", "cache-control": "no-store" }).end(liveScript);
+    return true;
+  };
+  const { server, url } = await serveStatic(site, options.port, { route, page: withLiveScript, notFound: (path) => `not found: ${path} (the first build may still be running)` });
 
   let building: Promise<void> | undefined;
   const worker = new DocsWorker(root, site);

@@ -12,9 +12,6 @@ import type { TangleResult, TangledTarget } from "../core/tangle.ts";
 
 import { attributionFolder } from "./attribution-folder.ts";
 
-/** Where the setup file writes its evidence, one JSON file per test file. */
-export { attributionFolder };
-
 /** One test file's evidence. */
 export interface AttributionFile {
   readonly version: 1;

@@ -4,7 +4,8 @@
  */
 import { byChapterOrder, type LiterateBlock } from "../core/document.ts";
 import type { TangleResult, TangledTarget } from "../core/tangle.ts";
-import type { BlockReport, DocumentSummary, VerifyReport } from "../commands/verify.ts";
+import type { VerifyReport } from "../commands/verify.ts";
+import type { BlockReport, DocumentSummary } from "../rules/judge.ts";
 import { blockAnchor, chapterPath } from "./html.ts";
 import type { XrefResult } from "./xref.ts";
 
@@ -195,9 +196,6 @@ export function buildModel(input: ModelInput): DocsModel {
 
   return { chapters, blocks, definitions, xref, report, targets: tangle.targets };
 }
-
-// The reading order is the book's, not only the site's (verify checks imports against it), so it lives with the documents.
-export { byChapterOrder, chapterOrder } from "../core/document.ts";
 
 /** The key a definition sorts and groups by: its name without a private `#`. */
 export function definitionSortKey(name: string): string {

@@ -1,9 +1,8 @@
 /**
- * Serving a built site on 127.0.0.1, never outside the site's folder: `serveStatic` serves it as
- * it is (the browser tests crawl it), and `npm run dev`'s server (`dev/site.ts`) answers with the
- * same checks, adding live updates.
+ * Serving a built site on 127.0.0.1, never outside the site's folder: as it is (the browser tests
+ * crawl it), or with `npm run dev`'s live updates (`dev/site.ts`) added.
  */
-import { createReadStream, existsSync, realpathSync, statSync } from "node:fs";
+import { createReadStream, existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
 
@@ -75,21 +74,30 @@ export function loopbackHost(request: IncomingMessage, response: ServerResponse)
   return false;
 }
 
-/**
- * Serves the static files of `site` on 127.0.0.1:`port` (0 picks a free port). Nothing may be
- * kept by the browser, except with `cacheAssets`: then files other than pages may be kept for an
- * hour, for a crawl of a site that does not change.
- */
-export function serveStatic(site: string, port: number, options: { readonly cacheAssets?: boolean } = {}): Promise<{ server: Server; url: string }> {
+/** What a static server does besides serving the site's files. */
+export interface StaticOptions {
+  /** Let the browser keep files other than pages for an hour (a crawl of a site that does not change); otherwise it keeps nothing. */
+  readonly cacheAssets?: boolean;
+  /** Answers a request itself, before the site is looked at; true when it did. */
+  readonly route?: (path: string, request: IncomingMessage, response: ServerResponse) => boolean;
+  /** Rewrites every HTML page before it is sent. */
+  readonly page?: (html: string) => string;
+  /** The body of a 404, for the path asked for. */
+  readonly notFound?: (path: string) => string;
+}
+
+/** Serves the files of `site` on 127.0.0.1:`port` (0 picks a free port). */
+export function serveStatic(site: string, port: number, options: StaticOptions = {}): Promise<{ server: Server; url: string }> {
   const server = createServer((request, response) => {
     if (!loopbackHost(request, response)) return;
     const path = requestPath(request.url, response);
-    if (path === undefined) return;
-    const file = siteFile(site, path, response, `not found: ${path}`);
+    if (path === undefined || options.route?.(path, request, response) === true) return;
+    const file = siteFile(site, path, response, options.notFound?.(path) ?? `not found: ${path}`);
     if (file === undefined) return;
-    const asset = options.cacheAssets === true && extname(file) !== ".html";
-    response.writeHead(200, { "content-type": contentTypes[extname(file)] ?? "application/octet-stream", "cache-control": asset ? "max-age=3600" : "no-store" });
-    createReadStream(file).pipe(response);
+    const html = extname(file) === ".html";
+    response.writeHead(200, { "content-type": contentTypes[extname(file)] ?? "application/octet-stream", "cache-control": options.cacheAssets === true && !html ? "max-age=3600" : "no-store" });
+    if (html && options.page !== undefined) response.end(options.page(readFileSync(file, "utf8")));
+    else createReadStream(file).pipe(response);
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
