@@ -59,7 +59,8 @@ function chapterStatus(c: ChapterModel): { ok: boolean; text: string } {
   return { ok: true, text: "✓" };
 }
 
-function shell(ctx: PageContext, page: Omit<PageShell, "chapters" | "siteTitle">): string {
+/** A page of the site: `page` in the layout, with the chapter list (unless deferred) and the site's title. */
+export function shell(ctx: PageContext, page: Omit<PageShell, "chapters" | "siteTitle">): string {
   return renderPage({ ...page, ...(ctx.deferChapterList === true ? {} : { chapters: chapterLinks(ctx.model) }), siteTitle: ctx.siteTitle });
 }
 
