@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Compiles the toolchain's CLIs (`tools/tangle.ts`, `verify.ts`, `docs.ts`, `dev.ts`, `mutate.ts`, `lsp.ts`) to JavaScript, so a
+ * Compiles the toolchain's CLIs (`tools/tangle.ts`, `verify.ts`, `docs.ts`, `dev.ts`, `mutate.ts`, `stitch.ts`, `lsp.ts`) to JavaScript, so a
  * run starts without transforming TypeScript. `tools/run.cjs` calls it when its build is missing;
  * `npm ci` calls it through `prepare`. Plain JavaScript: it must run before anything is compiled.
  *

@@ -4,12 +4,12 @@
  *
  * 1. one definition per block (read from the tangled files' syntax trees, `definitions.ts`);
  * 2. prose before code (remark decides what a heading or paragraph is);
- * 3. compiles (one compiler run for the whole project, `typecheck.ts`);
- * 4. tested (coverage of the latest, fully passing test run, `evidence.ts`: every function the
+ * 3. compiles (one compiler run for the whole project, `runners/typecheck.ts`);
+ * 4. tested (coverage of the latest, fully passing test run, `runners/vitest-evidence.ts`: every function the
  *    block defines ran, or, for a value with no function in it, code that ran read it, `runs.ts`;
  *    and a `tested=` stamp equal to the block's current hash, `stamps.ts`).
  *
- * 5. pinned (mutation evidence, `mutation.ts`): each runtime block has a record in its chapter's
+ * 5. pinned (mutation evidence, `core/mutation.ts`): each runtime block has a record in its chapter's
  *    `mutation/CHAPTER.json` (written only by `npm run mutate`) matching its hash, scoring at least
  *    80% with declared equivalents left out, and every `equivalent` declaration names a mutant
  *    that survives. A project with no record file at all is not judged by this rule.

@@ -2,7 +2,7 @@
  * Tangling: from literate documents in memory to the files they produce, in memory.
  *
  * Pure: takes document texts, returns file contents, source maps, per-line provenance and
- * diagnostics. It never touches the disk; `plan.ts` decides what to write and `io.ts` writes.
+ * diagnostics. It never touches the disk; `plan.ts` decides what to write and `disk/io.ts` writes.
  */
 import { posix } from "node:path";
 import { error, hasErrors, type Diagnostic } from "./diagnostics.ts";
