@@ -82,7 +82,7 @@ export interface LiterateDocument {
 }
 
 /** A document's `order` front matter key (a positive integer, checked when the front matter is read); a document without it sorts after every ordered one. */
-export function chapterOrder(doc: { readonly frontMatter: { readonly order?: number } }): number {
+function chapterOrder(doc: { readonly frontMatter: { readonly order?: number } }): number {
   return doc.frontMatter.order ?? Number.POSITIVE_INFINITY;
 }
 
@@ -94,7 +94,7 @@ export function byChapterOrder(a: { readonly path: string; readonly frontMatter:
 }
 
 /** Languages whose blocks are tangled to the document's targets without `file=`. */
-export const typeScriptLanguages: ReadonlySet<string> = new Set(["ts", "typescript"]);
+const typeScriptLanguages: ReadonlySet<string> = new Set(["ts", "typescript"]);
 
 /** True for a block written in TypeScript. */
 export function isTypeScript(block: { readonly lang: string }): boolean {

@@ -67,7 +67,7 @@ const unsure = /^(?: {0,3}[<>]|(?:[ \t>*+\-.)0-9]|\[\^[^\]]*\]:)+(?:`{3}|~{3}))/
  * Splits an info string as remark does: the language is the first run of characters other
  * than space and tab, the meta is the rest after the spaces and tabs that follow it, trimmed.
  */
-export function splitInfo(info: string): { lang: string; meta: string } {
+function splitInfo(info: string): { lang: string; meta: string } {
   let a = 0;
   while (a < info.length && (info.charCodeAt(a) === 32 || info.charCodeAt(a) === 9)) a++;
   let b = a;

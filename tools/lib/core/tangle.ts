@@ -85,7 +85,7 @@ const referenceLine = /^([ \t]*)<<([A-Za-z_][\w.-]*)>>[ \t]*$/;
  * How deep `<<name>>` references may nest. Expansion recurses once per level, so a chain
  * thousands of levels deep would exhaust the stack; a hundred is far more than a book needs.
  */
-export const maxReferenceDepth = 100;
+const maxReferenceDepth = 100;
 
 /** The C0 control characters a block may not hold: all but tab, line feed, form feed and carriage return. */
 const controlCharacter = /[\0-\x08\x0B\x0E-\x1F]/;

@@ -31,7 +31,7 @@ export const livePaths = { script: "/__dev/live.js", events: "/__dev/events" } a
  * The script every page gets in dev mode: on an `update` event naming this page (or naming no
  * page: everything changed) it reloads; on a `problem` event it shows the lines in a banner.
  */
-export const liveScript = `(() => {
+const liveScript = `(() => {
   const here = location.pathname.replace(/^\\//, "") || "index.html";
   const events = new EventSource(${JSON.stringify(livePaths.events)});
   events.addEventListener("update", (e) => {
@@ -88,7 +88,7 @@ export interface WorkerReply {
 }
 
 /** How long the docs stay quiet after a quick build before the worker resolves every cross-reference again. */
-export const settleMs = 5000;
+const settleMs = 5000;
 
 /**
  * The docs builder of a dev session: one long-lived `node tools/run.cjs docs --worker` child on

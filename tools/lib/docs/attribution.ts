@@ -20,7 +20,7 @@ export interface AttributionFile {
 }
 
 /** The blocks declaring each function name V8 would report for `target` (constructors go by class name). */
-export function functionBlocks(target: TangledTarget): Map<string, number[]> {
+function functionBlocks(target: TangledTarget): Map<string, number[]> {
   const source = ts.createSourceFile(target.path, target.content, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const byName = new Map<string, number[]>();
   const add = (name: string, node: ts.Node): void => {

@@ -11,7 +11,7 @@ import { blockLabel, hrefRewriter, shell, type PageContext, type RenderedPage } 
 export const notFoundPath = "404.html";
 
 /** Where the whole book is. */
-export const bookPath = "book.html";
+const bookPath = "book.html";
 
 /**
  * The page a static host shows for a path it does not have. Its links are relative to the site's

@@ -91,7 +91,7 @@ export interface ModelInput {
 }
 
 /** Where generated line `line` (0-based) and `character` of `target` fall in the blocks. */
-export function locateInBlock(target: TangledTarget, blocks: readonly LiterateBlock[], line: number, character: number): { block: number; line: number; column: number } | undefined {
+function locateInBlock(target: TangledTarget, blocks: readonly LiterateBlock[], line: number, character: number): { block: number; line: number; column: number } | undefined {
   const global = target.lineBlock[line] ?? -1;
   const block = blocks[global];
   if (global < 0 || block === undefined) return undefined;
@@ -213,7 +213,7 @@ export function compareDefinitionNames(a: string, b: string): number {
 const collator = new Intl.Collator("en", { sensitivity: "base" });
 
 /** The `<<name>>` lines of each block (tangle's splice graph), and for each named block the blocks whose lines splice it in. */
-export function chunkLinks(result: Pick<TangleResult, "blocks" | "references">): { refs: BlockModel["chunkRefs"][]; splicedInto: number[][] } {
+function chunkLinks(result: Pick<TangleResult, "blocks" | "references">): { refs: BlockModel["chunkRefs"][]; splicedInto: number[][] } {
   const splicedInto: number[][] = result.blocks.map(() => []);
   const refs = result.blocks.map((_, i) => {
     const found = result.references[i] ?? [];

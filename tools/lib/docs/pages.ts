@@ -82,7 +82,7 @@ function badge(ok: boolean | "warn", text: string, title: string): string {
 }
 
 /** The badges of a block, from verify's checks. */
-export function blockBadges(b: BlockModel): string {
+function blockBadges(b: BlockModel): string {
   const r = b.report;
   if (r === undefined || !(r.kind === "definition" || r.kind === "fragment" || r.kind === "preamble")) return "";
   const out: string[] = [];

@@ -20,7 +20,7 @@ export const contentTypes: Readonly<Record<string, string>> = {
 };
 
 /** The request URL's path, decoded; `undefined` once it has answered 400 for a path that is not a valid URL encoding. */
-export function requestPath(url: string | undefined, response: ServerResponse): string | undefined {
+function requestPath(url: string | undefined, response: ServerResponse): string | undefined {
   try {
     return decodeURIComponent(new URL(url ?? "/", "http://127.0.0.1").pathname);
   } catch {
@@ -40,7 +40,7 @@ function inside(folder: string, file: string): boolean {
  * by where it really is — or 404 with `notFound` as the body for a missing file or anything that
  * is not a regular file (a FIFO would hang the response; a device has no business in a site).
  */
-export function siteFile(site: string, path: string, response: ServerResponse, notFound: string): string | undefined {
+function siteFile(site: string, path: string, response: ServerResponse, notFound: string): string | undefined {
   let file = normalize(join(site, path));
   const forbidden = (): undefined => void response.writeHead(403).end("forbidden");
   if (!inside(site, file)) return forbidden();
@@ -66,7 +66,7 @@ export function siteFile(site: string, path: string, response: ServerResponse, n
  * point a name it controls at 127.0.0.1 (DNS rebinding) and read what a loopback server answers;
  * the Host header is the one thing such a request cannot set to a loopback name.
  */
-export function loopbackHost(request: IncomingMessage, response: ServerResponse): boolean {
+function loopbackHost(request: IncomingMessage, response: ServerResponse): boolean {
   const port = request.socket.localPort;
   const host = request.headers.host ?? "";
   if (["127.0.0.1", "localhost", "[::1]"].some((name) => host.toLowerCase() === `${name}:${port}`)) return true;

@@ -10,7 +10,7 @@ import type { TypeCheckResult } from "../core/evidence.ts";
 import { addTo, type Findings, type Rule } from "./rule.ts";
 
 /** Maps compiler diagnostics on tangled lines to their blocks; the rest are pushed to `global`. */
-export function mapCompilerDiagnostics(result: TangleResult, checked: TypeCheckResult, global: Diagnostic[]): Map<number, Diagnostic[]> {
+function mapCompilerDiagnostics(result: TangleResult, checked: TypeCheckResult, global: Diagnostic[]): Map<number, Diagnostic[]> {
   const byBlock = new Map<number, Diagnostic[]>();
   const targets = new Map(result.targets.map((t) => [t.path, t]));
   for (const d of checked.diagnostics) {

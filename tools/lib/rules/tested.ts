@@ -139,7 +139,7 @@ function missedParts(
 }
 
 /** Blocks spliced into each block (first placements). */
-export function childrenOf(result: TangleResult): Map<number, number[]> {
+function childrenOf(result: TangleResult): Map<number, number[]> {
   const children = new Map<number, number[]>();
   result.placements.forEach((placement, index) => {
     if (placement === undefined || placement.parent < 0) return;

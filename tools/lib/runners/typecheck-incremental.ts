@@ -23,7 +23,7 @@ import type { TypeCheckResult } from "../core/evidence.ts";
 import { compilerDiagnostic, nativeCompilerPath, nativeResult, parseProject } from "./typecheck.ts";
 
 /** Where the native compiler keeps what it knows between checks (project-relative). */
-export const buildInfoPath = ".cache/dev/tsc.tsbuildinfo";
+const buildInfoPath = ".cache/dev/tsc.tsbuildinfo";
 
 /** A parsed file and the stat it was parsed from. */
 interface CachedSource {
