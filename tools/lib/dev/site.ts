@@ -21,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { formatDiagnostic } from "../core/diagnostics.ts";
 import type { CycleReport } from "./session.ts";
 import type { VerifyReport } from "../commands/verify.ts";
+import type { WorkerReply, WorkerRequest } from "../docs/command.ts";
 import { chapterPath } from "../docs/html.ts";
 import { contentTypes, serveStatic } from "../docs/static.ts";
 
@@ -62,30 +63,6 @@ export function withLiveScript(html: string): string {
 
 /** The launcher of the toolchain's CLIs, beside this folder. */
 const launcher = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "run.cjs");
-
-/**
- * A request to the docs worker (`docs --worker`): build the site again (with every identifier
- * resolved again when `exact`, else only those of the changed files), or (`prepare`) only compute
- * what the next build will need, unanswered.
- */
-export interface WorkerRequest {
-  readonly id: number;
-  readonly prepare?: boolean;
-  readonly exact?: boolean;
-  /** Every document's text (path, text), as the session holds it; absent: the last ones sent (or the disk, before any). */
-  readonly documents?: readonly (readonly [string, string])[];
-  /** The judge's report to show; absent: the last one sent. */
-  readonly report?: VerifyReport;
-}
-
-/** The worker's answer: the build's exit code (0 built, 1 built with problems or not built for the user's reason, 2 a bug) and its output. */
-export interface WorkerReply {
-  readonly id: number;
-  readonly code: number;
-  readonly output: string;
-  /** The site paths of the pages the build rendered anew. */
-  readonly rendered?: readonly string[];
-}
 
 /** How long the docs stay quiet after a quick build before the worker resolves every cross-reference again. */
 const settleMs = 5000;
