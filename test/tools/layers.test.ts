@@ -108,6 +108,13 @@ describe("the toolchain's folders", () => {
     expect(libFiles.filter((file) => rank(file) < 0 || rank(file) === folders.length)).toEqual([]);
   });
 
+  it("are the folders tools/lib holds, and those the README's Layout section lists, in the same order", () => {
+    const holds = readdirSync("tools/lib", { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    const layout = readFileSync("README.md", "utf8").split("## Layout")[1]?.split("```")[1] ?? "";
+    expect(holds.sort()).toEqual([...folders].sort());
+    expect([...layout.matchAll(/^ {2}([a-z]+)\/ /gm)].map((m) => m[1])).toEqual([...folders]);
+  });
+
   it("find no import cycle anywhere in tools/, inside a folder or across folders", () => {
     expect(importCycles(toolchain)).toEqual([]);
   });
