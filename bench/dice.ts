@@ -4,7 +4,7 @@
  * loading the bench.
  */
 
-import { mulberry32 } from "../tools/lib/seeded.ts";
+import { mulberry32 } from "../tools/lib/core/seeded.ts";
 
 export { mulberry32 };
 

@@ -5,7 +5,7 @@
  * DevTools' preset), on the heaviest chapter.
  *
  * The site is built from this project (caches on), served on 127.0.0.1 with gzip, as every static
- * host serves HTML, CSS and JavaScript (`docs --serve`'s preview server does not compress: it
+ * host serves HTML, CSS and JavaScript (`npm run dev`'s preview server does not compress: it
  * serves one reader on the same machine; an information row shows the same load uncompressed).
  * Each sample is a fresh browser context (an empty cache): navigate, focus the search box as soon
  * as it is shown, type `loop`, and stop the clock when the first hit is visible.
@@ -108,7 +108,7 @@ export async function benchDocsSite(root: string, samples: number, print: (line:
         rows.push(
           gzip
             ? { name: "docs site: search usable, heaviest chapter, slow 4G", samples: times, limitMs: 2000, note: `${chapter} asked for to its first hit for \`loop\` under Chromium's slow-4G emulation (562.5 ms latency, 1.44 Mbit/s), served with gzip as static hosts do; a fresh context (empty cache) per sample` }
-            : { name: "docs site: search usable, slow 4G, uncompressed", samples: times, note: "the same, served without compression (as `docs --serve` does, for one reader on the same machine): information" },
+            : { name: "docs site: search usable, slow 4G, uncompressed", samples: times, note: "the same, served without compression (as `npm run dev` does, for one reader on the same machine): information" },
         );
       } finally {
         server.close();

@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildDocs, type DocsResult } from "../tools/lib/docs/build.ts";
 import { docsCacheFolder } from "../tools/lib/docs/cache.ts";
-import { runTangle } from "../tools/lib/tangle-run.ts";
-import { typeCheck } from "../tools/lib/typecheck.ts";
+import { runTangle } from "../tools/lib/commands/tangle-run.ts";
+import { typeCheck } from "../tools/lib/runners/typecheck.ts";
 import { writeCorpus } from "./corpus.ts";
 import { corpusBase, median, projectRoot } from "./toolchain.ts";
 
@@ -38,7 +38,7 @@ export async function benchDocs(print: (line: string) => void): Promise<void> {
     return `${label}: ${t.total.toFixed(0)} ms for ${r.pages} pages (verify ${t.verify.toFixed(0)}, cross-references ${t.xref.toFixed(0)}, API ${t.api.toFixed(0)}, render ${t.render.toFixed(0)}, write ${t.write.toFixed(0)}; from cache: ${[...r.cached.steps, `${r.cached.pages}/${r.pages - 1} pages`, `${r.cached.highlightedFromCache}/${r.cached.highlighted} highlighted`].join(", ")}) = ${(t.total / checkMs).toFixed(2)}× ${t.total <= 2 * checkMs ? "OK" : "OVER"}`;
   };
   // Cold: no cache read or written, every step runs. Warm: the caches under .cache/docs are full
-  // and the tree is unchanged (what `docs:serve` does after a save that changes nothing it reads).
+  // and the tree is unchanged (what a rebuild does after a save that changes nothing it reads).
   rmSync(join(root, docsCacheFolder), { recursive: true, force: true });
   const cold = await buildDocs({ root, out, cache: false });
   await buildDocs({ root, out }); // fills the caches

@@ -28,10 +28,10 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync
 import { parseArgs } from "node:util";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
-import { scanFast } from "../tools/lib/markdown.ts";
-import { tangle, type TangleInput } from "../tools/lib/tangle.ts";
-import { runTangle } from "../tools/lib/tangle-run.ts";
-import { nativeCompilerPath, typeCheck } from "../tools/lib/typecheck.ts";
+import { scanFast } from "../tools/lib/core/markdown.ts";
+import { tangle, type TangleInput } from "../tools/lib/core/tangle.ts";
+import { runTangle } from "../tools/lib/commands/tangle-run.ts";
+import { nativeCompilerPath, typeCheck } from "../tools/lib/runners/typecheck.ts";
 import { writeCorpus, type CorpusInfo } from "./corpus.ts";
 import { corpusBase, filesUnder, floorTangle, median, minimalTangle, projectRoot, removeAll, runChild, timeOnce, writeOutputs } from "./toolchain.ts";
 import { benchDaemon } from "./daemon.ts";

@@ -7,9 +7,9 @@ import { createHash } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writevSync } from "node:fs";
 import { dirname, join, posix, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { manifestPath } from "../tools/lib/paths.ts";
-import { formatManifest } from "../tools/lib/plan.ts";
-import { inlineSourceMapComment, writeVlq } from "../tools/lib/sourcemap.ts";
+import { manifestPath } from "../tools/lib/core/paths.ts";
+import { formatManifest } from "../tools/lib/core/plan.ts";
+import { inlineSourceMapComment, writeVlq } from "../tools/lib/core/sourcemap.ts";
 
 /** The project's root folder (the parent of `bench/`). */
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");

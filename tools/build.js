@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Compiles the toolchain's CLIs (`tools/tangle.ts`, `verify.ts`, `docs.ts`, `dev.ts`, `mutate.ts`, `lsp.ts`) to JavaScript, so a
+ * Compiles the toolchain's CLIs (`tools/tangle.ts`, `verify.ts`, `docs.ts`, `dev.ts`, `mutate.ts`, `stitch.ts`, `lsp.ts`) to JavaScript, so a
  * run starts without transforming TypeScript. `tools/run.cjs` calls it when its build is missing;
  * `npm ci` calls it through `prepare`. Plain JavaScript: it must run before anything is compiled.
  *
@@ -10,9 +10,9 @@
  * - `tangle.cjs` and `verify.cjs` (as `tools/run.cjs` names them): one CommonJS file each, packages left to `node_modules`.
  *   CommonJS because Node loads one such file several milliseconds faster than the same code as
  *   ES modules, a good part of a no-change tangle; their packages are all loadable by `require`.
- * - `docs.js`, `dev.js`, `mutate.js`, `lsp.js` and their chunks (the language server starts `lsp.js` again as its judge's worker): ES modules (`splitting`, so `--serve` alone loads the server), since
+ * - `docs.js`, `dev.js`, `mutate.js`, `lsp.js` and their chunks (the language server starts `lsp.js` again as its judge's worker): ES modules (`splitting`, so each loads only what it uses), since
  *   the docs stack has packages that are ES modules only.
- * - `remark.cjs`: `tools/lib/remark.ts`, the remark stack, packages inlined, as CommonJS. Each
+ * - `remark.cjs`: `tools/lib/core/remark.ts`, the remark stack, packages inlined, as CommonJS. Each
  *   CLI imports a stand-in instead that `require`s it on the first call: scanning is synchronous
  *   all the way up to `runTangle`, so a dynamic `import()` cannot stand there; a `require` can,
  *   on every Node this project supports (remark is ES modules only). A tangle whose documents
@@ -30,7 +30,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const tools = dirname(fileURLToPath(import.meta.url));
 
 /** The module loaded only when the fast scanner defers to remark. */
-const remarkModule = join(tools, "lib", "remark.ts");
+const remarkModule = join(tools, "lib", "core", "remark.ts");
 
 /** File name of the compiled remark stack, beside the CLIs. */
 const remarkFile = "./remark.cjs";
@@ -49,7 +49,7 @@ const ownImportMetaUrl = {
 };
 
 /**
- * Replaces `tools/lib/remark.ts` with a stand-in exporting the same functions, each loading
+ * Replaces `tools/lib/core/remark.ts` with a stand-in exporting the same functions, each loading
  * `remark.cjs` on its first call.
  * @param {readonly string[]} names the functions `remark.ts` exports
  * @param {"cjs" | "esm"} format the format of the build the stand-in goes into

@@ -11,7 +11,7 @@ import { HtmlValidate } from "html-validate";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDocs, type DocsResult } from "../../tools/lib/docs/build.ts";
-import { serveStatic } from "../../tools/lib/docs/serve.ts";
+import { serveStatic } from "../../tools/lib/docs/static.ts";
 
 const chromiumPath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
 
@@ -53,7 +53,7 @@ beforeAll(async () => {
   }
   // Generous waits: the browser phase runs beside the other test files on a shared machine.
   context.setDefaultTimeout(90_000);
-  ({ server, url: base } = await serveStatic(result.out, 0, undefined, { cacheAssets: true }));
+  ({ server, url: base } = await serveStatic(result.out, 0, { cacheAssets: true }));
 });
 
 afterAll(async () => {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { writeCorpus } from "../../bench/corpus.ts";
 import { floorTangle, minimalTangle, projectRoot } from "../../bench/toolchain.ts";
-import { runTangle } from "../../tools/lib/tangle-run.ts";
+import { runTangle } from "../../tools/lib/commands/tangle-run.ts";
 import { removeTempDirs, tempDir } from "./support.ts";
 
 afterAll(removeTempDirs);

@@ -1,9 +1,9 @@
 // Rule 1, "one definition", over inline Markdown: what each block declares, read where tangle
 // put it, so a class assembled from method blocks counts once and each method block once.
 import { describe, expect, it } from "vitest";
-import { analyzeDefinitions, type BlockAnalysis, type BlockKind } from "../../tools/lib/definitions.ts";
-import type { Diagnostic } from "../../tools/lib/diagnostics.ts";
-import { tangle, type TangleResult } from "../../tools/lib/tangle.ts";
+import { analyzeDefinitions, type BlockAnalysis, type BlockKind } from "../../tools/lib/core/definitions.ts";
+import type { Diagnostic } from "../../tools/lib/core/diagnostics.ts";
+import { tangle, type TangleResult } from "../../tools/lib/core/tangle.ts";
 
 const path = "literate/x.md";
 

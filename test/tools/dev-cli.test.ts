@@ -4,8 +4,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { get } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blockHashes } from "../../tools/lib/stamps.ts";
-import { tangle } from "../../tools/lib/tangle.ts";
+import { blockHashes } from "../../tools/lib/core/stamps.ts";
+import { tangle } from "../../tools/lib/core/tangle.ts";
 import { Project, doublingChapter as chapter, edit, launcher, lineOf } from "./verify-project.ts";
 
 const fence = "```";
@@ -202,6 +202,46 @@ describe("npm run dev, when the docs' port is taken", () => {
       expect(dev.output).toContain("hint: pick another with `--port N`");
     } finally {
       server.close();
+      project.remove();
+    }
+  }, 120_000);
+});
+
+describe("npm run docs:serve, which is npm run dev -- --docs-only", () => {
+  it("rebuilds the saved chapter's page and shows a tangle error on open pages, running no test and writing no stamp", async () => {
+    const project = new Project({ "literate/a.md": chapter });
+    const dev = new Dev(project.root, ["--docs-only", "--port", "0"]);
+    try {
+      const url = (await dev.waitFor(/docs at (http:\S+)/))[1] ?? "";
+      await dev.waitFor(/dev: docs updated/);
+      const events: string[] = [];
+      const stream = await new Promise<import("node:http").IncomingMessage>((resolve) => get(new URL("__dev/events", url), resolve));
+      stream.setEncoding("utf8").on("data", (chunk: string) => events.push(chunk));
+      const from = dev.output.length;
+      const edited = edit(chapter, "Doubling is what this chapter is about.", "Doubling, and nothing else, is what this chapter is about.");
+      project.write("literate/a.md", edited);
+      await expect.poll(() => events.join(""), { timeout: 60_000 }).toContain('"pages":["chapters/a.html"]');
+      expect(await (await fetch(new URL("chapters/a.html", url))).text()).toContain("Doubling, and nothing else, is what this chapter is about.");
+      const broken = `${edited}\nMore code.\n\n${fence}ts file=\nexport const half = 1;\n${fence}\n`;
+      project.write("literate/a.md", broken);
+      await expect.poll(() => events.join(""), { timeout: 60_000 }).toMatch(/event: problem\ndata: .*bad-attribute: `file=` needs a path/);
+      stream.destroy();
+      expect(dev.output.slice(from)).not.toMatch(/dev: running|block\(s\) judged|dev: mutating/);
+      expect(project.read("literate/a.md")).toBe(broken);
+    } finally {
+      if (dev.child.exitCode === null) dev.child.kill("SIGKILL");
+      await dev.exited;
+      project.remove();
+    }
+  }, 240_000);
+
+  it("refuses --docs-only with --no-docs, which leave nothing to do", async () => {
+    const project = new Project({ "literate/a.md": chapter });
+    try {
+      const dev = new Dev(project.root, ["--docs-only", "--no-docs"]);
+      expect(await dev.exited).toBe(1);
+      expect(dev.output).toContain("dev: --no-docs and --docs-only leave nothing to do");
+    } finally {
       project.remove();
     }
   }, 120_000);

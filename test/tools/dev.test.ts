@@ -3,16 +3,16 @@
 // stamps standing for evidence outside a run, the live script in served pages; and the warm
 // type-checker on a real project folder.
 import { afterAll, describe, expect, it } from "vitest";
-import type { Diagnostic } from "../../tools/lib/diagnostics.ts";
-import { changedBlocks, devTestFacts, directImporters, formatVerdict, verdictsOf, wantsStamp, writtenBlockKeys, type BlockVerdict } from "../../tools/lib/dev.ts";
-import { livePaths, withLiveScript } from "../../tools/lib/docs/dev-serve.ts";
-import { IncrementalTypeChecker } from "../../tools/lib/dev-typecheck.ts";
-import type { DocumentEvidence, TestEvidence } from "../../tools/lib/evidence.ts";
-import { factsOf, judge } from "../../tools/lib/judge.ts";
-import { ProjectModel } from "../../tools/lib/project.ts";
-import { blockHashes } from "../../tools/lib/stamps.ts";
-import { tangle, type TangleResult } from "../../tools/lib/tangle.ts";
-import type { TypeCheckResult } from "../../tools/lib/typecheck.ts";
+import type { Diagnostic } from "../../tools/lib/core/diagnostics.ts";
+import { changedBlocks, devTestFacts, directImporters, formatVerdict, verdictsOf, wantsStamp, writtenBlockKeys, type BlockVerdict } from "../../tools/lib/dev/verdicts.ts";
+import { livePaths, withLiveScript } from "../../tools/lib/dev/site.ts";
+import { IncrementalTypeChecker } from "../../tools/lib/runners/typecheck-incremental.ts";
+import type { DocumentEvidence, TestEvidence } from "../../tools/lib/core/evidence.ts";
+import { factsOf, judge } from "../../tools/lib/rules/judge.ts";
+import { ProjectModel } from "../../tools/lib/core/project.ts";
+import { blockHashes } from "../../tools/lib/core/stamps.ts";
+import { tangle, type TangleResult } from "../../tools/lib/core/tangle.ts";
+import type { TypeCheckResult } from "../../tools/lib/core/evidence.ts";
 import { fence, md } from "./support.ts";
 import { Project } from "./verify-project.ts";
 

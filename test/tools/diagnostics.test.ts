@@ -1,6 +1,6 @@
 /** Diagnostics: the one shape every check reports in, and how it prints. */
 import { describe, expect, it } from "vitest";
-import { LiterateError, error, formatDiagnostic, formatLocation, hasErrors, sortDiagnostics, visible, warning } from "../../tools/lib/diagnostics.ts";
+import { LiterateError, error, formatDiagnostic, formatLocation, hasErrors, sortDiagnostics, visible, warning } from "../../tools/lib/core/diagnostics.ts";
 
 const here = { file: "literate/loop.md", line: 57, column: 3 };
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDocs, docsMemory, firstHeading, type DocsResult } from "../../tools/lib/docs/build.ts";
 import { createTokenizer, highlightOnWorker } from "../../tools/lib/docs/highlight.ts";
-import { runTangle } from "../../tools/lib/tangle-run.ts";
+import { runTangle } from "../../tools/lib/commands/tangle-run.ts";
 
 const fence = "```";
 const root = join(process.cwd(), "bench", ".corpus", `docs-build-test-${process.pid}`);

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { buildModel, byChapterOrder, compareDefinitionNames } from "../../tools/lib/docs/model.ts";
-import { tangle } from "../../tools/lib/tangle.ts";
-import type { BlockReport, VerifyReport } from "../../tools/lib/verify.ts";
+import { byChapterOrder } from "../../tools/lib/core/document.ts";
+import { buildModel, compareDefinitionNames } from "../../tools/lib/docs/model.ts";
+import { tangle } from "../../tools/lib/core/tangle.ts";
+import type { VerifyReport } from "../../tools/lib/commands/verify.ts";
+import type { BlockReport } from "../../tools/lib/rules/judge.ts";
 
 const fence = "```";
 

@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { plainTokens } from "../../tools/lib/docs/code-html.ts";
 import { buildModel } from "../../tools/lib/docs/model.ts";
 import { renderBlock, renderSourcePage, withoutInlineSourceMap, type PageContext } from "../../tools/lib/docs/pages.ts";
-import { inlineSourceMapPrefix } from "../../tools/lib/sourcemap.ts";
-import { tangle } from "../../tools/lib/tangle.ts";
-import type { BlockReport, VerifyReport } from "../../tools/lib/verify.ts";
+import { inlineSourceMapPrefix } from "../../tools/lib/core/sourcemap.ts";
+import { tangle } from "../../tools/lib/core/tangle.ts";
+import type { VerifyReport } from "../../tools/lib/commands/verify.ts";
+import type { BlockReport } from "../../tools/lib/rules/judge.ts";
 
 const fence = "```";
 const doc = `---\ntangle: generated/a.ts\n---\n# A\n\nThe class.\n\n${fence}ts\nexport class A {\n  <<a-members>>\n}\n${fence}\n\nIts members.\n\n${fence}ts #a-members\nrun(): number { return "x" + LIMIT; }\n${fence}\n\nA constant.\n\n${fence}ts\nexport const LIMIT = 3;\n${fence}\n\nA script.\n\n${fence}js file=generated/b.js\nexport const b = 1;\n${fence}\n`;

@@ -1,13 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { docsMemory } from "../../tools/lib/docs/build.ts";
-import { startDevDocs } from "../../tools/lib/docs/dev-serve.ts";
-import { serveDocs, serveStatic } from "../../tools/lib/docs/serve.ts";
-import { runTangle } from "../../tools/lib/tangle-run.ts";
+import { startDevDocs } from "../../tools/lib/dev/site.ts";
+import { serveStatic } from "../../tools/lib/docs/static.ts";
 
 /** A raw GET (fetch would normalise a malformed path before sending it), with `host` as its Host header if given. */
 const get = (url: string, path: string, host?: string): Promise<{ status: number; body: string }> =>
@@ -24,12 +22,12 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-async function site(failure?: () => readonly string[] | undefined, options: { readonly cacheAssets?: boolean } = {}) {
+async function site(options: { readonly cacheAssets?: boolean } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "docs-serve-"));
   mkdirSync(join(dir, "site"));
   writeFileSync(join(dir, "site", "index.html"), "<h1>previous build</h1>");
   writeFileSync(join(dir, "site", "site.css"), "body{}");
-  const { server, url } = await serveStatic(join(dir, "site"), 0, failure, options);
+  const { server, url } = await serveStatic(join(dir, "site"), 0, options);
   cleanups.push(() => {
     server.close();
     rmSync(dir, { recursive: true, force: true });
@@ -37,7 +35,7 @@ async function site(failure?: () => readonly string[] | undefined, options: { re
   return url;
 }
 
-describe("docs:serve's static server", () => {
+describe("the docs' static server", () => {
   it("serves a folder's index, refuses a path that climbs out of the site, and says what it did not find", async () => {
     const url = await site();
     expect(await get(url, "/")).toEqual({ status: 200, body: "<h1>previous build</h1>" });
@@ -50,7 +48,7 @@ describe("docs:serve's static server", () => {
     const cacheOf = async (url: string, path: string): Promise<string | null> => (await fetch(new URL(path, url))).headers.get("cache-control");
     const live = await site();
     expect([await cacheOf(live, "/"), await cacheOf(live, "/site.css")]).toEqual(["no-store", "no-store"]);
-    const crawled = await site(undefined, { cacheAssets: true });
+    const crawled = await site({ cacheAssets: true });
     expect([await cacheOf(crawled, "/"), await cacheOf(crawled, "/index.html"), await cacheOf(crawled, "/site.css")]).toEqual(["no-store", "no-store", "max-age=3600"]);
   });
 
@@ -59,23 +57,11 @@ describe("docs:serve's static server", () => {
     expect((await get(url, "/%E0%A4%A")).status).toBe(400);
     expect((await get(url, "/")).body).toContain("previous build");
   });
-
-  it("shows the failed rebuild's error on every page, not the previous site", async () => {
-    let failed: string[] | undefined = ["literate/loop.md:3:1: error unknown-reference: no block named `x`"];
-    const url = await site(() => failed);
-    const page = await get(url, "/index.html");
-    expect(page.status).toBe(500);
-    expect(page.body).toContain("no block named `x`");
-    expect(page.body).not.toContain("previous build");
-    expect((await get(url, "/site.css")).status).toBe(200);
-    failed = undefined;
-    expect((await get(url, "/")).body).toContain("previous build");
-  });
 });
 
 describe.each<[string, (root: string) => Promise<{ url: string; site: string; close: () => Promise<void> | void }>]>([
   [
-    "docs:serve",
+    "the static server",
     async (root) => {
       const site = join(root, "site");
       mkdirSync(site);
@@ -125,57 +111,4 @@ describe.each<[string, (root: string) => Promise<{ url: string; site: string; cl
     execFileSync("mkfifo", [join(site, "pipe.html")]);
     expect((await get(url, "/pipe.html")).status).toBe(404);
   });
-});
-
-describe("docs:serve", () => {
-  const fence = "```";
-  const doc = (prose: string, code = "export const one = 1;") => `---\ntangle: generated/one.ts\n---\n# One\n\n${prose}\n\n${fence}ts\n/** One. */\n${code}\n${fence}\n`;
-
-  /** Fetches `path` until its body satisfies `ok` (a rebuild is asynchronous). */
-  let logged: string[] = [];
-  async function until(url: string, path: string, ok: (body: string) => boolean): Promise<string> {
-    const deadline = Date.now() + 90_000;
-    let last = "";
-    while (Date.now() < deadline) {
-      last = (await get(url, path)).body;
-      if (ok(last)) return last;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    throw new Error(`\`${path}\` never became what was wanted; last body: ${last.slice(0, 300)}\nlog:\n${logged.join("\n")}`);
-  }
-
-  it("tangles an edited document before rebuilding, and shows a tangle error on the page", async () => {
-    const root = join(process.cwd(), "bench", ".corpus", `docs-serve-test-${process.pid}`);
-    rmSync(root, { recursive: true, force: true });
-    mkdirSync(join(root, "literate"), { recursive: true });
-    const project = JSON.parse(readFileSync("tsconfig.json", "utf8")) as { compilerOptions: Record<string, unknown> };
-    writeFileSync(join(root, "tsconfig.json"), JSON.stringify({ compilerOptions: { ...project.compilerOptions, types: [] }, include: ["generated"] }));
-    writeFileSync(join(root, "literate", "one.md"), doc("The first sentence."));
-    runTangle({ root });
-    const log: string[] = [];
-    logged = log;
-    const memory = docsMemory();
-    const served = await serveDocs({ root, out: join(root, "site"), port: 0, api: false, memory, progress: (line) => log.push(line) });
-    cleanups.push(() => {
-      void served.close().then(() => rmSync(root, { recursive: true, force: true }));
-    });
-    expect((await get(served.url, "/chapters/one.html")).body).toContain("The first sentence.");
-
-    writeFileSync(join(root, "literate", "one.md"), doc("The second sentence.", "export const one = 2;"));
-    await until(served.url, "/chapters/one.html", (body) => body.includes("The second sentence."));
-    expect(readFileSync(join(root, "generated", "one.ts"), "utf8")).toContain("export const one = 2;");
-    // The rebuild updates the server's one model: the edit is parsed once more and tangled once more.
-    expect(memory.project?.counts).toMatchObject({ parses: 2, tangles: 2 });
-    // The files its own tangle wrote do not cause a second build; a tangle run by hand does cause one.
-    await new Promise((r) => setTimeout(r, 2500));
-    expect(log.filter((line) => line.endsWith("changed; rebuilding"))).toEqual([`docs: ${join(root, "literate", "one.md")} changed; rebuilding`]);
-    writeFileSync(join(root, "generated", "one.ts"), readFileSync(join(root, "generated", "one.ts"), "utf8")); // as `npm run tangle` rewrites it
-    const deadline = Date.now() + 30_000;
-    while (!log.some((line) => line.includes(join("generated", "one.ts")) && line.endsWith("changed; rebuilding")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(log.filter((line) => line.endsWith("changed; rebuilding"))).toHaveLength(2);
-
-    writeFileSync(join(root, "literate", "one.md"), doc("A broken reference.", "<<nowhere>>"));
-    const page = await until(served.url, "/chapters/one.html", (body) => body.includes("build-error"));
-    expect(page).toContain("nowhere");
-  }, 180_000);
 });

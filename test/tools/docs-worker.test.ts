@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { WorkerReply, WorkerRequest } from "../../tools/lib/docs/dev-serve.ts";
+import type { WorkerReply, WorkerRequest } from "../../tools/lib/docs/command.ts";
 import { childEnvironment, runProcess } from "./support.ts";
 import { Project, edit, launcher } from "./verify-project.ts";
 

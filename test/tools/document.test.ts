@@ -1,6 +1,6 @@
 /** One literate document: its fence attributes, front matter, block lines and column shifts. */
 import { describe, expect, it } from "vitest";
-import { parseLiterateDocument, type BlockAttributes } from "../../tools/lib/document.ts";
+import { parseLiterateDocument, type BlockAttributes } from "../../tools/lib/core/document.ts";
 import { fence, md } from "./support.ts";
 
 const parse = (text: string) => parseLiterateDocument("literate/a.md", text);

@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { judgeExecution, loadEvidence, type Execution, type TestEvidence } from "../../tools/lib/evidence.ts";
+import { judgeExecution, type Execution, type TestEvidence } from "../../tools/lib/core/evidence.ts";
+import { loadEvidence } from "../../tools/lib/runners/vitest-evidence.ts";
 
 /** Istanbul coverage of `literate/x.md` as vitest writes it: function `add` on line 11 (body on 12), a statement on 20. */
 function coverageOf(root: string, calls: number): string {

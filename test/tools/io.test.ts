@@ -2,10 +2,10 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BatchWriteError, FolderListings, HashingReader, decodeTexts, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, parseJson, readFiles, readIfExists, statCachePath, writeAllAtomically, writeAtomically, writeFully } from "../../tools/lib/io.ts";
+import { BatchWriteError, FolderListings, HashingReader, decodeTexts, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, parseJson, readFiles, readIfExists, statCachePath, writeAllAtomically, writeAtomically, writeFully } from "../../tools/lib/disk/io.ts";
 import { fillDisk, smallDisk } from "../helpers/small-disk.ts";
-import { LiterateError, error } from "../../tools/lib/diagnostics.ts";
-import { sha256 } from "../../tools/lib/plan.ts";
+import { LiterateError, error } from "../../tools/lib/core/diagnostics.ts";
+import { sha256 } from "../../tools/lib/core/plan.ts";
 import { listFiles, project, read, removeTempDirs, tempDir, thrown, writeFiles } from "./support.ts";
 
 afterAll(removeTempDirs);

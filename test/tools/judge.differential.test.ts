@@ -5,10 +5,10 @@
 // saves, its page fetched over HTTP; the project's tests run by a real Vitest with coverage.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatChapterRecord, mutationCandidates, blockId } from "../../tools/lib/mutation.ts";
-import { ProjectModel } from "../../tools/lib/project.ts";
-import { definitionAnalyses } from "../../tools/lib/project-code.ts";
-import type { VerifyReport } from "../../tools/lib/verify.ts";
+import { formatChapterRecord, mutationCandidates, blockId } from "../../tools/lib/core/mutation.ts";
+import { ProjectModel } from "../../tools/lib/core/project.ts";
+import { definitionAnalyses } from "../../tools/lib/core/project-code.ts";
+import type { VerifyReport } from "../../tools/lib/commands/verify.ts";
 import { Project, launcher } from "./verify-project.ts";
 
 const fence = "```";

@@ -2,8 +2,8 @@
 // verdict comes back without a file being written, and a document that does not tangle gets its
 // tangle errors instead of verdicts. The rules carry their metadata beside their logic.
 import { describe, expect, it } from "vitest";
-import { judge, judgeTexts, rules, factsOf } from "../../tools/lib/judge.ts";
-import { ProjectModel } from "../../tools/lib/project.ts";
+import { judge, judgeTexts, rules, factsOf } from "../../tools/lib/rules/judge.ts";
+import { ProjectModel } from "../../tools/lib/core/project.ts";
 import type { TestFacts } from "../../tools/lib/rules/rule.ts";
 import { fence, md } from "./support.ts";
 

@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runTangle } from "../../tools/lib/tangle-run.ts";
+import { runTangle } from "../../tools/lib/commands/tangle-run.ts";
 import { fence, md } from "./support.ts";
 
 /** The chapters, by path. */

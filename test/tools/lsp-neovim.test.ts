@@ -1,5 +1,5 @@
 // The language server in a real editor: Debian's Neovim, headless (`npm test`'s `pretest`
-// installs it, tools/ensure-neovim.sh), configured with the README's own Lua snippet, driven by a
+// installs it, tools/ensure-test-programs.sh), configured with the README's own Lua snippet, driven by a
 // Lua script on the fixture book: open a chapter, hover, jump to a definition in another chapter,
 // see a type error's diagnostic appear after an unsaved edit, rename across chapters.
 import { spawn } from "node:child_process";

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyProject, type VerifyReport } from "../../tools/lib/verify.ts";
+import { verifyProject, type VerifyReport } from "../../tools/lib/commands/verify.ts";
 import { BookClient } from "./lsp-client.ts";
 import { Project } from "./verify-project.ts";
 

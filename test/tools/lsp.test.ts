@@ -12,8 +12,8 @@ import type { CodeLens, CompletionItem, CompletionList, DocumentSymbol, Hover, L
 import { Book } from "../../tools/lib/lsp/book.ts";
 import { readBook, readEvidence } from "../../tools/lib/lsp/disk.ts";
 import { projectCompilerOptions } from "../../tools/lib/lsp/tangled-host.ts";
-import { tangle } from "../../tools/lib/tangle.ts";
-import { runTangle } from "../../tools/lib/tangle-run.ts";
+import { tangle } from "../../tools/lib/core/tangle.ts";
+import { runTangle } from "../../tools/lib/commands/tangle-run.ts";
 import { BookClient } from "./lsp-client.ts";
 import { chapters, fixtureBook } from "./lsp-fixture.ts";
 import { decodeMappings, type Segment } from "./support.ts";

@@ -9,7 +9,8 @@
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
 import { Dice } from "../../bench/dice.ts";
-import { scanFast, scanWithRemark, type RawBlock, type ScanResult } from "../../tools/lib/markdown.ts";
+import { scanFast, type RawBlock, type ScanResult } from "../../tools/lib/core/markdown.ts";
+import { scanWithRemark } from "../../tools/lib/core/remark.ts";
 
 /** What remark says, without the fields only remark computes. */
 function reference(text: string): ScanResult {

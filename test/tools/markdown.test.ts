@@ -3,7 +3,9 @@
  * documents on which the two once disagreed (found by markdown.differential.test.ts).
  */
 import { describe, expect, it } from "vitest";
-import { scanBlocks, scanFast, scanWithRemark, type RawBlock, type ScanResult } from "../../tools/lib/markdown.ts";
+import { scanBlocks } from "../../tools/lib/core/document.ts";
+import { scanFast, type RawBlock, type ScanResult } from "../../tools/lib/core/markdown.ts";
+import { scanWithRemark } from "../../tools/lib/core/remark.ts";
 import { fence, md } from "./support.ts";
 
 /** remark's answer without the fields only remark computes. */

@@ -4,10 +4,10 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
-import { analyzeDefinitions } from "../../tools/lib/definitions.ts";
-import { formatDiagnostic } from "../../tools/lib/diagnostics.ts";
-import { describeBookScore, factsOf, judge } from "../../tools/lib/judge.ts";
-import { ProjectModel } from "../../tools/lib/project.ts";
+import { analyzeDefinitions } from "../../tools/lib/core/definitions.ts";
+import { formatDiagnostic } from "../../tools/lib/core/diagnostics.ts";
+import { describeBookScore, factsOf, judge } from "../../tools/lib/rules/judge.ts";
+import { ProjectModel } from "../../tools/lib/core/project.ts";
 import {
   applyMutant,
   formatChapterRecord,
@@ -21,10 +21,10 @@ import {
   type ChapterRecord,
   type MutantRecord,
   type StrykerReport,
-} from "../../tools/lib/mutation.ts";
-import { parseTargets } from "../../tools/lib/runs.ts";
-import { blockHashes } from "../../tools/lib/stamps.ts";
-import { tangle } from "../../tools/lib/tangle.ts";
+} from "../../tools/lib/core/mutation.ts";
+import { parseTargets } from "../../tools/lib/core/runs.ts";
+import { blockHashes } from "../../tools/lib/core/stamps.ts";
+import { tangle } from "../../tools/lib/core/tangle.ts";
 import { Project, launcher, repository, run } from "./verify-project.ts";
 
 const doc = "literate/half.md";

@@ -1,6 +1,6 @@
 /** Target paths: which ones tangle may write, and how they are normalized. */
 import { describe, expect, it } from "vitest";
-import { checkTargetPath, isCanonicalTarget, isTypeScriptPath } from "../../tools/lib/paths.ts";
+import { checkTargetPath, isCanonicalTarget, isTypeScriptPath } from "../../tools/lib/core/paths.ts";
 
 describe("checkTargetPath", () => {
   it.each([

@@ -3,8 +3,8 @@
  * hashes (the function takes the disk as a parameter, so no mock is needed).
  */
 import { describe, expect, it } from "vitest";
-import { manifestPath } from "../../tools/lib/paths.ts";
-import { formatManifest, parseManifest, planWrites, sha256, type Action, type DiskEntry, type Manifest } from "../../tools/lib/plan.ts";
+import { manifestPath } from "../../tools/lib/core/paths.ts";
+import { formatManifest, parseManifest, planWrites, sha256, type Action, type DiskEntry, type Manifest } from "../../tools/lib/core/plan.ts";
 
 const handEditedHint = "run `npm run stitch` to take the edit back into the Markdown (or move it there by hand, then run `npm run tangle -- --force` to overwrite the file)";
 

@@ -2,10 +2,10 @@
 // document it changes, and whatever the model computes after updates is what a fresh model over
 // the same texts computes.
 import { describe, expect, it } from "vitest";
-import { parseLiterateDocument } from "../../tools/lib/document.ts";
-import { definitionAnalyses, targetTrees } from "../../tools/lib/project-code.ts";
-import { ProjectModel, type DocumentParser } from "../../tools/lib/project.ts";
-import type { TangleInput } from "../../tools/lib/tangle.ts";
+import { parseLiterateDocument } from "../../tools/lib/core/document.ts";
+import { definitionAnalyses, targetTrees } from "../../tools/lib/core/project-code.ts";
+import { ProjectModel, type DocumentParser } from "../../tools/lib/core/project.ts";
+import type { TangleInput } from "../../tools/lib/core/tangle.ts";
 
 /** A chapter writing `generated/NAME.ts`, defining `NAME` and splicing `<<NAME-part>>` from `part.md`. */
 function chapter(name: string, body = "return 1;"): string {

@@ -3,12 +3,12 @@
 // uses of a class member a later chapter defines, and when a doc comment says nothing its prose
 // does not.
 import { describe, expect, it } from "vitest";
-import { analyzeDefinitions } from "../../tools/lib/definitions.ts";
-import { formatDiagnostic } from "../../tools/lib/diagnostics.ts";
-import { readingOrderProblems } from "../../tools/lib/order.ts";
-import { contentWords, docCommentText, measureRepetition, repetitionWarnings } from "../../tools/lib/repetition.ts";
-import { parseTargets } from "../../tools/lib/runs.ts";
-import { tangle, type TangleInput } from "../../tools/lib/tangle.ts";
+import { analyzeDefinitions } from "../../tools/lib/core/definitions.ts";
+import { formatDiagnostic } from "../../tools/lib/core/diagnostics.ts";
+import { readingOrderProblems } from "../../tools/lib/core/order.ts";
+import { contentWords, docCommentText, measureRepetition, repetitionWarnings } from "../../tools/lib/core/repetition.ts";
+import { parseTargets } from "../../tools/lib/core/runs.ts";
+import { tangle, type TangleInput } from "../../tools/lib/core/tangle.ts";
 import { fence, md } from "./support.ts";
 
 /** A chapter tangling `generated/NAME.ts` (and `test/NAME.test.ts`), with an optional `order`, made of prose-and-block pairs. */

@@ -2,8 +2,8 @@
 // so the documentation cannot drift from what the tools do.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { analyzeDefinitions } from "../../tools/lib/definitions.ts";
-import { tangle } from "../../tools/lib/tangle.ts";
+import { analyzeDefinitions } from "../../tools/lib/core/definitions.ts";
+import { tangle } from "../../tools/lib/core/tangle.ts";
 
 const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
 const example = /````markdown\n([\s\S]*?)\n````/.exec(readme)?.[1] ?? "";

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { buildSync } from "esbuild";
 import { afterAll, describe, expect, it } from "vitest";
 import { RingBuffer } from "../../generated/ring-buffer.ts";
-import { MappingsBuilder, encodeVlq, inlineSourceMapPrefix, readInlineSourceMap, type LineOrigin } from "../../tools/lib/sourcemap.ts";
-import { runTangle } from "../../tools/lib/tangle-run.ts";
+import { MappingsBuilder, encodeVlq, inlineSourceMapPrefix, readInlineSourceMap, type LineOrigin } from "../../tools/lib/core/sourcemap.ts";
+import { runTangle } from "../../tools/lib/commands/tangle-run.ts";
 import { decodeMappings, type Segment } from "./support.ts";
 
 const tsx = join(process.cwd(), "node_modules", ".bin", "tsx");

@@ -1,9 +1,9 @@
 // Stamps: a block's hash covers its own text and every block it splices, and `applyStampEdits`
 // rewrites only the fence lines it is told to, keeping everything else byte for byte.
 import { describe, expect, it } from "vitest";
-import { parseLiterateDocument } from "../../tools/lib/document.ts";
-import { applyStampEdits, blockHashes, type StampEdit } from "../../tools/lib/stamps.ts";
-import { tangle } from "../../tools/lib/tangle.ts";
+import { parseLiterateDocument } from "../../tools/lib/core/document.ts";
+import { applyStampEdits, blockHashes, type StampEdit } from "../../tools/lib/core/stamps.ts";
+import { tangle } from "../../tools/lib/core/tangle.ts";
 
 const path = "literate/x.md";
 

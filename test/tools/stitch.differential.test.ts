@@ -13,12 +13,12 @@ import { join } from "node:path";
 import * as prettier from "prettier";
 import ts from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
-import { listDocuments } from "../../tools/lib/io.ts";
-import { isTypeScriptPath } from "../../tools/lib/paths.ts";
-import { runStitch } from "../../tools/lib/stitch-run.ts";
-import { comparable } from "../../tools/lib/stitch.ts";
-import { runTangle } from "../../tools/lib/tangle-run.ts";
-import { tangle, type TangleResult } from "../../tools/lib/tangle.ts";
+import { listDocuments } from "../../tools/lib/disk/io.ts";
+import { isTypeScriptPath } from "../../tools/lib/core/paths.ts";
+import { runStitch } from "../../tools/lib/commands/stitch-run.ts";
+import { comparable } from "../../tools/lib/core/stitch.ts";
+import { runTangle } from "../../tools/lib/commands/tangle-run.ts";
+import { tangle, type TangleResult } from "../../tools/lib/core/tangle.ts";
 import { removeTempDirs, repository, tempDir } from "./support.ts";
 
 afterAll(removeTempDirs);

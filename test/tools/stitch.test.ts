@@ -6,11 +6,11 @@
  * runs it (`node tools/run.cjs stitch`).
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { runStitch } from "../../tools/lib/stitch-run.ts";
-import { stitch } from "../../tools/lib/stitch.ts";
-import { runTangle } from "../../tools/lib/tangle-run.ts";
+import { runStitch } from "../../tools/lib/commands/stitch-run.ts";
+import { stitch } from "../../tools/lib/core/stitch.ts";
+import { runTangle } from "../../tools/lib/commands/tangle-run.ts";
 import { commandInProcess, commandProcess, fence, md, project, read, removeTempDirs, snapshot, thrown, writeFiles } from "./support.ts";
-import { LiterateError } from "../../tools/lib/diagnostics.ts";
+import { LiterateError } from "../../tools/lib/core/diagnostics.ts";
 
 afterAll(removeTempDirs);
 

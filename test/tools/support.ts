@@ -8,10 +8,10 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync,
 import { tmpdir } from "node:os";
 import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runTool, type Sink, type Streams } from "../../tools/lib/cli.ts";
-import { stitchCommand } from "../../tools/lib/stitch-command.ts";
-import { tangleCommand } from "../../tools/lib/tangle-command.ts";
-import { verifyCommand } from "../../tools/lib/verify-command.ts";
+import { runTool, type Sink, type Streams } from "../../tools/lib/commands/cli.ts";
+import { stitchCommand } from "../../tools/lib/commands/stitch-command.ts";
+import { tangleCommand } from "../../tools/lib/commands/tangle-command.ts";
+import { verifyCommand } from "../../tools/lib/commands/verify-command.ts";
 
 /** Three backticks, so documents can be written in template literals without escapes. */
 export const fence = "```";
@@ -201,7 +201,7 @@ function fileSink(path: string): Sink & { readonly close: () => string } {
 }
 
 /**
- * The same command in this process: the body the CLI runs (`tools/lib/*-command.ts` under
+ * The same command in this process: the body the CLI runs (`tools/lib/commands/*-command.ts` under
  * `runTool`), its output (and that of any child it starts, such as verify's test run) written to
  * files and read back. It saves a child's start and the loading of the toolchain and TypeScript
  * for each run; a few tests per command still run the real CLI with `commandProcess`. The body

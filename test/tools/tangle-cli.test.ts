@@ -10,12 +10,12 @@ import { spawn } from "node:child_process";
 import { appendFileSync, cpSync, existsSync, readFileSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LiterateError } from "../../tools/lib/diagnostics.ts";
-import { manifestPath } from "../../tools/lib/paths.ts";
-import { formatManifest, sha256 } from "../../tools/lib/plan.ts";
-import { readInlineSourceMap } from "../../tools/lib/sourcemap.ts";
-import { pendingPath, runTangle } from "../../tools/lib/tangle-run.ts";
-import { tangle } from "../../tools/lib/tangle.ts";
+import { LiterateError } from "../../tools/lib/core/diagnostics.ts";
+import { manifestPath } from "../../tools/lib/core/paths.ts";
+import { formatManifest, sha256 } from "../../tools/lib/core/plan.ts";
+import { readInlineSourceMap } from "../../tools/lib/core/sourcemap.ts";
+import { pendingPath, runTangle } from "../../tools/lib/commands/tangle-run.ts";
+import { tangle } from "../../tools/lib/core/tangle.ts";
 import { commandInProcess, fence, frontMatter, listFiles, md, read, removeTempDirs, snapshot, tempDir, thrown, writeFiles } from "./support.ts";
 
 const tsx = join(process.cwd(), "node_modules", ".bin", "tsx");
@@ -454,7 +454,7 @@ describe.concurrent("the command line", { timeout: cliTimeout }, () => {
   it("exits 2 and says it is a bug when the tool itself fails", async ({ expect }) => {
     const dir = scratch();
     const script = join(dir, "crash.mts"); // .mts: top-level await needs an ES module
-    writeFileSync(script, `import { runCli } from ${JSON.stringify(join(process.cwd(), "tools", "lib", "cli.ts"))};\nawait runCli("tangle", async () => {\n  throw new Error("boom");\n});\n`);
+    writeFileSync(script, `import { runCli } from ${JSON.stringify(join(process.cwd(), "tools", "lib", "commands", "cli.ts"))};\nawait runCli("tangle", async () => {\n  throw new Error("boom");\n});\n`);
     const run = await runTs(script, []);
     expect(run.status).toBe(2);
     expect(run.stdout).toBe("");
@@ -465,7 +465,7 @@ describe.concurrent("the command line", { timeout: cliTimeout }, () => {
     const dir = scratch();
     const script = join(dir, "denied.mts");
     const denied = "Object.assign(new Error(\"EACCES: permission denied, open '/x/generated/a.ts'\"), { code: \"EACCES\", path: \"/x/generated/a.ts\" })";
-    writeFileSync(script, `import { runCli } from ${JSON.stringify(join(process.cwd(), "tools", "lib", "cli.ts"))};\nawait runCli("verify", async () => {\n  throw ${denied};\n});\n`);
+    writeFileSync(script, `import { runCli } from ${JSON.stringify(join(process.cwd(), "tools", "lib", "commands", "cli.ts"))};\nawait runCli("verify", async () => {\n  throw ${denied};\n});\n`);
     const run = await runTs(script, []);
     expect(run).toEqual({
       status: 1,
@@ -725,14 +725,14 @@ describe.concurrent("the launcher, tools/run.cjs", { timeout: cliTimeout }, () =
     const root = tangled();
     const before = await runCommand(process.execPath, [join(repo, "tools", "run.cjs"), "tangle", "--check", "--root", root]);
     expect(before).toEqual({ status: 0, stdout: "tangle: up to date (2 files)\n", stderr: "" });
-    editFile(join(repo, "tools", "lib", "tangle-command.ts"), "tangle: up to date (", "tangle: nothing to do (");
+    editFile(join(repo, "tools", "lib", "commands", "tangle-command.ts"), "tangle: up to date (", "tangle: nothing to do (");
     const after = await runCommand(process.execPath, [join(repo, "tools", "run.cjs"), "tangle", "--check", "--root", root]);
     expect(after).toEqual({ status: 0, stdout: "tangle: nothing to do (2 files)\n", stderr: "" });
   });
 
   it("reports a bug in the toolchain with a stack trace at its TypeScript lines", async ({ expect }) => {
     const repo = toolchainCopy();
-    const cliFile = join(repo, "tools", "lib", "tangle-command.ts");
+    const cliFile = join(repo, "tools", "lib", "commands", "tangle-command.ts");
     editFile(cliFile, "  const report = runTangle(", '  if (values.quiet) throw new Error("planted");\n  const report = runTangle(');
     const line = readFileSync(cliFile, "utf8").split("\n").findIndex((l) => l.includes('"planted"')) + 1;
     const run = await runCommand(process.execPath, [join(repo, "tools", "run.cjs"), "tangle", "--quiet", "--root", newProject()]);

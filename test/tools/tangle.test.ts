@@ -6,10 +6,10 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { documentText } from "../../bench/corpus.ts";
-import { parseLiterateDocument } from "../../tools/lib/document.ts";
-import type { Diagnostic } from "../../tools/lib/diagnostics.ts";
-import { inlineSourceMapPrefix, readInlineSourceMap, type SourceMapV3 } from "../../tools/lib/sourcemap.ts";
-import { commentStyleFor, tangle, type TangleInput, type TangleResult } from "../../tools/lib/tangle.ts";
+import { parseLiterateDocument } from "../../tools/lib/core/document.ts";
+import type { Diagnostic } from "../../tools/lib/core/diagnostics.ts";
+import { inlineSourceMapPrefix, readInlineSourceMap, type SourceMapV3 } from "../../tools/lib/core/sourcemap.ts";
+import { commentStyleFor, tangle, type TangleInput, type TangleResult } from "../../tools/lib/core/tangle.ts";
 import { decodeMappings, fence, frontMatter, md } from "./support.ts";
 
 const header = (...docs: string[]): string =>

@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nativeCompilerPath, parseCompilerOutput, typeCheck, type CompilerDiagnostic } from "../../tools/lib/typecheck.ts";
+import { type CompilerDiagnostic } from "../../tools/lib/core/evidence.ts";
+import { nativeCompilerPath, parseCompilerOutput, typeCheck } from "../../tools/lib/runners/typecheck.ts";
 import { repository } from "./verify-project.ts";
 
 /** Output as the native compiler prints it (captured from `tsc -p tsconfig.json --noEmit --pretty false`). */

@@ -6,7 +6,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { runTangle } from "../../tools/lib/tangle-run.ts";
+import { runTangle } from "../../tools/lib/commands/tangle-run.ts";
 import { commandInProcess, commandProcess, launcher, repository, runProcess, type Outcome } from "./support.ts";
 
 export { launcher, repository };

@@ -3,7 +3,7 @@
 // module fails at the import line; a doc comment repeating its prose is a warning that leaves
 // the exit code alone, and one stating a contract the prose does not is not.
 import { afterAll, describe, it } from "vitest";
-import type { VerifyReport } from "../../tools/lib/verify.ts";
+import type { VerifyReport } from "../../tools/lib/commands/verify.ts";
 import { Project, edit, lineOf } from "./verify-project.ts";
 
 const slow = 120_000;

@@ -11,12 +11,12 @@
 import { existsSync, symlinkSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatDiagnostic } from "../../tools/lib/diagnostics.ts";
-import { parseLiterateDocument } from "../../tools/lib/document.ts";
-import { ProjectModel } from "../../tools/lib/project.ts";
-import { blockHashes } from "../../tools/lib/stamps.ts";
-import { tangle } from "../../tools/lib/tangle.ts";
-import { verifyProject, type VerifyReport } from "../../tools/lib/verify.ts";
+import { formatDiagnostic } from "../../tools/lib/core/diagnostics.ts";
+import { parseLiterateDocument } from "../../tools/lib/core/document.ts";
+import { ProjectModel } from "../../tools/lib/core/project.ts";
+import { blockHashes } from "../../tools/lib/core/stamps.ts";
+import { tangle } from "../../tools/lib/core/tangle.ts";
+import { verifyProject, type VerifyReport } from "../../tools/lib/commands/verify.ts";
 import { Project, edit, launcher, lineOf, repository, run, type Run } from "./verify-project.ts";
 
 const slow = 120_000;

@@ -11,7 +11,7 @@ import { basename, extname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type ts from "typescript";
 import { Application, Logger, LogLevel, ReflectionKind, RendererEvent, type ProjectReflection, type Reflection } from "typedoc";
-import type { TangleResult } from "../tangle.ts";
+import type { TangleResult } from "../core/tangle.ts";
 import { chapterPath, blockAnchor } from "./html.ts";
 
 /** Where the API pages go, below the site root. */
@@ -51,10 +51,10 @@ export interface ApiProblem {
  * What must carry a doc comment: the exports themselves (typedoc's kinds for them). Members of
  * exported interfaces and classes are not required, so an export is one doc comment away from valid.
  */
-export const requiredToBeDocumented = ["Enum", "Variable", "Function", "Class", "Interface", "TypeAlias", "Namespace"] as const;
+const requiredToBeDocumented = ["Enum", "Variable", "Function", "Class", "Interface", "TypeAlias", "Namespace"] as const;
 
 /** Chooses the entry points: the public index, else every tangled file under `generated/`. */
-export function defaultEntryPoints(root: string, tangle: TangleResult): { entryPoints: string[]; isPublicEntry: boolean } {
+function defaultEntryPoints(root: string, tangle: TangleResult): { entryPoints: string[]; isPublicEntry: boolean } {
   if (tangle.targets.some((t) => t.path === "generated/index.ts") || existsIn(root, "generated/index.ts")) {
     return { entryPoints: ["generated/index.ts"], isPublicEntry: true };
   }
@@ -189,7 +189,7 @@ function pagesOfBlocks(app: Application, project: ProjectReflection, blockOf: (r
  * `nested-interactive`) is dropped (the heading keeps its id), and its navigation landmarks get
  * names. What is left is typedoc's and moderate: no `<main>` landmark, content outside landmarks.
  */
-export function accessibleTypedocPage(html: string): string {
+function accessibleTypedocPage(html: string): string {
   return html
     .replace(/<summary\b[^>]*>[\s\S]*?<\/summary>/g, (summary) => summary.replace(/<a [^>]*class="tsd-anchor-icon"[^>]*>[\s\S]*?<\/a>/g, ""))
     .replace('<nav id="tsd-sidebar-links" class="tsd-navigation">', '<nav id="tsd-sidebar-links" class="tsd-navigation" aria-label="Back to the chapters">')

@@ -7,13 +7,10 @@ import { readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
-import { readIfExists } from "../io.ts";
-import type { TangleResult, TangledTarget } from "../tangle.ts";
+import { readIfExists } from "../disk/io.ts";
+import type { TangleResult, TangledTarget } from "../core/tangle.ts";
 
 import { attributionFolder } from "./attribution-folder.ts";
-
-/** Where the setup file writes its evidence, one JSON file per test file. */
-export { attributionFolder };
 
 /** One test file's evidence. */
 export interface AttributionFile {
@@ -23,7 +20,7 @@ export interface AttributionFile {
 }
 
 /** The blocks declaring each function name V8 would report for `target` (constructors go by class name). */
-export function functionBlocks(target: TangledTarget): Map<string, number[]> {
+function functionBlocks(target: TangledTarget): Map<string, number[]> {
   const source = ts.createSourceFile(target.path, target.content, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const byName = new Map<string, number[]>();
   const add = (name: string, node: ts.Node): void => {

@@ -13,13 +13,13 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { LiterateError, error, type Diagnostic } from "../diagnostics.ts";
-import type { LiterateBlock, ScanMode } from "../document.ts";
-import { listDocuments, readDocument, readIfExists } from "../io.ts";
-import { scanBlocks, withoutBom } from "../markdown.ts";
-import { ProjectModel } from "../project.ts";
-import type { TangleResult } from "../tangle.ts";
-import { verifyProject, type VerifyReport } from "../verify.ts";
+import { LiterateError, error, type Diagnostic } from "../core/diagnostics.ts";
+import { scanBlocks, type LiterateBlock, type ScanMode } from "../core/document.ts";
+import { listDocuments, readDocument, readIfExists } from "../disk/io.ts";
+import { withoutBom } from "../core/markdown.ts";
+import { ProjectModel } from "../core/project.ts";
+import type { TangleResult } from "../core/tangle.ts";
+import { verifyProject, type VerifyReport } from "../commands/verify.ts";
 import { apiFolder, buildApi, type ApiResult } from "./api.ts";
 import { writeAssets } from "./assets.ts";
 import { attributeTests, loadAttribution } from "./attribution.ts";
@@ -39,7 +39,7 @@ import type { ChapterOptions } from "./chapter.ts";
 import type { Root as MdastRoot } from "mdast";
 import ts from "typescript";
 import { createRequire } from "node:module";
-import { isTypeScriptPath } from "../paths.ts";
+import { isTypeScriptPath } from "../core/paths.ts";
 
 /** Options of a build. */
 export interface DocsOptions {

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { copyFileSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { readIfExists, writeAtomically } from "../io.ts";
+import { readIfExists, writeAtomically } from "../disk/io.ts";
 
 /** The cache folder of the docs build, below the project root. */
 export const docsCacheFolder = ".cache/docs";

@@ -71,7 +71,7 @@ function closeOverlay(o: CodeOverlay): string {
 }
 
 /** Renders one line's tokens, wrapping the overlaid columns. */
-export function renderLine(tokens: readonly CodeToken[], overlays: readonly CodeOverlay[]): string {
+function renderLine(tokens: readonly CodeToken[], overlays: readonly CodeOverlay[]): string {
   let out = "";
   let next = 0;
   let open: CodeOverlay | undefined;

@@ -30,7 +30,7 @@ export interface ErrorSite {
 }
 
 /** The placeholder for a value filled in at run time. */
-export const placeholder = "…";
+const placeholder = "…";
 
 /** The text of a message argument, `…` for each interpolation; `undefined` when it has no literal text. */
 export function messageText(node: ts.Expression): string | undefined {

@@ -5,18 +5,13 @@
 import type { Code } from "mdast";
 import { renderChapter } from "./chapter.ts";
 import { blockAnchor, escapeHtml } from "./html.ts";
-import { renderPage, type PageShell } from "./layout.ts";
-import { blockLabel, chapterLinks, hrefRewriter, type PageContext, type RenderedPage } from "./pages.ts";
+import { blockLabel, hrefRewriter, shell, type PageContext, type RenderedPage } from "./pages.ts";
 
 /** Where the 404 page is: the site's root, where static hosts look for it. */
 export const notFoundPath = "404.html";
 
 /** Where the whole book is. */
-export const bookPath = "book.html";
-
-function wrap(ctx: PageContext, page: Omit<PageShell, "chapters" | "siteTitle">): string {
-  return renderPage({ ...page, ...(ctx.deferChapterList === true ? {} : { chapters: chapterLinks(ctx.model) }), siteTitle: ctx.siteTitle });
-}
+const bookPath = "book.html";
 
 /**
  * The page a static host shows for a path it does not have. Its links are relative to the site's
@@ -29,7 +24,7 @@ export function renderNotFoundPage(ctx: PageContext): RenderedPage {
 <p class="lead">The address may be of an older edition, or mistyped.</p>
 <p>Search above, or start from <a href="index.html">the index</a> (every chapter, definition and error), or read <a href="${escapeHtml(ctx.model.chapters[0]?.path ?? "index.html")}">the first chapter</a>.</p>
 </article>`;
-  return { path: notFoundPath, html: wrap(ctx, { path: notFoundPath, title: "Page not found", body }), headings: [], sections: [] };
+  return { path: notFoundPath, html: shell(ctx, { path: notFoundPath, title: "Page not found", body }), headings: [], sections: [] };
 }
 
 /**
@@ -73,7 +68,7 @@ export function renderBookPage(ctx: PageContext, texts: ReadonlyMap<string, stri
 ${contents}
 ${parts.join("\n")}
 </article>`;
-  return { path: bookPath, html: wrap(ctx, { path: bookPath, title: "The whole book", body, diagrams }), headings: [], sections: [] };
+  return { path: bookPath, html: shell(ctx, { path: bookPath, title: "The whole book", body, diagrams }), headings: [], sections: [] };
 }
 
 /**

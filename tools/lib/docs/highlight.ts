@@ -9,7 +9,7 @@ import { createHighlighter, type BundledLanguage, type Highlighter } from "shiki
 import { plainTokens, type CodeToken } from "./code-html.ts";
 
 /** The languages the site highlights; anything else renders as plain text. */
-export const highlightedLanguages: readonly BundledLanguage[] = ["typescript", "javascript", "json", "yaml", "shellscript", "markdown", "diff"];
+const highlightedLanguages: readonly BundledLanguage[] = ["typescript", "javascript", "json", "yaml", "shellscript", "markdown", "diff"];
 
 const aliases: Readonly<Record<string, BundledLanguage>> = { ts: "typescript", js: "javascript", sh: "shellscript", bash: "shellscript", shell: "shellscript", yml: "yaml", md: "markdown" };
 
@@ -19,7 +19,7 @@ const aliases: Readonly<Record<string, BundledLanguage>> = { ts: "typescript", j
  * tempting classic, has an orange at 3.5:1). Each token carries both colours; the style sheet
  * picks the dark one when the reader's system is dark.
  */
-export const codeThemes = { light: "github-light-default", dark: "github-dark-default" } as const;
+const codeThemes = { light: "github-light-default", dark: "github-dark-default" } as const;
 
 /** Both themes as one name, for the caches' keys. */
 export const codeTheme = `${codeThemes.light}+${codeThemes.dark}`;
@@ -28,7 +28,7 @@ export const codeTheme = `${codeThemes.light}+${codeThemes.dark}`;
  * Light colours overridden for contrast: the comment grey (4.6:1 on white) falls under 4.5:1 on
  * the tinted backgrounds of a linked or a problem line, so it is darkened to the site's muted grey.
  */
-export const colourOverrides: Readonly<Record<string, string>> = { "#6e7781": "#59636e" };
+const colourOverrides: Readonly<Record<string, string>> = { "#6e7781": "#59636e" };
 
 /** Tokenizes code into lines of `CodeToken`s. */
 export type Tokenize = (code: string, lang: string) => CodeToken[][];

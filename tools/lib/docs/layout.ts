@@ -44,7 +44,7 @@ export interface PageShell {
 }
 
 /** Where a page rendered without its chapter list will have it. */
-export const chapterListSlot = "<!--chapter-list-->";
+const chapterListSlot = "<!--chapter-list-->";
 
 /** The sidebar's chapter list as the page at `path` shows it: links relative to it, its own marked current. */
 function chapterListHtml(path: string, chapters: readonly NavLink[]): string {
@@ -119,6 +119,6 @@ ${hovers}
 }
 
 /** JSON safe inside a `<script>` element. */
-export function jsonForScript(value: unknown): string {
+function jsonForScript(value: unknown): string {
   return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
 }

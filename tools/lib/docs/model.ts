@@ -2,9 +2,10 @@
  * The docs model: tangle's blocks joined with verify's report, the cross-references, the tests
  * that ran each block and the API pages, keyed by global block index. Pure.
  */
-import { byChapterOrder, type LiterateBlock } from "../document.ts";
-import type { TangleResult, TangledTarget } from "../tangle.ts";
-import type { BlockReport, DocumentSummary, VerifyReport } from "../verify.ts";
+import { byChapterOrder, type LiterateBlock } from "../core/document.ts";
+import type { TangleResult, TangledTarget } from "../core/tangle.ts";
+import type { VerifyReport } from "../commands/verify.ts";
+import type { BlockReport, DocumentSummary } from "../rules/judge.ts";
 import { blockAnchor, chapterPath } from "./html.ts";
 import type { XrefResult } from "./xref.ts";
 
@@ -90,7 +91,7 @@ export interface ModelInput {
 }
 
 /** Where generated line `line` (0-based) and `character` of `target` fall in the blocks. */
-export function locateInBlock(target: TangledTarget, blocks: readonly LiterateBlock[], line: number, character: number): { block: number; line: number; column: number } | undefined {
+function locateInBlock(target: TangledTarget, blocks: readonly LiterateBlock[], line: number, character: number): { block: number; line: number; column: number } | undefined {
   const global = target.lineBlock[line] ?? -1;
   const block = blocks[global];
   if (global < 0 || block === undefined) return undefined;
@@ -196,9 +197,6 @@ export function buildModel(input: ModelInput): DocsModel {
   return { chapters, blocks, definitions, xref, report, targets: tangle.targets };
 }
 
-// The reading order is the book's, not only the site's (verify checks imports against it), so it lives with the documents.
-export { byChapterOrder, chapterOrder } from "../document.ts";
-
 /** The key a definition sorts and groups by: its name without a private `#`. */
 export function definitionSortKey(name: string): string {
   return name.replace(/(^|\.)#/g, "$1");
@@ -215,7 +213,7 @@ export function compareDefinitionNames(a: string, b: string): number {
 const collator = new Intl.Collator("en", { sensitivity: "base" });
 
 /** The `<<name>>` lines of each block (tangle's splice graph), and for each named block the blocks whose lines splice it in. */
-export function chunkLinks(result: Pick<TangleResult, "blocks" | "references">): { refs: BlockModel["chunkRefs"][]; splicedInto: number[][] } {
+function chunkLinks(result: Pick<TangleResult, "blocks" | "references">): { refs: BlockModel["chunkRefs"][]; splicedInto: number[][] } {
   const splicedInto: number[][] = result.blocks.map(() => []);
   const refs = result.blocks.map((_, i) => {
     const found = result.references[i] ?? [];

@@ -3,8 +3,8 @@
  * generated files, and the index (chapters, definitions, errors). Pure: model in, HTML out.
  */
 import type { Code } from "mdast";
-import { formatLocation, type Diagnostic } from "../diagnostics.ts";
-import { inlineSourceMapLine } from "../sourcemap.ts";
+import { formatLocation, type Diagnostic } from "../core/diagnostics.ts";
+import { inlineSourceMapLine } from "../core/sourcemap.ts";
 import { renderChapter, type ChapterHeading, type ChapterOptions, type ChapterSection } from "./chapter.ts";
 import { renderCode, type CodeOverlay, type CodeToken, type LineMark } from "./code-html.ts";
 import type { ErrorSite } from "./errors-index.ts";
@@ -12,8 +12,8 @@ import type { Tokenize } from "./highlight.ts";
 import { blockAnchor, chapterPath, escapeHtml, lineAnchor, relativeHref, sourcePath } from "./html.ts";
 import { renderPage, type NavLink, type PageShell } from "./layout.ts";
 import { definitionSortKey, type BlockModel, type ChapterModel, type DocsModel } from "./model.ts";
-import { isTypeScriptPath } from "../paths.ts";
-import { describeBookScore } from "../judge.ts";
+import { isTypeScriptPath } from "../core/paths.ts";
+import { describeBookScore } from "../rules/judge.ts";
 
 /** A rendered page: its site path, its HTML, and what search should know of it. */
 export interface RenderedPage {
@@ -59,7 +59,8 @@ function chapterStatus(c: ChapterModel): { ok: boolean; text: string } {
   return { ok: true, text: "✓" };
 }
 
-function shell(ctx: PageContext, page: Omit<PageShell, "chapters" | "siteTitle">): string {
+/** A page of the site: `page` in the layout, with the chapter list (unless deferred) and the site's title. */
+export function shell(ctx: PageContext, page: Omit<PageShell, "chapters" | "siteTitle">): string {
   return renderPage({ ...page, ...(ctx.deferChapterList === true ? {} : { chapters: chapterLinks(ctx.model) }), siteTitle: ctx.siteTitle });
 }
 
@@ -81,7 +82,7 @@ function badge(ok: boolean | "warn", text: string, title: string): string {
 }
 
 /** The badges of a block, from verify's checks. */
-export function blockBadges(b: BlockModel): string {
+function blockBadges(b: BlockModel): string {
   const r = b.report;
   if (r === undefined || !(r.kind === "definition" || r.kind === "fragment" || r.kind === "preamble")) return "";
   const out: string[] = [];

@@ -245,7 +245,7 @@ function resolver(root: string, files: ReadonlyMap<string, string>, options: ts.
 const F = ts.SymbolFlags;
 
 /** The first line of quick info for a symbol, in the editor's words (`function f(x: number): string`). */
-export function describeSymbol(checker: ts.TypeChecker, symbol: ts.Symbol, node: ts.Node, name = symbol.getName()): string {
+function describeSymbol(checker: ts.TypeChecker, symbol: ts.Symbol, node: ts.Node, name = symbol.getName()): string {
   const f = symbol.flags;
   const declared = (): string => checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol));
   if (f & F.TypeAlias) {
@@ -280,7 +280,7 @@ export function describeSymbol(checker: ts.TypeChecker, symbol: ts.Symbol, node:
  * Identifiers that read as keywords and have nothing to say on hover: `undefined`, and the
  * `const` of `as const` (parsed as a type named `const`).
  */
-export function isKeywordLike(node: ts.Identifier | ts.PrivateIdentifier): boolean {
+function isKeywordLike(node: ts.Identifier | ts.PrivateIdentifier): boolean {
   if (!ts.isIdentifier(node)) return false;
   if (node.text === "undefined") return true;
   return node.text === "const" && ts.isTypeReferenceNode(node.parent) && (ts.isAsExpression(node.parent.parent) || ts.isTypeAssertionExpression(node.parent.parent));
@@ -291,7 +291,7 @@ export function isKeywordLike(node: ts.Identifier | ts.PrivateIdentifier): boole
  * name, or as its text when it has one (`{@link Name | text}`). From the display parts, where the
  * link's name and text are apart (`displayPartsToString` runs them together: `{@link Namethe text}`).
  */
-export function plainDocText(parts: readonly ts.SymbolDisplayPart[]): string {
+function plainDocText(parts: readonly ts.SymbolDisplayPart[]): string {
   let out = "";
   let link: { name: string; text: string } | undefined;
   for (const part of parts) {

@@ -5,8 +5,8 @@
  * indentation a `<<name>>` splice added). Nothing is parsed again. Pure; positions are 0-based,
  * as the language server protocol and TypeScript count them.
  */
-import type { LiterateBlock } from "../document.ts";
-import type { TangleResult, TangledTarget } from "../tangle.ts";
+import type { LiterateBlock } from "../core/document.ts";
+import type { TangleResult, TangledTarget } from "../core/tangle.ts";
 
 /** A place in a tangled file. */
 export interface GeneratedSpot {

@@ -10,12 +10,12 @@
  * document) and the service re-checks only the files whose text changed.
  */
 import ts from "typescript";
-import { error, type Diagnostic } from "../diagnostics.ts";
-import { factsOf, judge, type Judgement, type TestFacts } from "../judge.ts";
-import { isTypeScriptPath } from "../paths.ts";
-import { ProjectModel } from "../project.ts";
-import type { TangleInput, TangleResult } from "../tangle.ts";
-import type { CompilerDiagnostic, TypeCheckResult } from "../typecheck.ts";
+import { error, type Diagnostic } from "../core/diagnostics.ts";
+import { factsOf, judge, type Judgement, type TestFacts } from "../rules/judge.ts";
+import { isTypeScriptPath } from "../core/paths.ts";
+import { ProjectModel } from "../core/project.ts";
+import type { TangleInput, TangleResult } from "../core/tangle.ts";
+import type { CompilerDiagnostic, TypeCheckResult } from "../core/evidence.ts";
 import { BookMap, type BookSpot } from "./book-map.ts";
 import { TangledHost } from "./tangled-host.ts";
 

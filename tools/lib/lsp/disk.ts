@@ -4,11 +4,11 @@
  * records, the latest test run through `verifyTestFacts`). Only the server's CLI side calls it.
  */
 import { join } from "node:path";
-import { error, type Diagnostic } from "../diagnostics.ts";
-import type { TestFacts } from "../judge.ts";
-import { listDocuments, readIfExists } from "../io.ts";
-import type { TangleInput, TangleResult } from "../tangle.ts";
-import { programFiles, readRecords, verifyTestFacts } from "../verify.ts";
+import { error, type Diagnostic } from "../core/diagnostics.ts";
+import type { TestFacts } from "../rules/judge.ts";
+import { listDocuments, readIfExists } from "../disk/io.ts";
+import type { TangleInput, TangleResult } from "../core/tangle.ts";
+import { programFiles, readRecords, verifyTestFacts } from "../commands/verify.ts";
 import type { BookEvidence } from "./book.ts";
 
 /** Every document of the project at `root`, as it is on disk. */

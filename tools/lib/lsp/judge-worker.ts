@@ -8,10 +8,10 @@
  * `serveJudge` is the worker's side, `BackgroundJudge` the server's: it sends a request only when
  * the worker is free, the newest one then, so a burst of edits is judged once.
  */
-import type { Judgement } from "../judge.ts";
-import { ProjectModel } from "../project.ts";
-import { tangle, type TangleInput } from "../tangle.ts";
-import type { TypeCheckResult } from "../typecheck.ts";
+import type { Judgement } from "../rules/judge.ts";
+import { ProjectModel } from "../core/project.ts";
+import { tangle, type TangleInput } from "../core/tangle.ts";
+import type { TypeCheckResult } from "../core/evidence.ts";
 import { judgeBook, type BookEvidence } from "./book.ts";
 import { readBook, readEvidence } from "./disk.ts";
 

@@ -5,7 +5,7 @@
  * found by TypeScript's references when the editor asks for that lens (`testedBy`). Pure.
  */
 import ts from "typescript";
-import type { BlockReport, Judgement } from "../judge.ts";
+import type { BlockReport, Judgement } from "../rules/judge.ts";
 import type { Book, BookRange } from "./book.ts";
 
 /** One lens: where it stands, its title, and what resolving it needs. */

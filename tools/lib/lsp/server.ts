@@ -29,7 +29,7 @@ import {
   type WorkspaceEdit,
 } from "vscode-languageserver/node";
 import { TextDocument } from "vscode-languageserver-textdocument";
-import { recordPath } from "../mutation.ts";
+import { recordPath } from "../core/mutation.ts";
 import { Book, type BookProblem, type BookRange } from "./book.ts";
 import { readBook, readDocumentText, readEvidence } from "./disk.ts";
 import { RenameRefused, completionDetails, completions, definitions, hover, outline, prepareRename, references, rename, signatureHelp, type CompletionAnswer, type OutlineEntry, type Place } from "./features.ts";
@@ -37,7 +37,7 @@ import { BackgroundJudge, type Channel, type JudgeReply, type JudgeRequest } fro
 import { lenses, testBlockCount, testedBy, type Lens } from "./lens.ts";
 import { projectCompilerOptions } from "./tangled-host.ts";
 import { spliceCompletions, spliceDefinitions, spliceNameAt, spliceReferences } from "./splices.ts";
-import { tangle } from "../tangle.ts";
+import { tangle } from "../core/tangle.ts";
 
 /** Options of a server. */
 export interface ServerOptions {

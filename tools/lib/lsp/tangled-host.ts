@@ -6,7 +6,7 @@
  */
 import { isAbsolute, join } from "node:path";
 import ts from "typescript";
-import { isTypeScriptPath } from "../paths.ts";
+import { isTypeScriptPath } from "../core/paths.ts";
 
 /** One tangled file in memory. */
 interface Held {

@@ -3,14 +3,14 @@
  * tangled line is placed at its block's Markdown line and column, the rest are the book's. Every
  * tangled TypeScript target must be in the checked program, or the rule proves nothing.
  */
-import { error, type Diagnostic } from "../diagnostics.ts";
-import { isTypeScriptPath } from "../paths.ts";
-import type { TangleResult } from "../tangle.ts";
-import type { TypeCheckResult } from "../typecheck.ts";
+import { error, type Diagnostic } from "../core/diagnostics.ts";
+import { isTypeScriptPath } from "../core/paths.ts";
+import type { TangleResult } from "../core/tangle.ts";
+import type { TypeCheckResult } from "../core/evidence.ts";
 import { addTo, type Findings, type Rule } from "./rule.ts";
 
 /** Maps compiler diagnostics on tangled lines to their blocks; the rest are pushed to `global`. */
-export function mapCompilerDiagnostics(result: TangleResult, checked: TypeCheckResult, global: Diagnostic[]): Map<number, Diagnostic[]> {
+function mapCompilerDiagnostics(result: TangleResult, checked: TypeCheckResult, global: Diagnostic[]): Map<number, Diagnostic[]> {
   const byBlock = new Map<number, Diagnostic[]>();
   const targets = new Map(result.targets.map((t) => [t.path, t]));
   for (const d of checked.diagnostics) {

@@ -1,5 +1,5 @@
 /** The doc-comment warning (`repetition.ts`): a doc comment says what the prose before its block does not. */
-import { measureRepetition, repetitionWarnings } from "../repetition.ts";
+import { measureRepetition, repetitionWarnings } from "../core/repetition.ts";
 import { analysisOf, type Findings, type Rule } from "./rule.ts";
 
 export const docComment: Rule = {

@@ -2,7 +2,7 @@
  * Rule 1: one top-level definition per block, read from the tangled files' syntax trees
  * (`definitions.ts` finds the problems while it analyses each block; this rule places them).
  */
-import type { Diagnostic } from "../diagnostics.ts";
+import type { Diagnostic } from "../core/diagnostics.ts";
 import { addTo, type Findings, type Rule } from "./rule.ts";
 
 export const oneDefinition: Rule = {

@@ -2,9 +2,9 @@
  * Rule 5: pinned. Each runtime block has a record in its chapter's `mutation/CHAPTER.json`
  * (written only by `npm run mutate`) matching its hash, scoring at least 80% with declared
  * equivalents left out, and every `equivalent` declaration names a mutant that survives
- * (`judgePinned`, `mutation.ts`). A project with no record file at all is not judged by it.
+ * (`judgePinned`, `core/mutation.ts`). A project with no record file at all is not judged by it.
  */
-import { judgePinned, type BlockScore, type MutantRecord } from "../mutation.ts";
+import { judgePinned, type BlockScore, type MutantRecord } from "../core/mutation.ts";
 import type { Findings, Rule } from "./rule.ts";
 
 /** What rule 5 found, with each recorded block's score and standing survivors (what the pages show). */

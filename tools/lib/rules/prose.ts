@@ -1,5 +1,5 @@
 /** Rule 2: prose before each block that defines something (remark decides what a heading or paragraph is). */
-import { error, type Diagnostic } from "../diagnostics.ts";
+import { error, type Diagnostic } from "../core/diagnostics.ts";
 import { analysisOf, isDefinitionBlock, type Findings, type Rule } from "./rule.ts";
 
 export const prose: Rule = {

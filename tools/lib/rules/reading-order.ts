@@ -1,5 +1,5 @@
 /** The reading order: a chapter uses only what chapters earlier in the book define (`order.ts`). */
-import { readingOrderProblems } from "../order.ts";
+import { readingOrderProblems } from "../core/order.ts";
 import { analysisOf, type Findings, type Rule } from "./rule.ts";
 
 export const readingOrder: Rule = {

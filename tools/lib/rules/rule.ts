@@ -8,12 +8,12 @@
  * `judge.ts` runs them all; nothing else decides a verdict.
  */
 import type ts from "typescript";
-import type { BlockAnalysis } from "../definitions.ts";
-import type { Diagnostic } from "../diagnostics.ts";
-import type { LiterateBlock } from "../document.ts";
-import type { TestEvidence } from "../evidence.ts";
-import type { TangleResult } from "../tangle.ts";
-import type { TypeCheckResult } from "../typecheck.ts";
+import type { BlockAnalysis } from "../core/definitions.ts";
+import type { Diagnostic } from "../core/diagnostics.ts";
+import type { LiterateBlock } from "../core/document.ts";
+import type { TestEvidence } from "../core/evidence.ts";
+import type { TangleResult } from "../core/tangle.ts";
+import type { TypeCheckResult } from "../core/evidence.ts";
 
 /** The rules, by the name they carry in a diagnostic's `rule`. */
 export type RuleId = "one-definition" | "prose" | "compiles" | "tested" | "pinned" | "order" | "doc-comment";

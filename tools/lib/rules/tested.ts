@@ -4,11 +4,11 @@
  * its current hash (`stamps.ts`). For a block the evidence does not speak for (`TestFacts.scope`),
  * the stamp stands for the evidence: it was written from a passing run of this exact code.
  */
-import { error, type Diagnostic } from "../diagnostics.ts";
-import type { BlockAnalysis } from "../definitions.ts";
-import { judgeExecution, type TestEvidence } from "../evidence.ts";
-import { findRunnables, judgeRunnables, type Runnables, type RunVerdicts } from "../runs.ts";
-import type { TangleResult } from "../tangle.ts";
+import { error, type Diagnostic } from "../core/diagnostics.ts";
+import type { BlockAnalysis } from "../core/definitions.ts";
+import { judgeExecution, type TestEvidence } from "../core/evidence.ts";
+import { findRunnables, judgeRunnables, type Runnables, type RunVerdicts } from "../core/runs.ts";
+import type { TangleResult } from "../core/tangle.ts";
 import { addTo, analysisOf, isRuntime, type Findings, type Rule } from "./rule.ts";
 
 /** The state of rule 4 for one block. */
@@ -139,7 +139,7 @@ function missedParts(
 }
 
 /** Blocks spliced into each block (first placements). */
-export function childrenOf(result: TangleResult): Map<number, number[]> {
+function childrenOf(result: TangleResult): Map<number, number[]> {
   const children = new Map<number, number[]>();
   result.placements.forEach((placement, index) => {
     if (placement === undefined || placement.parent < 0) return;

@@ -3,16 +3,6 @@
 // last. Search is search.js, which runs as soon as it arrives. Pages read fine without either.
 (() => {
   "use strict";
-  const loadScript = (src) =>
-    new Promise((resolve, reject) => {
-      const s = document.createElement("script");
-      s.src = src;
-      s.async = false;
-      s.onload = () => resolve();
-      s.onerror = () => reject(new Error(`could not load ${src}`));
-      document.head.appendChild(s);
-    });
-
   // The chapter menu of a narrow screen: the header's "Chapters" opens and closes the sidebar
   // (without the script it is a link to it, which the style sheet shows when targeted).
   const menu = document.querySelector("header.top a.menu");
@@ -177,15 +167,14 @@
     return diagrams.reduce((chain, node) => chain.then(() => drawOne(node)), Promise.resolve());
   };
   const start = () => {
-    loadScript(script)
-      .then(draw, () => {
-        console.error("mermaid: the diagram library did not load");
-        settle("failed");
-        return undefined;
-      })
-      .finally(() => {
-        if (document.documentElement.dataset.diagrams !== "failed") settle("done");
-      });
+    const library = document.createElement("script");
+    library.src = script;
+    library.onload = () => void Promise.resolve().then(draw).finally(() => settle("done"));
+    library.onerror = () => {
+      console.error("mermaid: the diagram library did not load");
+      settle("failed");
+    };
+    document.head.appendChild(library);
   };
   if (document.readyState === "complete") setTimeout(start, 0);
   else window.addEventListener("load", () => setTimeout(start, 0), { once: true });

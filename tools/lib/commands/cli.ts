@@ -3,26 +3,22 @@
  * User errors (`LiterateError`, bad command lines) and the environment's (no permission, a name
  * too long for the file system) exit 1; anything else is a bug and exits 2.
  */
-import { ExitCode, LiterateError, formatDiagnostic, sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
-import { environmentProblem } from "./io.ts";
+import { ExitCode, LiterateError, formatDiagnostic, sortDiagnostics, type Diagnostic } from "../core/diagnostics.ts";
+import { environmentProblem } from "../disk/io.ts";
 
 /** True for the errors `node:util` `parseArgs` throws on bad command lines. */
 function isUsageError(caught: unknown): caught is Error {
   return caught instanceof Error && typeof (caught as NodeJS.ErrnoException).code === "string" && ((caught as NodeJS.ErrnoException).code ?? "").startsWith("ERR_PARSE_ARGS");
 }
 
-/** A file-system error caused by the environment, as a diagnostic naming the file it concerns. */
-export function environment(caught: unknown): Diagnostic | undefined {
-  return environmentProblem((caught as NodeJS.ErrnoException | undefined)?.path ?? "(unknown file)", caught);
-}
-
 /**
  * The diagnostics of a failure that is the user's (a `LiterateError`) or the environment's (a
- * file-system error such as `EACCES`); `undefined` for anything else, which is a bug.
+ * file-system error such as `EACCES`, naming the file it concerns); `undefined` for anything
+ * else, which is a bug.
  */
 export function userProblems(caught: unknown): readonly Diagnostic[] | undefined {
   if (caught instanceof LiterateError) return caught.diagnostics;
-  const problem = environment(caught);
+  const problem = environmentProblem((caught as NodeJS.ErrnoException | undefined)?.path ?? "(unknown file)", caught);
   return problem === undefined ? undefined : [problem];
 }
 

@@ -17,12 +17,13 @@
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, statSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, join } from "node:path";
 import ts from "typescript";
-import { nativeCompilerPath, parseCompilerOutput, type CompilerDiagnostic, type TypeCheckResult } from "./typecheck.ts";
+import type { TypeCheckResult } from "../core/evidence.ts";
+import { compilerDiagnostic, nativeCompilerPath, nativeResult, parseProject } from "./typecheck.ts";
 
 /** Where the native compiler keeps what it knows between checks (project-relative). */
-export const buildInfoPath = ".cache/dev/tsc.tsbuildinfo";
+const buildInfoPath = ".cache/dev/tsc.tsbuildinfo";
 
 /** A parsed file and the stat it was parsed from. */
 interface CachedSource {
@@ -70,22 +71,19 @@ export class IncrementalTypeChecker {
       child.on("error", reject);
       child.on("close", (code) => resolve({ status: code, output }));
     });
-    const diagnostics = parseCompilerOutput(output);
-    if (status !== 0 && diagnostics.length === 0) throw new Error(`the TypeScript compiler exited with ${String(status)} and printed nothing`);
-    return { compiler: "native", diagnostics, milliseconds: performance.now() - started };
+    return nativeResult(status, output, started);
   }
 
   #checkWithApi(): TypeCheckResult {
     const started = performance.now();
     const configPath = join(this.#root, this.#project);
-    const source = ts.readJsonConfigFile(configPath, (p) => ts.sys.readFile(p));
-    const parsed = ts.parseJsonSourceFileConfigFileContent(source, ts.sys, dirname(configPath), undefined, configPath);
+    const parsed = parseProject(configPath);
     const options: ts.CompilerOptions = { ...parsed.options, noEmit: true };
     const host = this.#host(options);
     const program = ts.createSemanticDiagnosticsBuilderProgram(parsed.fileNames, options, host, this.#previous);
     this.#previous = program;
     const all = [...parsed.errors, ...program.getConfigFileParsingDiagnostics(), ...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics(), ...program.getSyntacticDiagnostics(), ...program.getSemanticDiagnostics()];
-    const diagnostics = all.filter((d) => d.category === ts.DiagnosticCategory.Error).map((d) => this.#convert(d));
+    const diagnostics = all.filter((d) => d.category === ts.DiagnosticCategory.Error).map((d) => compilerDiagnostic(this.#root, d));
     return { compiler: "javascript", diagnostics, milliseconds: performance.now() - started };
   }
 
@@ -111,12 +109,5 @@ export class IncrementalTypeChecker {
     };
     this.#cachedHost = { options: key, host };
     return host;
-  }
-
-  #convert(d: ts.Diagnostic): CompilerDiagnostic {
-    const message = ts.flattenDiagnosticMessageText(d.messageText, " ");
-    if (d.file === undefined || d.start === undefined) return { file: "", line: 0, column: 0, code: d.code, message };
-    const pos = d.file.getLineAndCharacterOfPosition(d.start);
-    return { file: relative(this.#root, d.file.fileName).split(sep).join("/"), line: pos.line + 1, column: pos.character + 1, code: d.code, message };
   }
 }

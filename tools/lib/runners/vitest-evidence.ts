@@ -14,42 +14,8 @@
 import { realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { parseJson, readIfExists } from "./io.ts";
-
-/** A counted position: a Markdown line and column (0-based, as istanbul counts) and how often it ran. */
-export interface Counted {
-  readonly line: number;
-  readonly column: number;
-  readonly count: number;
-}
-
-/** A counted statement, which may span lines. */
-export interface CountedStatement extends Counted {
-  readonly endLine: number;
-}
-
-/** A counted function: where its declaration starts, and where its body does. */
-export interface CountedFunction extends Counted {
-  readonly body: { readonly line: number; readonly column: number };
-}
-
-/** What one document's lines did in a run. */
-export interface DocumentEvidence {
-  readonly statements: readonly CountedStatement[];
-  readonly functions: readonly CountedFunction[];
-}
-
-/** What one test run proved, per Markdown document. */
-export interface TestEvidence {
-  /** Tests run, passed and failed. */
-  readonly tests: { readonly total: number; readonly passed: number; readonly failed: number };
-  /** When the run started (ms since the epoch). */
-  readonly startTime: number;
-  /** The test files the run ran (project-relative). */
-  readonly testFiles: readonly string[];
-  /** Statements and functions per document path (project-relative). */
-  readonly documents: ReadonlyMap<string, DocumentEvidence>;
-}
+import type { DocumentEvidence, TestEvidence } from "../core/evidence.ts";
+import { parseJson, readIfExists } from "../disk/io.ts";
 
 /** Where the evidence files live. */
 export const evidencePaths = { coverage: "coverage/coverage-final.json", results: "coverage/vitest-results.json" } as const;
@@ -159,19 +125,4 @@ export function isIstanbulFile(value: unknown): value is IstanbulFile {
   if (typeof value !== "object" || value === null) return false;
   const v = value as Partial<Record<keyof IstanbulFile, unknown>>;
   return [v.statementMap, v.s, v.fnMap, v.f].every((part) => typeof part === "object" && part !== null);
-}
-
-/** Whether the lines `lines` (a set of Markdown lines of one document) ran. */
-export type Execution = "executed" | "not-executed" | "nothing-to-run";
-
-/**
- * Judges execution of lines that define no function (a fragment of a function's body): a
- * statement on them must have run.
- */
-export function judgeExecution(evidence: TestEvidence, doc: string, lines: ReadonlySet<number>): Execution {
-  const data = evidence.documents.get(doc);
-  if (data === undefined) return "not-executed";
-  const statements = data.statements.filter((s) => lines.has(s.line));
-  if (statements.length > 0) return statements.some((s) => s.count > 0) ? "executed" : "not-executed";
-  return "nothing-to-run";
 }

@@ -7,10 +7,10 @@
  * differs) and tangle's manifest.
  */
 import { join } from "node:path";
-import { LiterateError, error } from "./diagnostics.ts";
-import { decodeDocument, listDocuments, readIfExists, writeAllAtomically } from "./io.ts";
-import { sha256 } from "./plan.ts";
-import { stitch, type StitchedEdit } from "./stitch.ts";
+import { LiterateError, error } from "../core/diagnostics.ts";
+import { decodeDocument, listDocuments, readIfExists, writeAllAtomically } from "../disk/io.ts";
+import { sha256 } from "../core/plan.ts";
+import { stitch, type StitchedEdit } from "../core/stitch.ts";
 import { readManifest, runTangle } from "./tangle-run.ts";
 import { readFileSync } from "node:fs";
 

@@ -23,20 +23,20 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { LiterateError, formatDiagnostic, type Diagnostic } from "./diagnostics.ts";
-import { blockKey, changedBlocks, devTestFacts, directImporters, formatVerdict, verdictsOf, wantsStamp, writtenBlockKeys, type BlockVerdict } from "./dev.ts";
-import { IncrementalTypeChecker } from "./dev-typecheck.ts";
-import { DevTestRunner, type DevRun } from "./dev-tests.ts";
-import { listDocuments, readIfExists, statIfExists, writeAtomically, type StatStamp } from "./io.ts";
-import { factsOf, judge, type Facts, type Judgement } from "./judge.ts";
-import { describeSurvivor } from "./mutation.ts";
-import { ProjectModel } from "./project.ts";
-import { isRuntime } from "./rules/rule.ts";
-import { applyStampEdits, type StampEdit } from "./stamps.ts";
-import type { TangleResult } from "./tangle.ts";
-import { runTangle } from "./tangle-run.ts";
-import { programFiles, readRecords, type VerifyReport } from "./verify.ts";
-import { isTypeScriptPath } from "./paths.ts";
+import { LiterateError, formatDiagnostic, type Diagnostic } from "../core/diagnostics.ts";
+import { blockKey, changedBlocks, devTestFacts, directImporters, formatVerdict, verdictsOf, wantsStamp, writtenBlockKeys, type BlockVerdict } from "./verdicts.ts";
+import { IncrementalTypeChecker } from "../runners/typecheck-incremental.ts";
+import { DevTestRunner, type DevRun } from "../runners/vitest.ts";
+import { listDocuments, readIfExists, statIfExists, writeAtomically, type StatStamp } from "../disk/io.ts";
+import { factsOf, judge, type Facts, type Judgement } from "../rules/judge.ts";
+import { describeSurvivor } from "../core/mutation.ts";
+import { ProjectModel } from "../core/project.ts";
+import { isRuntime } from "../rules/rule.ts";
+import { applyStampEdits, type StampEdit } from "../core/stamps.ts";
+import type { TangleResult } from "../core/tangle.ts";
+import { runTangle } from "../commands/tangle-run.ts";
+import { programFiles, readRecords, type VerifyReport } from "../commands/verify.ts";
+import { isTypeScriptPath } from "../core/paths.ts";
 
 /** What a cycle did, for the docs and for tests. */
 export interface CycleReport {
@@ -67,6 +67,12 @@ export interface DevSessionOptions {
   readonly onRead?: (documents: ReadonlyMap<string, string>) => void;
   /** Run the changed blocks' mutants after their verdicts (default true); `--no-mutate` turns it off. */
   readonly mutate?: boolean;
+  /**
+   * Only keep the docs current (`--docs-only`, `npm run docs:serve`): every save is tangled,
+   * type-checked and judged as the first cycle is, on the stamps as they stand; no test runs,
+   * no stamp is written, no mutant is run.
+   */
+  readonly docsOnly?: boolean;
 }
 
 /** How much a session read and tangled: what the read-once test counts. */
@@ -78,7 +84,7 @@ export interface DevCounts {
 }
 
 /** The launcher of the toolchain's CLIs (`tools/run.cjs`). */
-const launcher = join(dirname(fileURLToPath(import.meta.url)), "..", "run.cjs");
+const launcher = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "run.cjs");
 
 /** One `npm run dev` process's state: the project model, the previous cycle's blocks, the warm type-checker and Vitest. */
 export class DevSession {
@@ -89,6 +95,7 @@ export class DevSession {
   readonly #onLate: (report: CycleReport) => void;
   readonly #onRead: (documents: ReadonlyMap<string, string>) => void;
   readonly #mutate: boolean;
+  readonly #docsOnly: boolean;
   #previous: string[] | undefined;
   /** Files tangle rewrote since Vitest last ran: a cycle that judges nothing still leaves them to invalidate. */
   readonly #rewritten = new Set<string>();
@@ -110,7 +117,8 @@ export class DevSession {
     this.#log = options.log;
     this.#onLate = options.onLateReport ?? (() => {});
     this.#onRead = options.onRead ?? (() => {});
-    this.#mutate = options.mutate ?? true;
+    this.#docsOnly = options.docsOnly ?? false;
+    this.#mutate = !this.#docsOnly && (options.mutate ?? true);
     this.#checker = new IncrementalTypeChecker(options.root, options.compiler === undefined ? {} : { compiler: options.compiler });
     this.#tests = new DevTestRunner(options.root);
   }
@@ -157,14 +165,15 @@ export class DevSession {
     const known = { checked, inProgram: this.#inProgram, records: this.#records };
     const { analyses } = factsOf(this.#model, { ...known, tests: devTestFacts(new Set(), undefined, () => undefined) });
     const runtime = (i: number): boolean => result.placements[i] !== undefined && isRuntime(analyses[i]?.kind ?? "other", analyses[i]?.typeOnly ?? false);
-    if (first) {
+    if (first || this.#docsOnly) {
       const unstamped = result.blocks.filter((b, i) => runtime(i) && b.attrs.tested !== hashes[i]);
-      if (unstamped.length > 0) {
+      if (first && unstamped.length > 0) {
         const where = unstamped.slice(0, 3).map((b) => `${b.doc}:${b.line}`);
-        this.#log(`dev: ${unstamped.length} block(s) carry no current stamp (${where.join(", ")}${unstamped.length > 3 ? ", …" : ""}); each is judged when its chapter is next saved`);
+        const when = this.#docsOnly ? "`npm run dev` or `npm run verify -- --stamp` judges it" : "each is judged when its chapter is next saved";
+        this.#log(`dev: ${unstamped.length} block(s) carry no current stamp (${where.join(", ")}${unstamped.length > 3 ? ", …" : ""}); ${when}`);
       }
       const judged = judge(factsOf(this.#model, { ...known, tests: devTestFacts(new Set(), undefined, () => undefined) }));
-      return { verdicts: [], documents: [], result, hashes, report: this.#report(judged, checked), texts: this.#model.texts(), milliseconds: performance.now() - started };
+      return { verdicts: [], documents: first ? [] : changedDocs, result, hashes, report: this.#report(judged, checked), texts: this.#model.texts(), milliseconds: performance.now() - started };
     }
     // A saved chapter's blocks that carry no current stamp (a failed run's, or edited while dev
     // was not running) are judged with the changed ones; only changed blocks widen the tests.

@@ -12,11 +12,11 @@
  */
 import { dirname, posix } from "node:path";
 import ts from "typescript";
-import { error, formatDiagnostic, type Diagnostic } from "./diagnostics.ts";
-import type { TestEvidence } from "./evidence.ts";
-import type { LiterateBlock } from "./document.ts";
-import type { BlockReport, Judgement, TestFacts } from "./judge.ts";
-import type { TangleResult } from "./tangle.ts";
+import { error, formatDiagnostic, type Diagnostic } from "../core/diagnostics.ts";
+import type { TestEvidence } from "../core/evidence.ts";
+import type { LiterateBlock } from "../core/document.ts";
+import type { BlockReport, Judgement, TestFacts } from "../rules/judge.ts";
+import type { TangleResult } from "../core/tangle.ts";
 
 /** The identity of a block across saves: its document and its hash. */
 export function blockKey(doc: string, hash: string): string {

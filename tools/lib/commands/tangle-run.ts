@@ -9,12 +9,12 @@
  * kept in the stat cache for runs that tangle nothing.
  */
 import { isAbsolute, join, posix, relative, resolve, sep } from "node:path";
-import { LiterateError, error, type Diagnostic, type Location } from "./diagnostics.ts";
-import { BatchWriteError, FolderListings, HashingReader, decodeTexts, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, parseJson, readFiles, readIfExists, type StatStamp, removeEmptyFolders, writeAllAtomically, writeAtomically } from "./io.ts";
-import { isCanonicalTarget, manifestPath } from "./paths.ts";
-import { formatManifest, parseManifest, planWrites, sha256, type Action, type Manifest } from "./plan.ts";
-import { ProjectModel } from "./project.ts";
-import type { TangleInput, TangleResult } from "./tangle.ts";
+import { LiterateError, error, type Diagnostic, type Location } from "../core/diagnostics.ts";
+import { BatchWriteError, FolderListings, HashingReader, decodeTexts, environmentProblem, escapesThroughSymlink, listDocuments, loadStatCache, parseJson, readFiles, readIfExists, type StatStamp, removeEmptyFolders, writeAllAtomically, writeAtomically } from "../disk/io.ts";
+import { isCanonicalTarget, manifestPath } from "../core/paths.ts";
+import { formatManifest, parseManifest, planWrites, sha256, type Action, type Manifest } from "../core/plan.ts";
+import { ProjectModel } from "../core/project.ts";
+import type { TangleInput, TangleResult } from "../core/tangle.ts";
 import { Buffer } from "node:buffer";
 import { rmSync, statSync, unlinkSync } from "node:fs";
 

@@ -10,11 +10,11 @@
  * columns are Markdown columns (1-based, end exclusive). So a record survives edits elsewhere in
  * the chapter, and a block's record is current exactly when its hash equals the block's.
  */
-import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import { error, LiterateError, type Diagnostic } from "./diagnostics.ts";
 import type { BlockAnalysis } from "./definitions.ts";
 import type { TangleResult } from "./tangle.ts";
+import { sha256 } from "./plan.ts";
 import { mulberry32 } from "./seeded.ts";
 
 /** What happened to a mutant: detected (`killed`, `timeout`) or not (`survived`, `no-coverage`). */
@@ -56,7 +56,7 @@ export interface ChapterRecord {
 }
 
 /** The block score under which rule 5 fails, in percent. */
-export const blockThreshold = 80;
+const blockThreshold = 80;
 
 /** Where a chapter's record lives: `literate/act.md` → `mutation/act.json`. */
 export function recordPath(doc: string): string {
@@ -65,14 +65,14 @@ export function recordPath(doc: string): string {
 
 /** Twelve hex digits of SHA-256, as block hashes are spelled. */
 export function shortHash(text: string): string {
-  return createHash("sha256").update(text).digest("hex").slice(0, 12);
+  return sha256(text).slice(0, 12);
 }
 
 const statuses: ReadonlySet<string> = new Set(["killed", "timeout", "survived", "no-coverage"]);
 const spanPattern = /^(\d+):(\d+)-(\d+):(\d+)$/;
 
 /** `L:C-L:C`, the compact spelling of a span in the record files. */
-export function formatSpan(span: BlockSpan): string {
+function formatSpan(span: BlockSpan): string {
   return `${span.line}:${span.column}-${span.endLine}:${span.endColumn}`;
 }
 
@@ -176,7 +176,7 @@ export function generatedRanges(result: TangleResult, index: number): { target: 
 }
 
 /** A generated position (1-based line and column) mapped into its block, or undefined for a line no block wrote. */
-export function toBlockPosition(result: TangleResult, targetPath: string, line: number, column: number): { block: number; line: number; column: number } | undefined {
+function toBlockPosition(result: TangleResult, targetPath: string, line: number, column: number): { block: number; line: number; column: number } | undefined {
   const target = result.targets.find((t) => t.path === targetPath);
   const block = target?.lineBlock[line - 1] ?? -1;
   const mdLine = target?.lineSource[line - 1] ?? 0;
@@ -252,7 +252,7 @@ export function mutantsByBlock(report: StrykerReport, result: TangleResult): Map
 }
 
 /** Orders mutants by place, then mutator, then replacement. */
-export function compareMutants(a: MutantRecord, b: MutantRecord): number {
+function compareMutants(a: MutantRecord, b: MutantRecord): number {
   return a.line - b.line || a.column - b.column || a.endLine - b.endLine || a.endColumn - b.endColumn || a.mutator.localeCompare(b.mutator) || a.replacement.localeCompare(b.replacement);
 }
 
@@ -318,7 +318,7 @@ const assumptionPrefix = /^assumes:\s*/;
  * reason that begins `assumes:` marks the declaration as an assumption.
  * Malformed lines, and fences with no TypeScript block before them, are problems at their line.
  */
-export function parseEquivalences(result: TangleResult): { declarations: EquivalenceDeclaration[]; problems: Map<number, Diagnostic[]> } {
+function parseEquivalences(result: TangleResult): { declarations: EquivalenceDeclaration[]; problems: Map<number, Diagnostic[]> } {
   const declarations: EquivalenceDeclaration[] = [];
   const problems = new Map<number, Diagnostic[]>();
   const add = (index: number, d: Diagnostic): void => {
@@ -355,7 +355,7 @@ export function parseEquivalences(result: TangleResult): { declarations: Equival
 }
 
 /** Whether a declaration names this mutant: its start, mutator and replacement, and its end when the declaration gives one. */
-export function declares(d: MutantName, m: MutantRecord): boolean {
+function declares(d: MutantName, m: MutantRecord): boolean {
   const ends = d.end === undefined || (d.end.line === m.endLine && d.end.column === m.endColumn);
   return d.line === m.line && d.column === m.column && d.mutator === m.mutator && d.replacement === m.replacement && ends;
 }
@@ -365,7 +365,7 @@ export function declares(d: MutantName, m: MutantRecord): boolean {
  * that matches two survivors (the same start, mutator and replacement, different ends) is `ambiguous`
  * and silences neither, so a declaration can never leave out more than the reader sees it name.
  */
-export function matchDeclarations<D extends MutantName>(mutants: readonly MutantRecord[], declarations: readonly D[]): { readonly declared: Map<MutantRecord, D>; readonly ambiguous: Map<D, readonly MutantRecord[]> } {
+function matchDeclarations<D extends MutantName>(mutants: readonly MutantRecord[], declarations: readonly D[]): { readonly declared: Map<MutantRecord, D>; readonly ambiguous: Map<D, readonly MutantRecord[]> } {
   const declared = new Map<MutantRecord, D>();
   const ambiguous = new Map<D, readonly MutantRecord[]>();
   for (const d of declarations) {

@@ -8,7 +8,8 @@
 import { createRequire } from "node:module";
 import type * as Yaml from "yaml";
 import { error, warning, type Diagnostic } from "./diagnostics.ts";
-import { scanBlocks, scanWithRemark, withoutBom, type RawBlock, type RawFrontMatter, type ScanResult } from "./markdown.ts";
+import { scanFast, withoutBom, type RawBlock, type RawFrontMatter, type ScanResult } from "./markdown.ts";
+import { scanWithRemark } from "./remark.ts";
 
 /** The attributes a fence info string can carry. */
 export interface BlockAttributes {
@@ -81,7 +82,7 @@ export interface LiterateDocument {
 }
 
 /** A document's `order` front matter key (a positive integer, checked when the front matter is read); a document without it sorts after every ordered one. */
-export function chapterOrder(doc: { readonly frontMatter: { readonly order?: number } }): number {
+function chapterOrder(doc: { readonly frontMatter: { readonly order?: number } }): number {
   return doc.frontMatter.order ?? Number.POSITIVE_INFINITY;
 }
 
@@ -93,7 +94,7 @@ export function byChapterOrder(a: { readonly path: string; readonly frontMatter:
 }
 
 /** Languages whose blocks are tangled to the document's targets without `file=`. */
-export const typeScriptLanguages: ReadonlySet<string> = new Set(["ts", "typescript"]);
+const typeScriptLanguages: ReadonlySet<string> = new Set(["ts", "typescript"]);
 
 /** True for a block written in TypeScript. */
 export function isTypeScript(block: { readonly lang: string }): boolean {
@@ -109,6 +110,16 @@ const unclosedFrontMatter = /^---[ \t]*(?:\r\n|\r|\n|$)/;
 
 /** How a document is scanned: `auto` takes the fast scanner when it is sure; `remark` always asks remark. */
 export type ScanMode = "auto" | "remark";
+
+/**
+ * The scanner tangle uses: the fast path when it is sure, remark otherwise. The second field
+ * says which one answered, for tests and benchmarks.
+ */
+export function scanBlocks(text: string): { result: ScanResult; by: "fast" | "remark" } {
+  const fast = scanFast(text);
+  if (fast !== undefined) return { result: fast, by: "fast" };
+  return { result: scanWithRemark(text), by: "remark" };
+}
 
 /** Parses one document. Never throws on bad input: problems come back as diagnostics. */
 export function parseLiterateDocument(path: string, source: string, mode: ScanMode = "auto"): LiterateDocument {

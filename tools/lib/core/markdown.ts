@@ -1,7 +1,7 @@
 /**
  * Finding fenced code blocks in Markdown, two ways that must agree.
  *
- * `scanWithRemark` (in `remark.ts`, re-exported here) is the reference: unified + remark-parse (+ front matter, + GFM) decide what
+ * `scanWithRemark` (in `remark.ts`) is the reference: unified + remark-parse (+ front matter, + GFM) decide what
  * counts as a block, wherever it sits (lists, block quotes). It also reports, for each block,
  * whether prose (a heading or a non-empty paragraph) stands between it and the previous block.
  *
@@ -10,9 +10,6 @@
  * decide exactly, it returns `undefined` and the caller falls back to remark. A differential
  * test over generated documents holds the two equal wherever `scanFast` answers.
  */
-import { scanWithRemark } from "./remark.ts";
-
-export { parseMarkdown, scanWithRemark } from "./remark.ts";
 
 /** A fenced code block as found in the Markdown text. */
 export interface RawBlock {
@@ -70,7 +67,7 @@ const unsure = /^(?: {0,3}[<>]|(?:[ \t>*+\-.)0-9]|\[\^[^\]]*\]:)+(?:`{3}|~{3}))/
  * Splits an info string as remark does: the language is the first run of characters other
  * than space and tab, the meta is the rest after the spaces and tabs that follow it, trimmed.
  */
-export function splitInfo(info: string): { lang: string; meta: string } {
+function splitInfo(info: string): { lang: string; meta: string } {
   let a = 0;
   while (a < info.length && (info.charCodeAt(a) === 32 || info.charCodeAt(a) === 9)) a++;
   let b = a;
@@ -189,14 +186,4 @@ export function scanFast(source: string): ScanResult | undefined {
     }
   }
   return { frontMatter, blocks };
-}
-
-/**
- * The scanner tangle uses: the fast path when it is sure, remark otherwise. The second field
- * says which one answered, for tests and benchmarks.
- */
-export function scanBlocks(text: string): { result: ScanResult; by: "fast" | "remark" } {
-  const fast = scanFast(text);
-  if (fast !== undefined) return { result: fast, by: "fast" };
-  return { result: scanWithRemark(text), by: "remark" };
 }

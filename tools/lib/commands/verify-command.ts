@@ -9,10 +9,10 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { userProblems, type Sink, type Streams } from "./cli.ts";
-import { formatDiagnostic, sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
-import { writeAtomically } from "./io.ts";
+import { formatDiagnostic, sortDiagnostics, type Diagnostic } from "../core/diagnostics.ts";
+import { writeAtomically } from "../disk/io.ts";
 import { verifyProject, type VerifyReport } from "./verify.ts";
-import { describeBookScore } from "./judge.ts";
+import { describeBookScore } from "../rules/judge.ts";
 
 /** What `--json` prints when verify stopped before checking any block (`stopped: true`). */
 interface StoppedReport {

@@ -4,7 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import type { Streams } from "./cli.ts";
-import { visible } from "./diagnostics.ts";
+import { visible } from "../core/diagnostics.ts";
 import { runStitch } from "./stitch-run.ts";
 
 const usage = `usage: stitch [--check] [--root DIR] [--quiet]

@@ -11,22 +11,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
 import ts from "typescript";
-
-/** One compiler diagnostic, at a project-relative file (or `""` for a global one). */
-export interface CompilerDiagnostic {
-  readonly file: string;
-  readonly line: number;
-  readonly column: number;
-  readonly code: number;
-  readonly message: string;
-}
-
-/** The outcome of a type-check. */
-export interface TypeCheckResult {
-  readonly compiler: "native" | "javascript";
-  readonly diagnostics: readonly CompilerDiagnostic[];
-  readonly milliseconds: number;
-}
+import type { CompilerDiagnostic, TypeCheckResult } from "../core/evidence.ts";
 
 /** Finds the native compiler binary shipped by the `tsgo` alias of `typescript@7`, if any. */
 export function nativeCompilerPath(): string | undefined {
@@ -75,19 +60,38 @@ export function typeCheck(root: string, options: { readonly compiler?: "native" 
   if (binary !== undefined) {
     const run = spawnSync(binary, ["-p", project, "--noEmit", "--pretty", "false"], { cwd: root, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
     if (run.error !== undefined) throw run.error;
-    const diagnostics = parseCompilerOutput(`${run.stdout}${run.stderr}`);
-    if (run.status !== 0 && diagnostics.length === 0) throw new Error(`the TypeScript compiler exited with ${String(run.status)} and printed nothing`);
-    return { compiler: "native", diagnostics, milliseconds: performance.now() - started };
+    return nativeResult(run.status, `${run.stdout}${run.stderr}`, started);
   }
   return { compiler: "javascript", diagnostics: typeCheckWithApi(root, project), milliseconds: performance.now() - started };
 }
 
+/** The native compiler's run as a result: its diagnostics, or an error when it failed without saying why. */
+export function nativeResult(status: number | null, output: string, started: number): TypeCheckResult {
+  const diagnostics = parseCompilerOutput(output);
+  if (status !== 0 && diagnostics.length === 0) throw new Error(`the TypeScript compiler exited with ${String(status)} and printed nothing`);
+  return { compiler: "native", diagnostics, milliseconds: performance.now() - started };
+}
+
+/**
+ * The configuration file at `configPath`, parsed from its syntax tree rather than from plain
+ * JSON, so an error in an option keeps its place in the file, as the native compiler reports it.
+ */
+export function parseProject(configPath: string): ts.ParsedCommandLine {
+  const source = ts.readJsonConfigFile(configPath, (p) => ts.sys.readFile(p));
+  return ts.parseJsonSourceFileConfigFileContent(source, ts.sys, dirname(configPath), undefined, configPath);
+}
+
+/** A compiler diagnostic as the rules read it, at a `root`-relative file. */
+export function compilerDiagnostic(root: string, d: ts.Diagnostic): CompilerDiagnostic {
+  const message = ts.flattenDiagnosticMessageText(d.messageText, " ");
+  if (d.file === undefined || d.start === undefined) return { file: "", line: 0, column: 0, code: d.code, message };
+  const pos = d.file.getLineAndCharacterOfPosition(d.start);
+  return { file: relative(root, d.file.fileName).split(sep).join("/"), line: pos.line + 1, column: pos.character + 1, code: d.code, message };
+}
+
 /** Every diagnostic of the program a configuration file describes, the file's own first. */
 function checkProgram(configPath: string, readError: ts.Diagnostic | undefined): readonly ts.Diagnostic[] {
-  // Parsed from its syntax tree rather than from plain JSON, so an error in an option keeps its
-  // place in the file, as the native compiler reports it.
-  const source = ts.readJsonConfigFile(configPath, (p) => ts.sys.readFile(p));
-  const parsed = ts.parseJsonSourceFileConfigFileContent(source, ts.sys, dirname(configPath), undefined, configPath);
+  const parsed = parseProject(configPath);
   const program = ts.createProgram({ rootNames: parsed.fileNames, options: { ...parsed.options, noEmit: true } });
   return [...(readError === undefined ? [] : [readError]), ...parsed.errors, ...ts.getPreEmitDiagnostics(program)];
 }
@@ -97,10 +101,5 @@ function typeCheckWithApi(root: string, project: string): CompilerDiagnostic[] {
   const read = ts.readConfigFile(configPath, (p) => ts.sys.readFile(p));
   return (ts.sys.fileExists(configPath) ? checkProgram(configPath, read.error) : read.error === undefined ? [] : [read.error])
     .filter((d) => d.category === ts.DiagnosticCategory.Error)
-    .map((d) => {
-      const message = ts.flattenDiagnosticMessageText(d.messageText, " ");
-      if (d.file === undefined || d.start === undefined) return { file: "", line: 0, column: 0, code: d.code, message };
-      const pos = d.file.getLineAndCharacterOfPosition(d.start);
-      return { file: relative(root, d.file.fileName).split(sep).join("/"), line: pos.line + 1, column: pos.character + 1, code: d.code, message };
-    });
+    .map((d) => compilerDiagnostic(root, d));
 }

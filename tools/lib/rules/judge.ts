@@ -10,25 +10,25 @@
  * `judgeTexts` takes the documents as texts in memory, so an editor's unsaved text can be
  * judged. Pure.
  */
-import type { BlockAnalysis, BlockKind } from "./definitions.ts";
-import { sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
-import type { LiterateBlock } from "./document.ts";
-import { spanText } from "./mutation.ts";
-import { ProjectModel } from "./project.ts";
-import { definitionAnalyses, targetTrees } from "./project-code.ts";
-import { compiles } from "./rules/compiles.ts";
-import { docComment } from "./rules/doc-comment.ts";
-import { oneDefinition } from "./rules/one-definition.ts";
-import { pinned, type PinnedFindings } from "./rules/pinned.ts";
-import { prose } from "./rules/prose.ts";
-import { readingOrder } from "./rules/reading-order.ts";
-import { analysisOf, type Facts, type Findings, type Rule, type RuleId } from "./rules/rule.ts";
-import { tested, type TestedFindings, type TestedState } from "./rules/tested.ts";
-import type { TangleInput } from "./tangle.ts";
+import type { BlockAnalysis, BlockKind } from "../core/definitions.ts";
+import { sortDiagnostics, type Diagnostic } from "../core/diagnostics.ts";
+import type { LiterateBlock } from "../core/document.ts";
+import { spanText } from "../core/mutation.ts";
+import { ProjectModel } from "../core/project.ts";
+import { definitionAnalyses, targetTrees } from "../core/project-code.ts";
+import { compiles } from "./compiles.ts";
+import { docComment } from "./doc-comment.ts";
+import { oneDefinition } from "./one-definition.ts";
+import { pinned, type PinnedFindings } from "./pinned.ts";
+import { prose } from "./prose.ts";
+import { readingOrder } from "./reading-order.ts";
+import { analysisOf, type Facts, type Findings, type Rule, type RuleId } from "./rule.ts";
+import { tested, type TestedFindings, type TestedState } from "./tested.ts";
+import type { TangleInput } from "../core/tangle.ts";
 
-export type { TestedState } from "./rules/tested.ts";
-export type { Facts, TestFacts, RuleId } from "./rules/rule.ts";
-export { isRuntime } from "./rules/rule.ts";
+export type { TestedState } from "./tested.ts";
+export type { Facts, TestFacts, RuleId } from "./rule.ts";
+export { isRuntime } from "./rule.ts";
 
 /** Every rule, in the order their problems are listed at a block. */
 export const rules: readonly Rule[] = [oneDefinition, prose, compiles, readingOrder, tested, pinned, docComment];

@@ -5,9 +5,9 @@
 import { type Stats, closeSync, existsSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { Buffer, isAscii, isUtf8 } from "node:buffer";
 import { dirname, isAbsolute, join, posix, relative, sep } from "node:path";
-import { LiterateError, error, type Diagnostic } from "./diagnostics.ts";
-import { forbiddenRoots, manifestPath } from "./paths.ts";
-import { sha256 } from "./plan.ts";
+import { LiterateError, error, type Diagnostic } from "../core/diagnostics.ts";
+import { forbiddenRoots, manifestPath } from "../core/paths.ts";
+import { sha256 } from "../core/plan.ts";
 
 /** Lists `literate/**\/*.md` under `root`, as sorted project-relative POSIX paths. */
 export function listDocuments(root: string, folder = "literate"): string[] {

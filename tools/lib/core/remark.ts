@@ -15,7 +15,7 @@ import { closesFence, withoutBom, type RawBlock, type RawFrontMatter, type ScanR
 const remarkProcessor = unified().use(remarkParse).use(remarkFrontmatter, ["yaml"]).use(remarkGfm);
 
 /** Parses Markdown into mdast with the project's dialect (CommonMark + GFM + YAML front matter). */
-export function parseMarkdown(text: string): Root {
+function parseMarkdown(text: string): Root {
   return remarkProcessor.parse(text);
 }
 

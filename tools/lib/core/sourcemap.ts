@@ -6,25 +6,9 @@
  * provenance lines get no segment. Maps carry no `sourcesContent`: writing a stamp into a fence
  * line must not change a generated file.
  */
-
-const base64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/** Encodes one signed integer as a base64 VLQ. */
-export function encodeVlq(value: number): string {
-  let v = value < 0 ? (-value << 1) | 1 : value << 1;
-  let out = "";
-  do {
-    let digit = v & 31;
-    v >>>= 5;
-    if (v > 0) digit |= 32;
-    out += base64[digit];
-  } while (v > 0);
-  return out;
-}
-
 import { Buffer } from "node:buffer";
 
-const base64Codes: readonly number[] = Array.from(base64, (c) => c.charCodeAt(0));
+const base64Codes: readonly number[] = Array.from("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", (c) => c.charCodeAt(0));
 
 /** Where one generated line came from: a Markdown source, its 0-based line, and the column shift. */
 export interface LineOrigin {
@@ -43,7 +27,13 @@ export interface SourceMapV3 {
   readonly mappings: string;
 }
 
-/** Writes `value` as a base64 VLQ (exactly as `encodeVlq` spells it) at `at`; returns the end. */
+/** One signed integer as a base64 VLQ: the digits `writeVlq` writes. */
+export function encodeVlq(value: number): string {
+  const bytes = new Uint8Array(7);
+  return String.fromCharCode(...bytes.subarray(0, writeVlq(bytes, 0, value)));
+}
+
+/** Writes `value` as a base64 VLQ at `at`; returns the end. */
 export function writeVlq(bytes: Uint8Array, at: number, value: number): number {
   // Most deltas (a column a few characters on) are one digit: 0 to 15 need no continuation bit.
   if (value >= 0 && value < 16) {

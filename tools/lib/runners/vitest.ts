@@ -11,8 +11,9 @@
  */
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { TestModule, Vitest } from "vitest/node";
-import { error, type Diagnostic } from "./diagnostics.ts";
-import { documentEvidence, isIstanbulFile, type IstanbulFile, type TestEvidence } from "./evidence.ts";
+import { error, type Diagnostic } from "../core/diagnostics.ts";
+import type { TestEvidence } from "../core/evidence.ts";
+import { documentEvidence, isIstanbulFile, type IstanbulFile } from "./vitest-evidence.ts";
 
 /** What one run proved, or why it proved nothing. */
 export interface DevRun {

@@ -2,7 +2,7 @@
  * Tangling: from literate documents in memory to the files they produce, in memory.
  *
  * Pure: takes document texts, returns file contents, source maps, per-line provenance and
- * diagnostics. It never touches the disk; `plan.ts` decides what to write and `io.ts` writes.
+ * diagnostics. It never touches the disk; `plan.ts` decides what to write and `disk/io.ts` writes.
  */
 import { posix } from "node:path";
 import { error, hasErrors, type Diagnostic } from "./diagnostics.ts";
@@ -85,7 +85,7 @@ const referenceLine = /^([ \t]*)<<([A-Za-z_][\w.-]*)>>[ \t]*$/;
  * How deep `<<name>>` references may nest. Expansion recurses once per level, so a chain
  * thousands of levels deep would exhaust the stack; a hundred is far more than a book needs.
  */
-export const maxReferenceDepth = 100;
+const maxReferenceDepth = 100;
 
 /** The C0 control characters a block may not hold: all but tab, line feed, form feed and carriage return. */
 const controlCharacter = /[\0-\x08\x0B\x0E-\x1F]/;

@@ -107,7 +107,7 @@ export function measureRepetition(result: TangleResult, sources: ReadonlyMap<str
 }
 
 /** A text's sentences: split after `.`, `!` or `?` before a space, and at line breaks (a tag's line is its own). */
-export function sentencesOf(text: string): string[] {
+function sentencesOf(text: string): string[] {
   return text
     .split(/(?<=[.!?])\s+|\n+/)
     .map((sentence) => sentence.trim())

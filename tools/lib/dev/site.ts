@@ -13,16 +13,17 @@
  * carries the documents' texts and the judge's report over the IPC channel. Builds run one at a
  * time beside the cycles; saves during a build cause one more.
  */
-import { mkdirSync, readFileSync } from "node:fs";
-import { createServer, type ServerResponse } from "node:http";
+import { mkdirSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { spawn, type ChildProcess } from "node:child_process";
-import { dirname, extname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { formatDiagnostic } from "../diagnostics.ts";
-import type { CycleReport } from "../dev-session.ts";
-import type { VerifyReport } from "../verify.ts";
-import { chapterPath } from "./html.ts";
-import { contentTypes, loopbackHost, requestPath, siteFile } from "./static.ts";
+import { formatDiagnostic } from "../core/diagnostics.ts";
+import type { CycleReport } from "./session.ts";
+import type { VerifyReport } from "../commands/verify.ts";
+import type { WorkerReply, WorkerRequest } from "../docs/command.ts";
+import { chapterPath } from "../docs/html.ts";
+import { contentTypes, serveStatic } from "../docs/static.ts";
 
 /** Where the live-update script is served, and where it listens. */
 export const livePaths = { script: "/__dev/live.js", events: "/__dev/events" } as const;
@@ -31,7 +32,7 @@ export const livePaths = { script: "/__dev/live.js", events: "/__dev/events" } a
  * The script every page gets in dev mode: on an `update` event naming this page (or naming no
  * page: everything changed) it reloads; on a `problem` event it shows the lines in a banner.
  */
-export const liveScript = `(() => {
+const liveScript = `(() => {
   const here = location.pathname.replace(/^\\//, "") || "index.html";
   const events = new EventSource(${JSON.stringify(livePaths.events)});
   events.addEventListener("update", (e) => {
@@ -63,32 +64,8 @@ export function withLiveScript(html: string): string {
 /** The launcher of the toolchain's CLIs, beside this folder. */
 const launcher = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "run.cjs");
 
-/**
- * A request to the docs worker (`docs --worker`): build the site again (with every identifier
- * resolved again when `exact`, else only those of the changed files), or (`prepare`) only compute
- * what the next build will need, unanswered.
- */
-export interface WorkerRequest {
-  readonly id: number;
-  readonly prepare?: boolean;
-  readonly exact?: boolean;
-  /** Every document's text (path, text), as the session holds it; absent: the last ones sent (or the disk, before any). */
-  readonly documents?: readonly (readonly [string, string])[];
-  /** The judge's report to show; absent: the last one sent. */
-  readonly report?: VerifyReport;
-}
-
-/** The worker's answer: the build's exit code (0 built, 1 built with problems or not built for the user's reason, 2 a bug) and its output. */
-export interface WorkerReply {
-  readonly id: number;
-  readonly code: number;
-  readonly output: string;
-  /** The site paths of the pages the build rendered anew. */
-  readonly rendered?: readonly string[];
-}
-
 /** How long the docs stay quiet after a quick build before the worker resolves every cross-reference again. */
-export const settleMs = 5000;
+const settleMs = 5000;
 
 /**
  * The docs builder of a dev session: one long-lived `node tools/run.cjs docs --worker` child on
@@ -177,34 +154,19 @@ export async function startDevDocs(options: { readonly root: string; readonly po
   const send = (event: string, data: unknown): void => {
     for (const response of listeners) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
-  const server = createServer((request, response) => {
-    if (!loopbackHost(request, response)) return;
-    const path = requestPath(request.url, response);
-    if (path === undefined) return;
+  const route = (path: string, request: IncomingMessage, response: ServerResponse): boolean => {
     if (path === livePaths.events) {
       response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" });
       response.write(": dev\n\n");
       listeners.add(response);
       request.on("close", () => listeners.delete(response));
-      return;
+      return true;
     }
-    if (path === livePaths.script) {
-      response.writeHead(200, { "content-type": contentTypes[".js"] ?? "", "cache-control": "no-store" }).end(liveScript);
-      return;
-    }
-    const file = siteFile(site, path, response, `not found: ${path} (the first build may still be running)`);
-    if (file === undefined) return;
-    const type = contentTypes[extname(file)] ?? "application/octet-stream";
-    const body = extname(file) === ".html" ? withLiveScript(readFileSync(file, "utf8")) : readFileSync(file);
-    response.writeHead(200, { "content-type": type, "cache-control": "no-store" }).end(body);
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, "127.0.0.1", () => {
-      const address = server.address();
-      resolve(`http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : options.port}/`);
-    });
-  });
+    if (path !== livePaths.script) return false;
+    response.writeHead(200, { "content-type": contentTypes[".js"] ?? "", "cache-control": "no-store" }).end(liveScript);
+    return true;
+  };
+  const { server, url } = await serveStatic(site, options.port, { route, page: withLiveScript, notFound: (path) => `not found: ${path} (the first build may still be running)` });
 
   let building: Promise<void> | undefined;
   const worker = new DocsWorker(root, site);
@@ -216,6 +178,7 @@ export async function startDevDocs(options: { readonly root: string; readonly po
   let queued: Queued | undefined;
   let settle: { timer: NodeJS.Timeout; report: Queued["report"]; documents: Queued["documents"] } | undefined;
   let exactDone = false;
+  let buildFailed = false;
   /** (Re)starts the wait for a pause in the saves, after which the exact build of `report` runs. */
   const armSettle = (report: Queued["report"], documents: Queued["documents"]): void => {
     if (settle !== undefined) clearTimeout(settle.timer);
@@ -250,8 +213,14 @@ export async function startDevDocs(options: { readonly root: string; readonly po
           if (exactDone) armSettle(report, documents);
         }
         exactDone = true;
+        if (buildFailed) send("problem", { lines: [] });
+        buildFailed = false;
       } catch (caught) {
-        log(`dev: the docs did not build: ${caught instanceof Error ? caught.message : String(caught)}`);
+        const why = `dev: the docs did not build: ${caught instanceof Error ? caught.message : String(caught)}`;
+        log(why);
+        // Open pages show it over the last good page until a build succeeds.
+        send("problem", { lines: why.split("\n") });
+        buildFailed = true;
       }
     }
   };

@@ -4,12 +4,12 @@
  *
  * 1. one definition per block (read from the tangled files' syntax trees, `definitions.ts`);
  * 2. prose before code (remark decides what a heading or paragraph is);
- * 3. compiles (one compiler run for the whole project, `typecheck.ts`);
- * 4. tested (coverage of the latest, fully passing test run, `evidence.ts`: every function the
+ * 3. compiles (one compiler run for the whole project, `runners/typecheck.ts`);
+ * 4. tested (coverage of the latest, fully passing test run, `runners/vitest-evidence.ts`: every function the
  *    block defines ran, or, for a value with no function in it, code that ran read it, `runs.ts`;
  *    and a `tested=` stamp equal to the block's current hash, `stamps.ts`).
  *
- * 5. pinned (mutation evidence, `mutation.ts`): each runtime block has a record in its chapter's
+ * 5. pinned (mutation evidence, `core/mutation.ts`): each runtime block has a record in its chapter's
  *    `mutation/CHAPTER.json` (written only by `npm run mutate`) matching its hash, scoring at least
  *    80% with declared equivalents left out, and every `equivalent` declaration names a mutant
  *    that survives. A project with no record file at all is not judged by this rule.
@@ -24,26 +24,20 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
-import { LiterateError, error, sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
-import { evidencePaths, loadEvidence, type TestEvidence } from "./evidence.ts";
-import { listDocuments, readIfExists, writeAtomically } from "./io.ts";
-import { factsOf, judge, type BlockReport, type BookMutation, type DocumentSummary, type TestFacts } from "./judge.ts";
-import { recordPath } from "./mutation.ts";
-import { ProjectModel } from "./project.ts";
-import { applyStampEdits, type StampEdit } from "./stamps.ts";
-import type { TangleResult } from "./tangle.ts";
-import { typeCheck } from "./typecheck.ts";
-import { isRuntime } from "./rules/rule.ts";
+import { LiterateError, error, sortDiagnostics, type Diagnostic } from "../core/diagnostics.ts";
+import { type TestEvidence } from "../core/evidence.ts";
+import { evidencePaths, loadEvidence } from "../runners/vitest-evidence.ts";
+import { listDocuments, readIfExists, writeAtomically } from "../disk/io.ts";
+import { factsOf, judge, type BookMutation, type Judgement, type TestFacts } from "../rules/judge.ts";
+import { recordPath } from "../core/mutation.ts";
+import { ProjectModel } from "../core/project.ts";
+import { applyStampEdits, type StampEdit } from "../core/stamps.ts";
+import type { TangleResult } from "../core/tangle.ts";
+import { typeCheck } from "../runners/typecheck.ts";
+import { isRuntime } from "../rules/rule.ts";
 
-export type { BlockChecks, BlockMutation, BlockReport, DocumentSummary, TestedState } from "./judge.ts";
-
-/** The whole verification. */
-export interface VerifyReport {
-  readonly ok: boolean;
-  readonly blocks: readonly BlockReport[];
-  readonly documents: readonly DocumentSummary[];
-  /** Every problem, errors and warnings, sorted by location; only errors make `ok` false. */
-  readonly problems: readonly Diagnostic[];
+/** The whole verification: the judge's verdict, and what it was judged on. */
+export interface VerifyReport extends Pick<Judgement, "ok" | "blocks" | "documents" | "problems"> {
   readonly typeCheck: { readonly compiler: string; readonly milliseconds: number };
   readonly tests?: TestEvidence["tests"];
   /** With `--stamp`: how many stamps were written and removed. */

@@ -4,7 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import type { Streams } from "./cli.ts";
-import { formatDiagnostic, visible } from "./diagnostics.ts";
+import { formatDiagnostic, visible } from "../core/diagnostics.ts";
 import { runTangle } from "./tangle-run.ts";
 
 const usage = `usage: tangle [--check] [--force] [--root DIR] [--quiet]
