@@ -49,7 +49,11 @@ export interface ServerOptions {
   readonly judgeDelayMs?: number;
   /** Where the server's own log lines go (the client's log, by default). */
   readonly log?: (line: string) => void;
-  /** Starts the judge's worker for the project at `root` (`judge-worker.ts`); without it the judge runs in this thread. */
+  /**
+   * Starts the judge's worker for the project at `root` (`judge-worker.ts`); without it the judge
+   * runs in this thread. It is called once the first diagnostics are sent: loading the worker's
+   * code would otherwise take a core from the start-up.
+   */
   readonly startJudge?: (root: string) => Channel<JudgeReply, JudgeRequest>;
 }
 
@@ -68,7 +72,13 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   const debounceMs = options.debounceMs ?? 150;
   const judgeDelayMs = options.judgeDelayMs ?? 300;
   let evidenceRead = false;
+  /** The judge's worker, once started (`startJudge`), when the options give a way to start one. */
   let judge: BackgroundJudge | undefined;
+  const startJudge = options.startJudge;
+  const judgeWorker = (): BackgroundJudge | undefined => {
+    if (judge === undefined && startJudge !== undefined && root !== undefined) judge = new BackgroundJudge(startJudge(root));
+    return judge;
+  };
   let lensRefresh = false;
   let book: Book | undefined;
   let root = options.root === undefined ? undefined : resolve(options.root);
@@ -143,6 +153,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       log(`lsp: the open chapters could not be tangled: ${caught instanceof Error ? (caught.stack ?? caught.message) : String(caught)}`);
     }
     send((b, doc) => b.quickProblems(doc, true));
+    judgeWorker();
     const steps: (() => void)[] = [
       () => send((b, doc) => b.quickProblems(doc)),
       () => judgeOpen(),
@@ -168,8 +179,9 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   /** The judge's whole verdict on the open chapters: from the worker when there is one (published when it answers), else judged here. */
   const judgeOpen = (): void => {
     const b = book;
+    const worker = judgeWorker();
     if (b === undefined) return;
-    if (judge === undefined) {
+    if (worker === undefined) {
       loadEvidence(b);
       send((bk, doc, open) => bk.problems(doc, open, true));
       return;
@@ -177,7 +189,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     const input = b.judgeInput([...openUris.keys()]);
     if (input === undefined) return;
     const asked = performance.now();
-    judge.ask(b.texts(), input.checked, (reply) => {
+    worker.ask(b.texts(), input.checked, (reply) => {
       for (const note of reply.notes) log(`lsp: ${note}`);
       if (reply.error !== undefined) {
         log(`lsp: the judge failed: ${reply.error}`);
@@ -191,7 +203,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   };
   /** The judge's latest verdict, for the lenses: the worker's last answer, or one made here. */
   const latestJudgement = (b: Book, doc: string): ReturnType<Book["judgement"]>["judgement"] => {
-    if (judge !== undefined) return b.latestJudgement?.judgement;
+    if (startJudge !== undefined) return b.latestJudgement?.judgement;
     loadEvidence(b);
     return b.judgement([...new Set([...openUris.keys(), doc])]).judgement;
   };
@@ -208,7 +220,6 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     const started = performance.now();
     book = new Book(root, projectCompilerOptions(root), readBook(root));
     lensRefresh = params.capabilities.workspace?.codeLens?.refreshSupport === true;
-    if (options.startJudge !== undefined) judge = new BackgroundJudge(options.startJudge(root));
     log(`lsp: ${book.model.paths.length} documents of ${root} loaded in ${Math.round(performance.now() - started)} ms`);
     return {
       capabilities: {
