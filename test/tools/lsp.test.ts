@@ -225,6 +225,27 @@ describe("the language server on a fixture book", () => {
     }
   });
 
+  it("says which files outside the book name the renamed name and are not edited, and edits only the book", async () => {
+    // A file of the project no chapter tangles, importing the book's module: as bench/*.ts does.
+    writeFileSync(join(root, "test/uses-shapes.ts"), 'import { distance } from "../generated/shapes.ts";\n\nexport const unit = distance({ x: 0, y: 0 }, { x: 1, y: 0 });\n');
+    try {
+      const text = chapters["literate/shapes.md"] ?? "";
+      const at = positionOf(text, "function distance");
+      const shown = client.messages.length;
+      const edit = await client.request<WorkspaceEdit>("textDocument/rename", { textDocument: doc("literate/shapes.md"), position: { line: at.line, character: at.character + "function ".length }, newName: "gap" });
+      const edited = Object.keys(edit.changes ?? {}).map((uri) => fileURLToPath(uri).slice(root.length + 1));
+      expect(edited).toContain("literate/shapes.md");
+      expect(edited.filter((path) => !path.startsWith("literate/"))).toEqual([]);
+      await expect.poll(() => client.messages.slice(shown)).toEqual([{ type: 2, message: expect.stringMatching(/^renamed in the book only: `test\/uses-shapes\.ts` imports generated\/ and names it too, and is not edited/) as unknown as string }]);
+      // A name no file outside the book mentions: nothing is said.
+      const point = positionOf(text, "interface Point");
+      await client.request<WorkspaceEdit>("textDocument/rename", { textDocument: doc("literate/shapes.md"), position: { line: point.line, character: point.character + "interface ".length }, newName: "Spot" });
+      expect(client.messages.slice(shown + 1)).toEqual([]);
+    } finally {
+      rmSync(join(root, "test/uses-shapes.ts"));
+    }
+  });
+
   it("refuses a rename that cannot be placed in the book with a clear message", async () => {
     const text = chapters["literate/shapes.md"] ?? "";
     const onProse = client.request("textDocument/rename", { textDocument: doc("literate/shapes.md"), position: positionOf(text, "Euclid"), newName: "x" });

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { error, type Diagnostic } from "../diagnostics.ts";
 import type { TestFacts } from "../judge.ts";
 import { listDocuments, readIfExists } from "../io.ts";
+import { isTypeScriptPath } from "../paths.ts";
 import type { TangleInput, TangleResult } from "../tangle.ts";
 import { programFiles, readRecords, verifyTestFacts } from "../verify.ts";
 import type { BookEvidence } from "./book.ts";
@@ -36,4 +37,19 @@ export function readEvidence(root: string, result: TangleResult, texts: Readonly
     tests = { evidence: undefined, scope: new Set(), refresh: "`npm run verify -- --stamp`", absent: () => [] };
   }
   return { evidence: { inProgram: programFiles(root), records: readRecords(root, [...texts.keys()]), tests, texts }, problems };
+}
+
+/**
+ * The project's TypeScript files outside the book (those `tsconfig.json` checks that no document
+ * tangles to: `tangled` holds the targets) that import a module of `generated/`, with their text:
+ * the files the book's rename does not edit.
+ */
+export function filesImportingTheBook(root: string, tangled: ReadonlySet<string>): TangleInput[] {
+  return [...programFiles(root)]
+    .filter((path) => isTypeScriptPath(path) && !tangled.has(path))
+    .sort()
+    .flatMap((path) => {
+      const text = readIfExists(join(root, path));
+      return text !== undefined && /\bfrom\s+["'][^"']*\bgenerated\//.test(text) ? [{ path, text }] : [];
+    });
 }

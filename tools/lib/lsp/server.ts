@@ -15,6 +15,7 @@ import {
   DiagnosticSeverity,
   ErrorCodes,
   MarkupKind,
+  MessageType,
   ResponseError,
   SymbolKind,
   TextDocumentSyncKind,
@@ -31,7 +32,7 @@ import {
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { recordPath } from "../mutation.ts";
 import { Book, type BookProblem, type BookRange } from "./book.ts";
-import { readBook, readDocumentText, readEvidence } from "./disk.ts";
+import { filesImportingTheBook, readBook, readDocumentText, readEvidence } from "./disk.ts";
 import { RenameRefused, completionDetails, completions, definitions, hover, outline, prepareRename, references, rename, signatureHelp, type CompletionAnswer, type OutlineEntry, type Place } from "./features.ts";
 import { BackgroundJudge, type Channel, type JudgeReply, type JudgeRequest } from "./judge-worker.ts";
 import { lenses, testBlockCount, testedBy, type Lens } from "./lens.ts";
@@ -347,6 +348,8 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       const b = requireBook();
       b.widen(undefined);
       const edits = rename(b, doc, position, newName);
+      const outside = root === undefined ? [] : namedOutside(filesImportingTheBook(root, new Set(b.tangled().result.files.keys())), prepareRename(b, doc, position).placeholder);
+      if (outside.length > 0) void connection.sendNotification("window/showMessage", { type: MessageType.Warning, message: renamedInTheBookOnly(outside) });
       return { changes: Object.fromEntries([...edits].map(([path, list]) => [uriOf(path), list.map((e) => ({ range: range(e.range), newText: e.newText }))])) };
     }),
   );
@@ -380,6 +383,17 @@ export function startServer(connection: Connection, options: ServerOptions = {})
 
   documents.listen(connection);
   connection.listen();
+}
+
+/** The files of `files` whose text has `name` as a whole word. */
+function namedOutside(files: readonly { readonly path: string; readonly text: string }[], name: string): string[] {
+  const word = new RegExp(`(?<![\\w$])${name.replace(/\$/g, "\\$")}(?![\\w$])`);
+  return files.filter((file) => word.test(file.text)).map((file) => file.path);
+}
+
+/** What a rename says when files outside the book name the renamed name: they are not edited. */
+function renamedInTheBookOnly(paths: readonly string[]): string {
+  return `renamed in the book only: ${paths.map((p) => `\`${p}\``).join(", ")} import${paths.length === 1 ? "s" : ""} generated/ and name${paths.length === 1 ? "s" : ""} it too, and ${paths.length === 1 ? "is" : "are"} not edited (the server edits the blocks of \`literate/*.md\`); rename there by hand, or rename in generated/ with TypeScript and run \`npm run stitch\``;
 }
 
 function symbol(entry: OutlineEntry): DocumentSymbol {
