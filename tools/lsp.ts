@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { setFlagsFromString } from "node:v8";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { createConnection } from "vscode-languageserver/node";
-import { serveJudge, type Channel, type JudgeReply, type JudgeRequest } from "./lib/lsp/judge-worker.ts";
+import { serveJudge, type JudgeReply, type JudgeRequest, type WorkerChannel } from "./lib/lsp/judge-worker.ts";
 import { startServer } from "./lib/lsp/server.ts";
 
 const usage = `usage: lsp [--root DIR] [--stdio]
@@ -22,7 +22,7 @@ const usage = `usage: lsp [--root DIR] [--stdio]
 const self = new URL(import.meta["url"]);
 
 /** Starts the judge's worker (this file again, in a worker thread) for the project at `root`. */
-function startJudge(root: string): Channel<JudgeReply, JudgeRequest> {
+function startJudge(root: string): WorkerChannel<JudgeReply, JudgeRequest> {
   const worker = new Worker(self, { workerData: { role: "judge", root }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
   worker.on("error", (caught) => process.stderr.write(`lsp: the judge's worker failed: ${caught.stack ?? caught.message}\n`));
   return worker;

@@ -34,7 +34,7 @@ import { recordPath } from "../mutation.ts";
 import { Book, type BookProblem, type BookRange } from "./book.ts";
 import { filesImportingTheBook, readBook, readDocumentText, readEvidence } from "./disk.ts";
 import { RenameRefused, completionDetails, completions, definitions, hover, outline, prepareRename, references, rename, signatureHelp, type CompletionAnswer, type OutlineEntry, type Place } from "./features.ts";
-import { BackgroundJudge, type Channel, type JudgeReply, type JudgeRequest } from "./judge-worker.ts";
+import { BackgroundJudge, type JudgeReply, type JudgeRequest, type WorkerChannel } from "./judge-worker.ts";
 import { lenses, testBlockCount, testedBy, type Lens } from "./lens.ts";
 import { projectCompilerOptions } from "./tangled-host.ts";
 import { spliceCompletions, spliceDefinitions, spliceNameAt, spliceReferences } from "./splices.ts";
@@ -55,7 +55,7 @@ export interface ServerOptions {
    * runs in this thread. It is called once the first diagnostics are sent: loading the worker's
    * code would otherwise take a core from the start-up.
    */
-  readonly startJudge?: (root: string) => Channel<JudgeReply, JudgeRequest>;
+  readonly startJudge?: (root: string) => WorkerChannel<JudgeReply, JudgeRequest>;
 }
 
 /** What a code lens carries from `codeLens` to `codeLens/resolve`. */
@@ -77,7 +77,10 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   let judge: BackgroundJudge | undefined;
   const startJudge = options.startJudge;
   const judgeWorker = (): BackgroundJudge | undefined => {
-    if (judge === undefined && startJudge !== undefined && root !== undefined) judge = new BackgroundJudge(startJudge(root));
+    if (judge === undefined && startJudge !== undefined && root !== undefined) {
+      const at = root;
+      judge = new BackgroundJudge(() => startJudge(at), (line) => log(`lsp: ${line}`));
+    }
     return judge;
   };
   let lensRefresh = false;
