@@ -3,7 +3,8 @@
  * started as a child process and spoken to with a real LSP client (`test/tools/lsp-client.ts`).
  *
  * - start-up to first diagnostics: from spawn to the first diagnostics published for an opened
- *   chapter (`literate/memory.md`), and to the judge's whole verdict (information);
+ *   chapter (`literate/memory.md`), and to the judge's whole verdict (information); the toolchain
+ *   is built before (`node tools/run.cjs --build`), so no row times a build after an edit of `tools/`;
  * - hover, completion and go-to-definition, each at `samples` places inside the blocks of a few
  *   chapters, one request at a time after start-up: their 95th percentile;
  * - an unsaved type error: a line `const lspBenchN: number = "N";` put into a block's body with
@@ -19,9 +20,11 @@
  * other (`bench/corpus.ts`), 400 ms for hover and 2 s for the type error (`corpusPlan`).
  * `tsx bench/run.ts --only lsp` runs these rows alone.
  */
+import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { CompletionItem, CompletionList, Hover, Location } from "vscode-languageserver-protocol";
 import { BookClient } from "../test/tools/lsp-client.ts";
 
@@ -109,6 +112,8 @@ function load(): string {
 export async function benchLsp(root: string, samples: number, typeErrors: number, print: (line: string) => void, plan: LspBenchPlan = bookPlan): Promise<LspRow[]> {
   const { chapters, limits } = plan;
   const label = plan.label === "" ? "" : ` (${plan.label})`;
+  // The toolchain built first, as `npm ci` leaves it: start-up is the server's, not a build's after an edit of tools/.
+  execFileSync(process.execPath, [fileURLToPath(new URL("../tools/run.cjs", import.meta.url)), "--build"], { stdio: "inherit" });
   const started = performance.now();
   const client = await BookClient.start(root);
   try {
