@@ -93,10 +93,11 @@ const requiredPackages = ["typescript", "vscode-languageserver/node"];
  */
 function requireCommonJs(names) {
   const load = createRequire(import.meta.url);
+  const filter = new RegExp(`^(${names.map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")).join("|")})$`);
   return {
     name: "require-commonjs",
     setup(b) {
-      b.onResolve({ filter: /.*/ }, (args) => (names.includes(args.path) && args.kind === "import-statement" ? { path: args.path, namespace: "require-commonjs" } : undefined));
+      b.onResolve({ filter }, (args) => (args.kind === "import-statement" ? { path: args.path, namespace: "require-commonjs" } : undefined));
       b.onLoad({ filter: /.*/, namespace: "require-commonjs" }, (args) => {
         const exported = Object.keys(load(args.path)).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== "default");
         return {
