@@ -1,8 +1,18 @@
 // The server's side of the judge's worker (`BackgroundJudge`) with real worker threads that stop
 // as a worker out of memory does: it starts another, asks it again, and gives up after a few.
+// And when the server starts its worker: after the first diagnostics (the server in this process,
+// over a pair of streams, with a real protocol client).
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
+import { createConnection } from "vscode-languageserver/node";
+import { createProtocolConnection, StreamMessageReader, StreamMessageWriter } from "vscode-languageserver-protocol/node";
 import { BackgroundJudge, type JudgeReply, type JudgeRequest, type WorkerChannel } from "../../tools/lib/lsp/judge-worker.ts";
+import { startServer } from "../../tools/lib/lsp/server.ts";
+import { chapters, fixtureBook } from "./lsp-fixture.ts";
 
 /** A worker thread that stops with exit code 3 on its first request. */
 const stopping = `require("node:worker_threads").parentPort.on("message", () => process.exit(3));`;
@@ -57,5 +67,48 @@ describe("the judge's worker, seen from the server", () => {
     expect(log[2]).toMatch(/^the judge's worker stopped \(exit code 3\) and is not started again: the verdicts are the type errors/);
     expect(count()).toBe(3);
     expect(answered).toEqual([]);
+  });
+});
+
+describe("the server's start-up", () => {
+  it("starts the judge's worker only once the first diagnostics of the opened chapter are sent", async () => {
+    const root = fixtureBook();
+    const toServer = new PassThrough();
+    const toClient = new PassThrough();
+    const connection = createConnection(new StreamMessageReader(toServer), new StreamMessageWriter(toClient));
+    const client = createProtocolConnection(new StreamMessageReader(toClient), new StreamMessageWriter(toServer));
+    const events: string[] = [];
+    const sendDiagnostics = connection.sendDiagnostics.bind(connection);
+    connection.sendDiagnostics = async (params) => {
+      events.push(`diagnostics ${params.uri.slice(params.uri.lastIndexOf("/") + 1)}`);
+      return sendDiagnostics(params);
+    };
+    const { start } = starter([answering]);
+    const judged = new Promise<void>((done) =>
+      startServer(connection, {
+        root,
+        log: (line) => {
+          if (line.startsWith("lsp: the judge's verdict published")) done();
+        },
+        startJudge: () => {
+          events.push("worker started");
+          return start();
+        },
+      }),
+    );
+    client.listen();
+    try {
+      await client.sendRequest("initialize", { processId: null, rootUri: null, capabilities: {}, workspaceFolders: null });
+      await client.sendNotification("initialized", {});
+      expect(events).toEqual([]);
+      await client.sendNotification("textDocument/didOpen", { textDocument: { uri: pathToFileURL(join(root, "literate/report.md")).href, languageId: "markdown", version: 1, text: chapters["literate/report.md"] } });
+      await judged;
+      expect(events.slice(0, 2)).toEqual(["diagnostics report.md", "worker started"]);
+      expect(events.filter((e) => e === "worker started")).toHaveLength(1);
+    } finally {
+      client.dispose();
+      connection.dispose();
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

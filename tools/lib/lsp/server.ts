@@ -73,6 +73,9 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   const debounceMs = options.debounceMs ?? 150;
   const judgeDelayMs = options.judgeDelayMs ?? 300;
   let evidenceRead = false;
+  let lensRefresh = false;
+  let book: Book | undefined;
+  let root = options.root === undefined ? undefined : resolve(options.root);
   /** The judge's worker, once started (`startJudge`), when the options give a way to start one. */
   let judge: BackgroundJudge | undefined;
   const startJudge = options.startJudge;
@@ -83,9 +86,6 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     }
     return judge;
   };
-  let lensRefresh = false;
-  let book: Book | undefined;
-  let root = options.root === undefined ? undefined : resolve(options.root);
   let timer: NodeJS.Timeout | undefined;
 
   const pathOf = (uri: string): string | undefined => {
