@@ -3,21 +3,28 @@
  * started as a child process and spoken to with a real LSP client (`test/tools/lsp-client.ts`).
  *
  * - start-up to first diagnostics: from spawn to the first diagnostics published for an opened
- *   chapter (`literate/memory.md`), and to the judge's whole verdict (information);
+ *   chapter (`literate/memory.md`), and to the judge's whole verdict (information); the toolchain
+ *   is built before (`node tools/run.cjs --build`), so no row times a build after an edit of `tools/`;
  * - hover, completion and go-to-definition, each at `samples` places inside the blocks of a few
  *   chapters, one request at a time after start-up: their 95th percentile;
  * - an unsaved type error: a line `const lspBenchN: number = "N";` put into a block's body with
  *   `didChange` (never saved), timed to the first published diagnostic at that line; the chapter
  *   is then put back and its clean diagnostics awaited before the next;
- * - the server's resident memory at its peak (`VmHWM` of the process), after all of the above.
+ * - the server's resident memory at its peak (`VmHWM` of the process, summed with any process it
+ *   started), after all of the above.
+ *
+ * The start-up and memory rows' notes say the load average when they were measured.
  *
  * Each row carries its target from issue 21: on this book 200 ms for each request, 1 s for the
  * type error, 5 s for start-up and 600 MB; on a generated corpus of 600 chapters that import each
  * other (`bench/corpus.ts`), 400 ms for hover and 2 s for the type error (`corpusPlan`).
  * `tsx bench/run.ts --only lsp` runs these rows alone.
  */
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { readFileSync, readdirSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { CompletionItem, CompletionList, Hover, Location } from "vscode-languageserver-protocol";
 import { BookClient } from "../test/tools/lsp-client.ts";
 
@@ -74,21 +81,39 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
   return performance.now() - started;
 }
 
-/** Peak resident memory of a process, in MB (`VmHWM` from /proc), or `undefined` off Linux. */
+/** A process and every process it started, still running (from /proc: each thread's `children`). */
+function processTree(pid: number): number[] {
+  const tasks = readdirSync(`/proc/${pid}/task`);
+  const children = tasks.flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ").filter((c) => c !== "").map(Number));
+  return [pid, ...children.flatMap((child) => processTree(child))];
+}
+
+/**
+ * Peak resident memory of a process and the processes it started, in MB: the sum of each one's
+ * `VmHWM` from /proc (its worker threads are in it already); `undefined` off Linux. A sum of
+ * peaks, so never less than the peak of the sum, should work ever move to a child process.
+ */
 function peakMegabytes(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
-    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-    return kb === undefined ? undefined : Number(kb) / 1024;
+    const kb = processTree(pid).map((p) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? Number.NaN));
+    return kb.reduce((a, b) => a + b, 0) / 1024;
   } catch {
     return undefined;
   }
+}
+
+/** The load average over the last minute, as the notes print it. */
+function load(): string {
+  return loadavg()[0]?.toFixed(2) ?? "?";
 }
 
 /** Runs the rows on the project at `root` (this repository). */
 export async function benchLsp(root: string, samples: number, typeErrors: number, print: (line: string) => void, plan: LspBenchPlan = bookPlan): Promise<LspRow[]> {
   const { chapters, limits } = plan;
   const label = plan.label === "" ? "" : ` (${plan.label})`;
+  // The toolchain built first, as `npm ci` leaves it: start-up is the server's, not a build's after an edit of tools/.
+  execFileSync(process.execPath, [fileURLToPath(new URL("../tools/run.cjs", import.meta.url)), "--build"], { stdio: "inherit" });
   const started = performance.now();
   const client = await BookClient.start(root);
   try {
@@ -97,6 +122,7 @@ export async function benchLsp(root: string, samples: number, typeErrors: number
     await client.open(first, firstText);
     await client.waitForDiagnostics(first);
     const startMs = performance.now() - started;
+    const startLoad = load();
     // The judge's verdict comes from its worker, after the type errors; the server logs when it is published.
     const judged = await client.waitForLog(/^lsp: the judge's verdict published/, 300_000, 0).catch(() => undefined);
     const judgedMs = judged === undefined ? Number.NaN : performance.now() - started;
@@ -143,12 +169,12 @@ export async function benchLsp(root: string, samples: number, typeErrors: number
     const p95 = (xs: readonly number[]): number => quantile(xs, 0.95);
     const spread = (xs: readonly number[]): string => `median ${quantile(xs, 0.5).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms over ${xs.length} requests`;
     return [
-      { name: `lsp: start-up to first diagnostics${label}`, samples: [startMs], limitMs: limits.startMs, note: `spawn to the first publishDiagnostics of ${first} opened (tangle and type errors); the judge's whole verdict (its worker's first run) published at ${Math.round(judgedMs)} ms` },
+      { name: `lsp: start-up to first diagnostics${label}`, samples: [startMs], limitMs: limits.startMs, note: `spawn to the first publishDiagnostics of ${first} opened (tangle and type errors); the judge's whole verdict (its worker's first run) published at ${Math.round(judgedMs)} ms; load average ${startLoad}` },
       { name: `lsp: hover p95${label}`, samples: [p95(hovers)], limitMs: limits.requestMs, note: `${spread(hovers)}, at identifiers in the blocks of ${chapters.join(", ")}` },
       { name: `lsp: completion p95${label}`, samples: [p95(completions)], limitMs: limits.requestMs, note: `${spread(completions)}, just after a \`.\` in the same blocks` },
       { name: `lsp: go-to-definition p95${label}`, samples: [p95(definitions)], limitMs: limits.requestMs, note: spread(definitions) },
       { name: `lsp: unsaved type error to its diagnostic${label}`, samples: errorMs, limitMs: limits.errorMs, note: `didChange (never saved) to the first publishDiagnostics holding the error at its Markdown line in ${first}; max ${Math.max(...errorMs).toFixed(0)} ms` },
-      { name: `lsp: resident memory at peak, MB not ms${label}`, samples: [megabytes ?? Number.NaN], limitMs: limits.megabytes, note: "VmHWM of the server process after every request above" },
+      { name: `lsp: resident memory at peak, MB not ms${label}`, samples: [megabytes ?? Number.NaN], limitMs: limits.megabytes, note: `VmHWM of the server process (both its threads: the requests' and the judge's worker) after every request above, summed over any process it started; load average ${load()}` },
     ];
   } finally {
     await client.stop();

@@ -18,11 +18,15 @@
  *   on every Node this project supports (remark is ES modules only). A tangle whose documents
  *   the fast scanner reads never loads it.
  *
+ * In the ES module builds, the CommonJS packages `requiredPackages` names are loaded with `require`
+ * (see `requireCommonJs`).
+ *
  * `import.meta.url` in a source file becomes that source file's own URL, so code that finds files
  * beside itself (the docs' assets) or resolves packages from itself works as it does under tsx.
  */
 import { build } from "esbuild";
 import { readFileSync, renameSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -73,6 +77,39 @@ function lazyRemark(names, format) {
 }
 
 /**
+ * CommonJS packages the ES module builds load with `require` instead of `import`: Node imports a
+ * CommonJS file into an ES module only after guessing its format and scanning all of its text for
+ * the names it exports, ~0.4 s for TypeScript's 9 MB on each start of the language server (and
+ * again in its judge's worker), where `require` only compiles it.
+ */
+const requiredPackages = ["typescript", "vscode-languageserver/node"];
+
+/**
+ * Replaces an `import` of each package of `names` with a module that `require`s it (from the
+ * build's own folder, through `createRequire`) and exports its default and each of its names, as
+ * Node's import of it would.
+ * @param {readonly string[]} names
+ * @returns {import("esbuild").Plugin}
+ */
+function requireCommonJs(names) {
+  const load = createRequire(import.meta.url);
+  const filter = new RegExp(`^(${names.map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")).join("|")})$`);
+  return {
+    name: "require-commonjs",
+    setup(b) {
+      b.onResolve({ filter }, (args) => (args.kind === "import-statement" ? { path: args.path, namespace: "require-commonjs" } : undefined));
+      b.onLoad({ filter: /.*/, namespace: "require-commonjs" }, (args) => {
+        const exported = Object.keys(load(args.path)).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== "default");
+        return {
+          contents: [`import { createRequire } from "node:module";`, `const loaded = createRequire(import.meta.url)(${JSON.stringify(args.path)});`, `export default loaded;`, `export const { ${exported.join(", ")} } = loaded;`].join("\n"),
+          loader: "js",
+        };
+      });
+    },
+  };
+}
+
+/**
  * Builds each CLI `tools/NAME.ts` into `outDir` as the file `clis` names for it (`NAME.cjs`:
  * CommonJS, `NAME.js`: ES modules). Throws when esbuild reports an error (printed on stderr).
  * @param {string} outDir
@@ -95,7 +132,7 @@ export async function buildTools(outDir, clis) {
     if (modules.length > 0) {
       const entryPoints = Object.fromEntries(modules.map((name) => [name, join(tools, `${name}.ts`)]));
       // Chunks beside the entries, so the stand-in finds `remark.cjs` at `./` from any of them.
-      builds.push(build({ ...common, entryPoints, format: "esm", splitting: true, packages: "external", outdir: temporary, chunkNames: "chunk-[hash]", plugins: [ownImportMetaUrl, lazyRemark(exported, "esm")] }));
+      builds.push(build({ ...common, entryPoints, format: "esm", splitting: true, packages: "external", outdir: temporary, chunkNames: "chunk-[hash]", plugins: [ownImportMetaUrl, lazyRemark(exported, "esm"), requireCommonJs(requiredPackages)] }));
     }
     await Promise.all(builds);
   });

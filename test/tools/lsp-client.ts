@@ -27,6 +27,8 @@ export class BookClient {
   readonly child: ChildProcess;
   readonly stderr: string[] = [];
   readonly logs: string[] = [];
+  /** What the server showed the user (`window/showMessage`), in order. */
+  readonly messages: { type: number; message: string }[] = [];
   readonly #diagnostics = new Map<string, { version: number; diagnostics: Diagnostic[] }>();
   readonly #waiters: (() => void)[] = [];
   readonly #versions = new Map<string, number>();
@@ -45,6 +47,9 @@ export class BookClient {
       this.lastPublishedAt = performance.now();
       this.#diagnostics.set(params.uri, { version: this.#published, diagnostics: params.diagnostics });
       for (const wake of this.#waiters.splice(0)) wake();
+    });
+    this.connection.onNotification("window/showMessage", (params: { type: number; message: string }) => {
+      this.messages.push(params);
     });
     this.connection.onNotification("window/logMessage", (params: { message: string }) => {
       this.logs.push(params.message);

@@ -3,7 +3,7 @@
 // small fixture book in a temp folder (tangled to disk, so TypeScript's own answers on
 // generated/ can be compared with the server's answers in the book), and one test on this
 // repository's own book.
-import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, posix, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
@@ -13,10 +13,13 @@ import { Book } from "../../tools/lib/lsp/book.ts";
 import { readBook, readEvidence } from "../../tools/lib/lsp/disk.ts";
 import { projectCompilerOptions } from "../../tools/lib/lsp/tangled-host.ts";
 import { tangle } from "../../tools/lib/core/tangle.ts";
+import { runStitch } from "../../tools/lib/commands/stitch-run.ts";
 import { runTangle } from "../../tools/lib/commands/tangle-run.ts";
 import { BookClient } from "./lsp-client.ts";
 import { chapters, fixtureBook } from "./lsp-fixture.ts";
-import { decodeMappings, type Segment } from "./support.ts";
+import { decodeMappings, removeTempDirs, tempDir, type Segment } from "./support.ts";
+
+afterAll(removeTempDirs);
 
 /** The 0-based position of the `nth` occurrence of `word` in a document's text. */
 function positionOf(text: string, word: string, nth = 1): { line: number; character: number } {
@@ -70,6 +73,25 @@ function throughMap(root: string, path: string, line: number, character: number)
   const segment = [...(map.lines[line] ?? [])].reverse().find((s) => s.generatedColumn <= character);
   if (segment === undefined) return undefined;
   return { doc: map.sources[segment.source] ?? "", line: segment.line, character: segment.column + (character - segment.generatedColumn) };
+}
+
+/**
+ * Exported functions of generated/ whose name another tangled file mentions, every k-th of them
+ * in path order: `count` names, each with the offset of its declaration in its file.
+ */
+function exportedNamesUsedElsewhere(root: string, tangled: ReadonlyMap<string, string>, program: ts.Program | undefined, count: number): { file: string; name: string; start: number }[] {
+  const files = [...tangled.keys()].filter((f) => f.endsWith(".ts"));
+  const candidates: { file: string; name: string; start: number }[] = [];
+  for (const file of files.filter((f) => f.startsWith("generated/"))) {
+    const source = program?.getSourceFile(join(root, file));
+    for (const statement of source?.statements ?? []) {
+      if (!ts.isFunctionDeclaration(statement) || statement.name === undefined || !(ts.getCombinedModifierFlags(statement) & ts.ModifierFlags.Export)) continue;
+      const name = statement.name.text;
+      if (files.some((other) => other !== file && (tangled.get(other) ?? "").includes(name))) candidates.push({ file, name, start: statement.name.getStart(source) });
+    }
+  }
+  const stride = Math.max(1, Math.floor(candidates.length / count));
+  return candidates.filter((_, i) => i % stride === 0).slice(0, count);
 }
 
 /** The tangled TypeScript files of the fixture. */
@@ -203,6 +225,27 @@ describe("the language server on a fixture book", () => {
     }
   });
 
+  it("says which files outside the book name the renamed name and are not edited, and edits only the book", async () => {
+    // A file of the project no chapter tangles, importing the book's module: as bench/*.ts does.
+    writeFileSync(join(root, "test/uses-shapes.ts"), 'import { distance } from "../generated/shapes.ts";\n\nexport const unit = distance({ x: 0, y: 0 }, { x: 1, y: 0 });\n');
+    try {
+      const text = chapters["literate/shapes.md"] ?? "";
+      const at = positionOf(text, "function distance");
+      const shown = client.messages.length;
+      const edit = await client.request<WorkspaceEdit>("textDocument/rename", { textDocument: doc("literate/shapes.md"), position: { line: at.line, character: at.character + "function ".length }, newName: "gap" });
+      const edited = Object.keys(edit.changes ?? {}).map((uri) => fileURLToPath(uri).slice(root.length + 1));
+      expect(edited).toContain("literate/shapes.md");
+      expect(edited.filter((path) => !path.startsWith("literate/"))).toEqual([]);
+      await expect.poll(() => client.messages.slice(shown)).toEqual([{ type: 2, message: expect.stringMatching(/^renamed in the book only: `test\/uses-shapes\.ts` imports generated\/ and names it too, and is not edited/) as unknown as string }]);
+      // A name no file outside the book mentions: nothing is said.
+      const point = positionOf(text, "interface Point");
+      await client.request<WorkspaceEdit>("textDocument/rename", { textDocument: doc("literate/shapes.md"), position: { line: point.line, character: point.character + "interface ".length }, newName: "Spot" });
+      expect(client.messages.slice(shown + 1)).toEqual([]);
+    } finally {
+      rmSync(join(root, "test/uses-shapes.ts"));
+    }
+  });
+
   it("refuses a rename that cannot be placed in the book with a clear message", async () => {
     const text = chapters["literate/shapes.md"] ?? "";
     const onProse = client.request("textDocument/rename", { textDocument: doc("literate/shapes.md"), position: positionOf(text, "Euclid"), newName: "x" });
@@ -327,18 +370,7 @@ describe("the language server on this repository's book", () => {
     const files = [...tangled.files.keys()].filter((f) => f.endsWith(".ts"));
     const service = diskService(root, files);
     const program = service.getProgram();
-    // Exported functions whose name another tangled file mentions, every k-th of them in path order: 20 names.
-    const candidates: { file: string; name: string; start: number }[] = [];
-    for (const file of files.filter((f) => f.startsWith("generated/"))) {
-      const source = program?.getSourceFile(join(root, file));
-      for (const statement of source?.statements ?? []) {
-        if (!ts.isFunctionDeclaration(statement) || statement.name === undefined || !(ts.getCombinedModifierFlags(statement) & ts.ModifierFlags.Export)) continue;
-        const name = statement.name.text;
-        if (files.some((other) => other !== file && (tangled.files.get(other) ?? "").includes(name))) candidates.push({ file, name, start: statement.name.getStart(source) });
-      }
-    }
-    const stride = Math.max(1, Math.floor(candidates.length / 20));
-    const chosen = candidates.filter((_, i) => i % stride === 0).slice(0, 20);
+    const chosen = exportedNamesUsedElsewhere(root, tangled.files, program, 20);
     expect(chosen).toHaveLength(20);
     const withoutMap = (t: string): string => t.replace(/\/\/# sourceMappingURL=.*\n?$/, "");
     for (const { file, name, start } of chosen) {
@@ -357,5 +389,53 @@ describe("the language server on this repository's book", () => {
         expect(withoutMap(renamed.files.get(path) ?? ""), `${name}: ${path}`).toBe(withoutMap(expected));
       }
     }
+  }, 180_000);
+
+  it("renames the same 20 names so that the book is what TypeScript's rename on generated/, stitched back, makes of it", async () => {
+    // One copy of the book, tangled to disk; TypeScript renames all 20 names in its generated/ and
+    // tests, and one stitch run takes every rename back into the copy's Markdown: book A.
+    const copy = tempDir("lsp-rename-stitch-");
+    cpSync(join(root, "literate"), join(copy, "literate"), { recursive: true });
+    cpSync(join(root, "tsconfig.json"), join(copy, "tsconfig.json"));
+    symlinkSync(join(root, "node_modules"), join(copy, "node_modules"), "dir");
+    const tangled = runTangle({ root: copy }).result?.files ?? new Map<string, string>();
+    const files = [...tangled.keys()].filter((f) => f.endsWith(".ts"));
+    const service = diskService(copy, files);
+    const chosen = exportedNamesUsedElsewhere(copy, tangled, service.getProgram(), 20);
+    expect(chosen).toHaveLength(20);
+    const spans = new Map<string, { start: number; length: number; text: string }[]>();
+    for (const { file, name, start } of chosen) {
+      for (const l of service.findRenameLocations(join(copy, file), start, false, false, { providePrefixAndSuffixTextForRename: false }) ?? []) {
+        const path = l.fileName.slice(copy.length + 1);
+        spans.set(path, [...(spans.get(path) ?? []), { start: l.textSpan.start, length: l.textSpan.length, text: `${name}Renamed` }]);
+      }
+    }
+    for (const [path, edits] of spans) {
+      const text = [...edits].sort((a, b) => b.start - a.start).reduce((out, e) => out.slice(0, e.start) + e.text + out.slice(e.start + e.length), readFileSync(join(copy, path), "utf8"));
+      writeFileSync(join(copy, path), text);
+    }
+    const stitched = runStitch({ root: copy });
+    expect(stitched.edited).toEqual([...spans.keys()].sort());
+    const bookA = readBook(copy);
+
+    // The server's rename of each name, asked at its declaration's Markdown place in this
+    // repository's book (the same texts), every edit applied to the Markdown: book B.
+    const inputs = readBook(root);
+    const edits = new Map<string, TextEdit[]>();
+    for (const { file, name, start } of chosen) {
+      const at = service.getProgram()?.getSourceFile(join(copy, file))?.getLineAndCharacterOfPosition(start);
+      const asked = at === undefined ? undefined : throughMap(copy, file, at.line, at.character);
+      if (asked === undefined) throw new Error(`unmapped ${file} ${name}`);
+      const edit = await client.request<WorkspaceEdit>("textDocument/rename", { textDocument: { uri: client.uri(asked.doc) }, position: { line: asked.line, character: asked.character }, newName: `${name}Renamed` });
+      for (const [uri, list] of Object.entries(edit.changes ?? {})) {
+        const path = fileURLToPath(uri).slice(root.length + 1);
+        edits.set(path, [...(edits.get(path) ?? []), ...list]);
+      }
+    }
+    const bookB = inputs.map((input) => ({ path: input.path, text: applyEdits(input.text, edits.get(input.path) ?? []) }));
+
+    expect(bookA.map((d) => d.path)).toEqual(bookB.map((d) => d.path));
+    for (const [k, b] of bookB.entries()) expect(bookA[k]?.text, b.path).toBe(b.text);
+    expect(bookA.filter((d, k) => d.text !== inputs[k]?.text).length).toBeGreaterThan(5);
   }, 180_000);
 });

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { error, type Diagnostic } from "../core/diagnostics.ts";
 import type { TestFacts } from "../rules/judge.ts";
 import { listDocuments, readIfExists } from "../disk/io.ts";
+import { isTypeScriptPath } from "../core/paths.ts";
 import type { TangleInput, TangleResult } from "../core/tangle.ts";
 import { programFiles, readRecords, verifyTestFacts } from "../commands/verify.ts";
 import type { BookEvidence } from "./book.ts";
@@ -36,4 +37,19 @@ export function readEvidence(root: string, result: TangleResult, texts: Readonly
     tests = { evidence: undefined, scope: new Set(), refresh: "`npm run verify -- --stamp`", absent: () => [] };
   }
   return { evidence: { inProgram: programFiles(root), records: readRecords(root, [...texts.keys()]), tests, texts }, problems };
+}
+
+/**
+ * The project's TypeScript files outside the book (those `tsconfig.json` checks that no document
+ * tangles to: `tangled` holds the targets) that import a module of `generated/`, with their text:
+ * the files the book's rename does not edit.
+ */
+export function filesImportingTheBook(root: string, tangled: ReadonlySet<string>): TangleInput[] {
+  return [...programFiles(root)]
+    .filter((path) => isTypeScriptPath(path) && !tangled.has(path))
+    .sort()
+    .flatMap((path) => {
+      const text = readIfExists(join(root, path));
+      return text !== undefined && /\bfrom\s+["'][^"']*\bgenerated\//.test(text) ? [{ path, text }] : [];
+    });
 }

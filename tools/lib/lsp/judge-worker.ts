@@ -6,7 +6,8 @@
  * verify does (`disk.ts`), and answers each request with `judgeBook`'s verdict.
  *
  * `serveJudge` is the worker's side, `BackgroundJudge` the server's: it sends a request only when
- * the worker is free, the newest one then, so a burst of edits is judged once.
+ * the worker is free, the newest one then, so a burst of edits is judged once. A worker that
+ * stops (out of memory, a crash) is started again, a few times at most, and asked again.
  */
 import type { Judgement } from "../rules/judge.ts";
 import { ProjectModel } from "../core/project.ts";
@@ -40,6 +41,12 @@ export interface Channel<In, Out> {
   postMessage(message: Out): void;
 }
 
+/** The server's end of a worker: a channel that also says when the worker stopped, and its exit code. */
+export interface WorkerChannel<In, Out> extends Channel<In, Out> {
+  on(event: "message", listener: (message: In) => void): unknown;
+  on(event: "exit", listener: (code: number) => void): unknown;
+}
+
 /** The worker's side: answers every request on `port` for the project at `root`. */
 export function serveJudge(port: Channel<JudgeRequest, JudgeReply>, root: string): void {
   const model = new ProjectModel({ scan: "remark" });
@@ -63,25 +70,65 @@ export function serveJudge(port: Channel<JudgeRequest, JudgeReply>, root: string
   });
 }
 
+/** One ask: every document's text, the type-check, and who gets the verdict. */
+interface Ask {
+  readonly texts: ReadonlyMap<string, string>;
+  readonly checked: TypeCheckResult;
+  readonly done: (reply: JudgeReply) => void;
+}
+
 /** The server's side of the worker; see the module comment. */
 export class BackgroundJudge {
-  readonly #channel: Channel<JudgeReply, JudgeRequest>;
+  readonly #start: () => WorkerChannel<JudgeReply, JudgeRequest>;
+  readonly #log: (line: string) => void;
+  #restartsLeft: number;
+  #channel: WorkerChannel<JudgeReply, JudgeRequest> | undefined;
   /** The texts the worker holds, as last sent. */
   readonly #sent = new Map<string, string>();
   #id = 0;
-  #busy = false;
   #reload = true;
-  #pending: { readonly texts: ReadonlyMap<string, string>; readonly checked: TypeCheckResult; readonly done: (reply: JudgeReply) => void } | undefined;
-  #waiting = new Map<number, (reply: JudgeReply) => void>();
+  /** The ask the worker is judging, if any. */
+  #asked: Ask | undefined;
+  #pending: Ask | undefined;
 
-  constructor(channel: Channel<JudgeReply, JudgeRequest>) {
-    this.#channel = channel;
+  /** Starts a worker with `start`; when one stops, starts another, `restarts` times at most, saying so in `log`. */
+  constructor(start: () => WorkerChannel<JudgeReply, JudgeRequest>, log: (line: string) => void, restarts = 3) {
+    this.#start = start;
+    this.#log = log;
+    this.#restartsLeft = restarts;
+    this.#channel = this.#open();
+  }
+
+  #open(): WorkerChannel<JudgeReply, JudgeRequest> {
+    const channel = this.#start();
     channel.on("message", (reply) => {
-      this.#busy = false;
-      this.#waiting.get(reply.id)?.(reply);
-      this.#waiting.delete(reply.id);
+      if (channel !== this.#channel || reply.id !== this.#id) return;
+      const asked = this.#asked;
+      this.#asked = undefined;
+      asked?.done(reply);
       this.#dispatch();
     });
+    channel.on("exit", (code) => {
+      if (channel === this.#channel) this.#stopped(code);
+    });
+    return channel;
+  }
+
+  /** The worker stopped: a new one holds no texts and no evidence; the ask it was judging is asked again, unless a newer one waits. */
+  #stopped(code: number): void {
+    this.#channel = undefined;
+    this.#sent.clear();
+    this.#reload = true;
+    this.#pending ??= this.#asked;
+    this.#asked = undefined;
+    if (this.#restartsLeft <= 0) {
+      this.#log(`the judge's worker stopped (exit code ${code}) and is not started again: the verdicts are the type errors and the tangle's until the server restarts`);
+      return;
+    }
+    this.#restartsLeft--;
+    this.#log(`the judge's worker stopped (exit code ${code}); starting it again`);
+    this.#channel = this.#open();
+    this.#dispatch();
   }
 
   /** Says the evidence on disk may have changed (a save): the next request reads it again. */
@@ -97,7 +144,8 @@ export class BackgroundJudge {
 
   #dispatch(): void {
     const next = this.#pending;
-    if (this.#busy || next === undefined) return;
+    const channel = this.#channel;
+    if (this.#asked !== undefined || next === undefined || channel === undefined) return;
     this.#pending = undefined;
     const changed: TangleInput[] = [];
     for (const [path, text] of next.texts) {
@@ -108,9 +156,8 @@ export class BackgroundJudge {
     const removed = [...this.#sent.keys()].filter((path) => !next.texts.has(path));
     for (const path of removed) this.#sent.delete(path);
     const id = ++this.#id;
-    this.#waiting.set(id, next.done);
-    this.#busy = true;
-    this.#channel.postMessage({ id, texts: changed, removed, checked: next.checked, reloadEvidence: this.#reload });
+    this.#asked = next;
+    channel.postMessage({ id, texts: changed, removed, checked: next.checked, reloadEvidence: this.#reload });
     this.#reload = false;
   }
 }

@@ -15,6 +15,7 @@ import {
   DiagnosticSeverity,
   ErrorCodes,
   MarkupKind,
+  MessageType,
   ResponseError,
   SymbolKind,
   TextDocumentSyncKind,
@@ -31,9 +32,9 @@ import {
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { recordPath } from "../core/mutation.ts";
 import { Book, type BookProblem, type BookRange } from "./book.ts";
-import { readBook, readDocumentText, readEvidence } from "./disk.ts";
+import { filesImportingTheBook, readBook, readDocumentText, readEvidence } from "./disk.ts";
 import { RenameRefused, completionDetails, completions, definitions, hover, outline, prepareRename, references, rename, signatureHelp, type CompletionAnswer, type OutlineEntry, type Place } from "./features.ts";
-import { BackgroundJudge, type Channel, type JudgeReply, type JudgeRequest } from "./judge-worker.ts";
+import { BackgroundJudge, type JudgeReply, type JudgeRequest, type WorkerChannel } from "./judge-worker.ts";
 import { lenses, testBlockCount, testedBy, type Lens } from "./lens.ts";
 import { projectCompilerOptions } from "./tangled-host.ts";
 import { spliceCompletions, spliceDefinitions, spliceNameAt, spliceReferences } from "./splices.ts";
@@ -49,8 +50,12 @@ export interface ServerOptions {
   readonly judgeDelayMs?: number;
   /** Where the server's own log lines go (the client's log, by default). */
   readonly log?: (line: string) => void;
-  /** Starts the judge's worker for the project at `root` (`judge-worker.ts`); without it the judge runs in this thread. */
-  readonly startJudge?: (root: string) => Channel<JudgeReply, JudgeRequest>;
+  /**
+   * Starts the judge's worker for the project at `root` (`judge-worker.ts`); without it the judge
+   * runs in this thread. It is called once the first diagnostics are sent: loading the worker's
+   * code would otherwise take a core from the start-up.
+   */
+  readonly startJudge?: (root: string) => WorkerChannel<JudgeReply, JudgeRequest>;
 }
 
 /** What a code lens carries from `codeLens` to `codeLens/resolve`. */
@@ -68,10 +73,19 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   const debounceMs = options.debounceMs ?? 150;
   const judgeDelayMs = options.judgeDelayMs ?? 300;
   let evidenceRead = false;
-  let judge: BackgroundJudge | undefined;
   let lensRefresh = false;
   let book: Book | undefined;
   let root = options.root === undefined ? undefined : resolve(options.root);
+  /** The judge's worker, once started (`startJudge`), when the options give a way to start one. */
+  let judge: BackgroundJudge | undefined;
+  const startJudge = options.startJudge;
+  const judgeWorker = (): BackgroundJudge | undefined => {
+    if (judge === undefined && startJudge !== undefined && root !== undefined) {
+      const at = root;
+      judge = new BackgroundJudge(() => startJudge(at), (line) => log(`lsp: ${line}`));
+    }
+    return judge;
+  };
   let timer: NodeJS.Timeout | undefined;
 
   const pathOf = (uri: string): string | undefined => {
@@ -143,6 +157,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       log(`lsp: the open chapters could not be tangled: ${caught instanceof Error ? (caught.stack ?? caught.message) : String(caught)}`);
     }
     send((b, doc) => b.quickProblems(doc, true));
+    judgeWorker();
     const steps: (() => void)[] = [
       () => send((b, doc) => b.quickProblems(doc)),
       () => judgeOpen(),
@@ -168,8 +183,9 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   /** The judge's whole verdict on the open chapters: from the worker when there is one (published when it answers), else judged here. */
   const judgeOpen = (): void => {
     const b = book;
+    const worker = judgeWorker();
     if (b === undefined) return;
-    if (judge === undefined) {
+    if (worker === undefined) {
       loadEvidence(b);
       send((bk, doc, open) => bk.problems(doc, open, true));
       return;
@@ -177,7 +193,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     const input = b.judgeInput([...openUris.keys()]);
     if (input === undefined) return;
     const asked = performance.now();
-    judge.ask(b.texts(), input.checked, (reply) => {
+    worker.ask(b.texts(), input.checked, (reply) => {
       for (const note of reply.notes) log(`lsp: ${note}`);
       if (reply.error !== undefined) {
         log(`lsp: the judge failed: ${reply.error}`);
@@ -191,7 +207,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   };
   /** The judge's latest verdict, for the lenses: the worker's last answer, or one made here. */
   const latestJudgement = (b: Book, doc: string): ReturnType<Book["judgement"]>["judgement"] => {
-    if (judge !== undefined) return b.latestJudgement?.judgement;
+    if (startJudge !== undefined) return b.latestJudgement?.judgement;
     loadEvidence(b);
     return b.judgement([...new Set([...openUris.keys(), doc])]).judgement;
   };
@@ -208,7 +224,6 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     const started = performance.now();
     book = new Book(root, projectCompilerOptions(root), readBook(root));
     lensRefresh = params.capabilities.workspace?.codeLens?.refreshSupport === true;
-    if (options.startJudge !== undefined) judge = new BackgroundJudge(options.startJudge(root));
     log(`lsp: ${book.model.paths.length} documents of ${root} loaded in ${Math.round(performance.now() - started)} ms`);
     return {
       capabilities: {
@@ -336,6 +351,8 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       const b = requireBook();
       b.widen(undefined);
       const edits = rename(b, doc, position, newName);
+      const outside = root === undefined ? [] : namedOutside(filesImportingTheBook(root, new Set(b.tangled().result.files.keys())), prepareRename(b, doc, position).placeholder);
+      if (outside.length > 0) void connection.sendNotification("window/showMessage", { type: MessageType.Warning, message: renamedInTheBookOnly(outside) });
       return { changes: Object.fromEntries([...edits].map(([path, list]) => [uriOf(path), list.map((e) => ({ range: range(e.range), newText: e.newText }))])) };
     }),
   );
@@ -369,6 +386,17 @@ export function startServer(connection: Connection, options: ServerOptions = {})
 
   documents.listen(connection);
   connection.listen();
+}
+
+/** The files of `files` whose text has `name` as a whole word. */
+function namedOutside(files: readonly { readonly path: string; readonly text: string }[], name: string): string[] {
+  const word = new RegExp(`(?<![\\w$])${name.replace(/\$/g, "\\$")}(?![\\w$])`);
+  return files.filter((file) => word.test(file.text)).map((file) => file.path);
+}
+
+/** What a rename says when files outside the book name the renamed name: they are not edited. */
+function renamedInTheBookOnly(paths: readonly string[]): string {
+  return `renamed in the book only: ${paths.map((p) => `\`${p}\``).join(", ")} import${paths.length === 1 ? "s" : ""} generated/ and name${paths.length === 1 ? "s" : ""} it too, and ${paths.length === 1 ? "is" : "are"} not edited (the server edits the blocks of \`literate/*.md\`); rename there by hand, or rename in generated/ with TypeScript and run \`npm run stitch\``;
 }
 
 function symbol(entry: OutlineEntry): DocumentSymbol {
