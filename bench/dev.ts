@@ -26,7 +26,7 @@
  * project folder with any launcher (the test runs it on a one-chapter project).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { get, type IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
@@ -304,7 +304,10 @@ export function copyProject(from: string, base?: string): string {
       return rel === "" || (!notCopied.has(rel) && !rel.split(sep).some((part) => part.includes(".tmp-")));
     },
   });
-  symlinkSync(join(from, "node_modules"), join(to, "node_modules"), "dir");
+  // A folder of links, not one link: StrykerJS (dev's background mutation run) links the project's
+  // node_modules folder into its sandbox, and passes over a node_modules that is itself a link.
+  mkdirSync(join(to, "node_modules"));
+  for (const entry of readdirSync(join(from, "node_modules"))) symlinkSync(join(from, "node_modules", entry), join(to, "node_modules", entry));
   return to;
 }
 

@@ -44,3 +44,33 @@ describe("the rules", () => {
     expect(judged.ok).toBe(true);
   });
 });
+
+// `npm run dev` judges one tangle several times a save (before the tests, after each run of them,
+// after its stamps): a rule runs again only when a fact it reads is new, so those judgements cost
+// the tested rule's evidence alone. That is safe only if each rule reads no fact it does not declare.
+describe("a rule judged again", () => {
+  it("reads only the facts it declares", () => {
+    const model = ProjectModel.of([{ path: "literate/a.md", text: unsaved }], { scan: "remark" });
+    const facts = factsOf(model, known);
+    for (const rule of rules) {
+      const read = new Set<string>();
+      const watched = new Proxy(facts, { get: (target, key, receiver) => (typeof key === "string" && read.add(key), Reflect.get(target, key, receiver)) });
+      rule.check(watched);
+      expect({ rule: rule.id, undeclared: [...read].filter((key) => !(rule.reads as readonly string[]).includes(key)) }).toEqual({ rule: rule.id, undeclared: [] });
+    }
+  });
+
+  it("keeps its findings while the facts it reads are the same, and judges anew when one of them changes", () => {
+    const model = ProjectModel.of([{ path: "literate/a.md", text: unsaved }], { scan: "remark" });
+    const first = judge(factsOf(model, known));
+    const again = judge(factsOf(model, { ...known, tests: { ...noTests } }));
+    expect(again.problems).toEqual(first.problems);
+    expect(again.problems.find((p) => p.rule === "prose")).toBe(first.problems.find((p) => p.rule === "prose"));
+    // A new text is a new tangle: rule 2 finds the block with prose before it now.
+    model.update("literate/a.md", unsaved.replace(`${fence}\n\n${fence}ts\nexport function two`, `${fence}\n\nTwo.\n\n${fence}ts\nexport function two`));
+    expect(judge(factsOf(model, known)).problems.filter((p) => p.rule === "prose")).toEqual([]);
+    // New records alone: rule 5 is asked again (the chapter's record is missing, then present but stale).
+    const withRecord = judge(factsOf(model, { ...known, records: new Map([["literate/a.md", "{}"]]) }));
+    expect(withRecord.problems.filter((p) => p.rule === "pinned")).not.toEqual(judge(factsOf(model, known)).problems.filter((p) => p.rule === "pinned"));
+  });
+});

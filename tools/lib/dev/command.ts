@@ -108,7 +108,7 @@ export async function devCommand(args: readonly string[]): Promise<number> {
     clearTimeout(timer);
     timer = setTimeout(() => {
       void cycle();
-    }, 100);
+    }, 40);
   });
   await new Promise<void>((done) => watcher.once("ready", () => done()));
   const stitcher = values.stitch ? await watchTargets(root, log, () => running) : undefined;

@@ -137,9 +137,11 @@ export class DevSession {
     const started = performance.now();
     const before = this.counts;
     const first = this.#previous === undefined;
-    this.#generation++;
     const changedDocs = this.#read(first || saved === undefined ? undefined : saved);
     if (!first && changedDocs.length === 0) return { verdicts: [], documents: [], milliseconds: performance.now() - started };
+    // Only a cycle that read a change is newer than a mutation run in the background: the
+    // watcher's echo of dev's own stamp write must not make that run's survivors go unreported.
+    this.#generation++;
     if (!first) this.#onRead(this.#model.texts());
     // A newer save: the older one's mutants are of code that is gone.
     this.#cancelMutation();

@@ -32,6 +32,7 @@ function mapCompilerDiagnostics(result: TangleResult, checked: TypeCheckResult, 
 export const compiles: Rule = {
   id: "compiles",
   description: "no diagnostic of the one whole-program type-check falls on the block's lines",
+  reads: ["result", "checked", "inProgram"],
   check: ({ result, checked, inProgram }): Findings => {
     const global: Diagnostic[] = [];
     const byBlock = mapCompilerDiagnostics(result, checked, global);

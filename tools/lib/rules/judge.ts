@@ -135,10 +135,27 @@ export interface JudgeOptions {
 /** What a rule left out by `only` finds: nothing. */
 const notRun: TestedFindings & PinnedFindings = { byBlock: new Map(), global: [], states: new Map(), executed: new Set(), stamps: new Map(), scores: new Map(), survivors: new Map(), recorded: [], unrecorded: [] };
 
+/** Each rule's last findings, with the facts it read for them. */
+const lastFindings = new Map<RuleId, { readonly inputs: readonly unknown[]; readonly findings: Findings }>();
+
+/**
+ * `rule.check(facts)`, or its last findings when every fact the rule reads is the same object as
+ * then: the facts are immutable values a project model hands out once per tangle, so the same
+ * objects mean the same answer.
+ */
+function checkOnce(rule: Rule, facts: Facts): Findings {
+  const inputs = rule.reads.map((key) => facts[key]);
+  const last = lastFindings.get(rule.id);
+  if (last !== undefined && last.inputs.every((input, i) => input === inputs[i])) return last.findings;
+  const findings = rule.check(facts);
+  lastFindings.set(rule.id, { inputs, findings });
+  return findings;
+}
+
 /** Runs every rule over `facts`, and builds each block's report and the book's from what they found. */
 export function judge(facts: Facts, options: JudgeOptions = {}): Judgement {
   const { extra = [], only } = options;
-  const found = new Map<RuleId, Findings>(rules.map((rule) => [rule.id, only === undefined || only.includes(rule.id) ? rule.check(facts) : notRun]));
+  const found = new Map<RuleId, Findings>(rules.map((rule) => [rule.id, only === undefined || only.includes(rule.id) ? checkOnce(rule, facts) : notRun]));
   const testedFindings = found.get("tested") as TestedFindings;
   const pinnedFindings = found.get("pinned") as PinnedFindings;
   const fails = (id: RuleId, index: number): boolean => (found.get(id)?.byBlock.get(index) ?? []).some((d) => d.severity === "error" || id === "doc-comment");

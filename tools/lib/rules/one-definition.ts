@@ -8,6 +8,7 @@ import { addTo, type Findings, type Rule } from "./rule.ts";
 export const oneDefinition: Rule = {
   id: "one-definition",
   description: "a block declares exactly one top-level definition (or is a fragment spliced into one)",
+  reads: ["result", "definitionProblems"],
   check: ({ result, definitionProblems }): Findings => {
     const byBlock = new Map<number, Diagnostic[]>();
     const global: Diagnostic[] = [];

@@ -19,6 +19,7 @@ export interface PinnedFindings extends Findings {
 export const pinned: Rule<PinnedFindings> = {
   id: "pinned",
   description: "a runtime block's current mutation record shows at least 80% of its mutants killed by its chapter's tests",
+  reads: ["result", "analyses", "hashes", "records"],
   check: ({ result, analyses, hashes, records }): PinnedFindings => {
     const verdict = judgePinned(result, analyses, hashes, records);
     return { byBlock: verdict.byBlock, global: verdict.global, scores: verdict.scores, survivors: verdict.survivors, recorded: verdict.recorded, unrecorded: verdict.unrecorded };

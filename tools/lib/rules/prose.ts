@@ -5,6 +5,7 @@ import { analysisOf, isDefinitionBlock, type Findings, type Rule } from "./rule.
 export const prose: Rule = {
   id: "prose",
   description: "a heading or a paragraph stands between a defining block and the block before it, saying why the code exists",
+  reads: ["result", "analyses"],
   check: (facts): Findings => {
     const byBlock = new Map<number, Diagnostic[]>();
     facts.result.blocks.forEach((block, index) => {

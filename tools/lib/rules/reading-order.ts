@@ -5,6 +5,7 @@ import { analysisOf, type Findings, type Rule } from "./rule.ts";
 export const readingOrder: Rule = {
   id: "order",
   description: "a chapter imports and uses only what chapters before it in the reading order define",
+  reads: ["result", "sources", "analyses"],
   check: (facts): Findings => {
     const exempt = (index: number): boolean => {
       const kind = analysisOf(facts, index).kind;

@@ -70,6 +70,12 @@ export interface Rule<F extends Findings = Findings> {
   readonly id: RuleId;
   /** One sentence: what the rule asks of a block. */
   readonly description: string;
+  /**
+   * The facts `check` reads, and nothing else: the judge runs the rule again only when one of
+   * them is another object than at its last run (`npm run dev` judges one tangle several times a
+   * save, and only the test facts change between those judgements).
+   */
+  readonly reads: readonly (keyof Facts)[];
   readonly check: (facts: Facts) => F;
 }
 
