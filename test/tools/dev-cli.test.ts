@@ -2,7 +2,7 @@
 // edited on disk as an author's editor would, its output read line by line (the reads and tangles
 // of a save too, which it counts).
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { get } from "node:http";
+import { get, type IncomingMessage } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blockHashes } from "../../tools/lib/core/stamps.ts";
 import { tangle } from "../../tools/lib/core/tangle.ts";
@@ -44,6 +44,14 @@ class Dev {
 }
 
 /** The stamp hash a block of `text` must carry: the `index`-th block's hash. */
+/** Listens to the dev server's event stream at `url`, keeping every chunk it sends. */
+async function listen(url: string): Promise<{ readonly events: string[]; readonly stream: IncomingMessage }> {
+  const events: string[] = [];
+  const stream = await new Promise<IncomingMessage>((resolve) => get(new URL("__dev/events", url), resolve));
+  stream.setEncoding("utf8").on("data", (chunk: string) => events.push(chunk));
+  return { events, stream };
+}
+
 function hashOf(text: string, index: number): string {
   return blockHashes(tangle([{ path: "literate/a.md", text }]))[index] ?? "";
 }
@@ -68,9 +76,7 @@ describe("npm run dev", () => {
     const url = (await dev.waitFor(/docs at (http:\S+)/))[1] ?? "";
     // The first build must be done before listening, or its update is taken for the edit's.
     await dev.waitFor(/dev: docs updated/);
-    const events: string[] = [];
-    const stream = await new Promise<import("node:http").IncomingMessage>((resolve) => get(new URL("__dev/events", url), resolve));
-    stream.setEncoding("utf8").on("data", (chunk: string) => events.push(chunk));
+    const { events, stream } = await listen(url);
     const from = dev.output.length;
     project.write("literate/a.md", edit(chapter, "return n * 2;", "return n + n;"));
     await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✓ stamped ✓/, from);
@@ -97,9 +103,7 @@ describe("npm run dev", () => {
     const generated = project.read("generated/a.ts");
     const url = (await dev.waitFor(/docs at (http:\S+)/))[1] ?? "";
     await dev.waitFor(/dev: docs updated/, dev.output.lastIndexOf("dev: running"));
-    const events: string[] = [];
-    const stream = await new Promise<import("node:http").IncomingMessage>((resolve) => get(new URL("__dev/events", url), resolve));
-    stream.setEncoding("utf8").on("data", (chunk: string) => events.push(chunk));
+    const { events, stream } = await listen(url);
     const from = dev.output.length;
     const broken = `${good}\nMore code.\n\n${fence}ts file=\nexport const half = 1;\n${fence}\n`;
     project.write("literate/a.md", broken);
@@ -214,9 +218,7 @@ describe("npm run docs:serve, which is npm run dev -- --docs-only", () => {
     try {
       const url = (await dev.waitFor(/docs at (http:\S+)/))[1] ?? "";
       await dev.waitFor(/dev: docs updated/);
-      const events: string[] = [];
-      const stream = await new Promise<import("node:http").IncomingMessage>((resolve) => get(new URL("__dev/events", url), resolve));
-      stream.setEncoding("utf8").on("data", (chunk: string) => events.push(chunk));
+      const { events, stream } = await listen(url);
       const from = dev.output.length;
       const edited = edit(chapter, "Doubling is what this chapter is about.", "Doubling, and nothing else, is what this chapter is about.");
       project.write("literate/a.md", edited);
