@@ -198,6 +198,26 @@ describe("IncrementalTypeChecker", () => {
     expect((await checker.check()).diagnostics).toEqual([]);
   });
 
+  it.each(["native", "javascript"] as const)("checks, when given the book's files, the program they start under the project's options and nothing else (%s compiler)", { timeout: 180_000 }, async (compiler) => {
+    const narrowed = new Project({
+      "generated/a.ts": "export const a: number = 1;\n",
+      "generated/b.ts": 'import { a } from "./a.ts";\nexport const b: number = a;\n',
+      "tools/broken.ts": "export const tool: number = 'not a number';\n",
+    });
+    try {
+      const checker = new IncrementalTypeChecker(narrowed.root, { compiler });
+      expect((await checker.check()).diagnostics).toEqual([expect.objectContaining({ file: "tools/broken.ts", code: 2322 })]);
+      expect((await checker.check(["generated/b.ts"])).diagnostics).toEqual([]);
+      narrowed.write("generated/a.ts", "export const a: number | undefined = 1;\n");
+      expect((await checker.check(["generated/b.ts"])).diagnostics).toEqual([expect.objectContaining({ file: "generated/b.ts", line: 2, code: 2322 })]);
+      // The project's strict options hold in the narrowed program too.
+      narrowed.write("generated/a.ts", "export const a = (n) => n;\n");
+      expect((await checker.check(["generated/a.ts"])).diagnostics).toEqual([expect.objectContaining({ file: "generated/a.ts", line: 1, code: 7006 })]);
+    } finally {
+      narrowed.remove();
+    }
+  });
+
   it("gives the same answer through the JavaScript API, kept warm between checks", { timeout: 180_000 }, async () => {
     const checker = new IncrementalTypeChecker(project.root, { compiler: "javascript" });
     expect((await checker.check()).diagnostics).toEqual([]);

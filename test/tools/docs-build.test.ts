@@ -1,6 +1,6 @@
 // The whole docs build on a small project in a temporary folder under bench/.corpus (so that
 // `node_modules` resolves from this project): the failure paths a reader of the site relies on.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDocs, docsMemory, firstHeading, type DocsResult } from "../../tools/lib/docs/build.ts";
@@ -148,6 +148,37 @@ describe("the docs build reads the project once", () => {
       expect(memory.project?.counts.parses).toBe(3);
     } finally {
       rmSync(twice, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe("a build kept in memory", () => {
+  it("writes in place only the files whose content changed, and removes the page of a removed chapter", async () => {
+    const dir = scratchProject("docs-build-in-place");
+    try {
+      const chapter = (name: string, said: string): string => `---\ntangle: generated/${name}.ts\n---\n# ${name}\n\n${said}\n\n${fence}ts\nexport const ${name} = 1;\n${fence}\n`;
+      for (const name of ["alpha", "beta", "gamma"]) writeFileSync(join(dir, "literate", `${name}.md`), chapter(name, `A constant named ${name}.`));
+      runTangle({ root: dir });
+      const memory = docsMemory();
+      const out = join(dir, "site");
+      await buildDocs({ root: dir, out, cache: false, api: false, memory });
+      const identity = (path: string): string => {
+        const stat = statSync(join(out, path));
+        return `${stat.ino} ${stat.mtimeMs}`;
+      };
+      const before = Object.fromEntries(["chapters/alpha.html", "chapters/beta.html", "literate/alpha.md", "assets/site.css", "sitemap.xml"].map((path) => [path, identity(path)]));
+      writeFileSync(join(dir, "literate", "beta.md"), chapter("beta", "A constant named beta, said differently."));
+      await buildDocs({ root: dir, out, cache: false, api: false, memory });
+      expect(readFileSync(join(out, "chapters", "beta.html"), "utf8")).toContain("said differently");
+      expect(identity("chapters/beta.html")).not.toBe(before["chapters/beta.html"]);
+      for (const path of ["chapters/alpha.html", "literate/alpha.md", "assets/site.css", "sitemap.xml"]) expect({ path, identity: identity(path) }).toEqual({ path, identity: before[path] });
+      rmSync(join(dir, "literate", "gamma.md"));
+      runTangle({ root: dir });
+      await buildDocs({ root: dir, out, cache: false, api: false, memory });
+      expect(existsSync(join(out, "chapters", "gamma.html"))).toBe(false);
+      expect(readFileSync(join(out, "chapters", "alpha.html"), "utf8")).not.toContain("gamma.html");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
 });

@@ -2,7 +2,7 @@
 // verdict comes back without a file being written, and a document that does not tangle gets its
 // tangle errors instead of verdicts. The rules carry their metadata beside their logic.
 import { describe, expect, it } from "vitest";
-import { judge, judgeTexts, rules, factsOf } from "../../tools/lib/rules/judge.ts";
+import { judge, judgeAhead, judgeTexts, rules, factsOf } from "../../tools/lib/rules/judge.ts";
 import { ProjectModel } from "../../tools/lib/core/project.ts";
 import type { TestFacts } from "../../tools/lib/rules/rule.ts";
 import { fence, md } from "./support.ts";
@@ -72,5 +72,21 @@ describe("a rule judged again", () => {
     // New records alone: rule 5 is asked again (the chapter's record is missing, then present but stale).
     const withRecord = judge(factsOf(model, { ...known, records: new Map([["literate/a.md", "{}"]]) }));
     expect(withRecord.problems.filter((p) => p.rule === "pinned")).not.toEqual(judge(factsOf(model, known)).problems.filter((p) => p.rule === "pinned"));
+  });
+
+  it("judged ahead, before the type-check and the tests, gives the same verdict, and reuses those findings in the judgement that follows", () => {
+    const text = unsaved.replace("export function one(): number {", "export function one(): number {\n  const unused: number = 'x';");
+    const model = ProjectModel.of([{ path: "literate/a.md", text }], { scan: "remark" });
+    const aheadModel = ProjectModel.of([{ path: "literate/a.md", text }], { scan: "remark" });
+    const typeError = { ...checked, diagnostics: [{ file: "generated/a.ts", line: 2, column: 9, code: 2322, message: "Type 'string' is not assignable to type 'number'." }] };
+    const plain = judge(factsOf(model, { ...known, checked: typeError }));
+    judgeAhead(aheadModel, { inProgram: undefined, records: known.records });
+    const before = aheadModel.counts;
+    expect(before.derivations).toMatchObject({ runnables: 1 });
+    const ahead = judge(factsOf(aheadModel, { ...known, checked: typeError }));
+    expect(ahead.problems).toEqual(plain.problems);
+    expect(ahead.problems.map((p) => p.rule)).toEqual(expect.arrayContaining(["prose", "compiles"]));
+    // Nothing the model derives was derived again: the tangle, its trees, analyses and runnables were ready.
+    expect(aheadModel.counts).toEqual(before);
   });
 });

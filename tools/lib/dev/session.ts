@@ -28,9 +28,10 @@ import { blockKey, changedBlocks, devTestFacts, directImporters, formatVerdict, 
 import { IncrementalTypeChecker } from "../runners/typecheck-incremental.ts";
 import { DevTestRunner, type DevRun } from "../runners/vitest.ts";
 import { listDocuments, readIfExists, statIfExists, writeAtomically, type StatStamp } from "../disk/io.ts";
-import { factsOf, judge, type Facts, type Judgement } from "../rules/judge.ts";
+import { factsOf, judge, judgeAhead, type Facts, type Judgement } from "../rules/judge.ts";
 import { describeSurvivor } from "../core/mutation.ts";
 import { ProjectModel } from "../core/project.ts";
+import { definitionAnalyses } from "../core/project-code.ts";
 import { isRuntime } from "../rules/rule.ts";
 import { applyStampEdits, type StampEdit } from "../core/stamps.ts";
 import type { TangleResult } from "../core/tangle.ts";
@@ -161,13 +162,14 @@ export class DevSession {
     this.#previous = writtenBlockKeys(result, hashes);
     if (!first && changed.length === 0 && changedDocs.length === 0) return { verdicts: [], documents: [], result, hashes, milliseconds: performance.now() - started };
 
-    const checked = await this.#checker.check();
+    // The book's program: what a block's verdict depends on (verify checks the whole project).
+    const checking = this.#checker.check(result.targets.map((t) => t.path).filter(isTypeScriptPath));
     this.#inProgram ??= programFiles(this.#root);
     this.#records ??= readRecords(this.#root, this.#model.paths);
-    const known = { checked, inProgram: this.#inProgram, records: this.#records };
-    const { analyses } = factsOf(this.#model, { ...known, tests: devTestFacts(new Set(), undefined, () => undefined) });
+    const { analyses } = this.#model.derived(definitionAnalyses);
     const runtime = (i: number): boolean => result.placements[i] !== undefined && isRuntime(analyses[i]?.kind ?? "other", analyses[i]?.typeOnly ?? false);
     if (first || this.#docsOnly) {
+      const known = { checked: await checking, inProgram: this.#inProgram, records: this.#records };
       const unstamped = result.blocks.filter((b, i) => runtime(i) && b.attrs.tested !== hashes[i]);
       if (first && unstamped.length > 0) {
         const where = unstamped.slice(0, 3).map((b) => `${b.doc}:${b.line}`);
@@ -175,7 +177,7 @@ export class DevSession {
         this.#log(`dev: ${unstamped.length} block(s) carry no current stamp (${where.join(", ")}${unstamped.length > 3 ? ", …" : ""}); ${when}`);
       }
       const judged = judge(factsOf(this.#model, { ...known, tests: devTestFacts(new Set(), undefined, () => undefined) }));
-      return { verdicts: [], documents: first ? [] : changedDocs, result, hashes, report: this.#report(judged, checked), texts: this.#model.texts(), milliseconds: performance.now() - started };
+      return { verdicts: [], documents: first ? [] : changedDocs, result, hashes, report: this.#report(judged, known.checked), texts: this.#model.texts(), milliseconds: performance.now() - started };
     }
     // A saved chapter's blocks that carry no current stamp (a failed run's, or edited while dev
     // was not running) are judged with the changed ones; only changed blocks widen the tests.
@@ -183,41 +185,56 @@ export class DevSession {
     const savedSet = new Set(changedDocs);
     const carried = result.blocks.flatMap((b, i) => (!changedSet.has(i) && savedSet.has(b.doc) && runtime(i) && b.attrs.tested !== hashes[i] ? [i] : []));
     const blocks = [...changed, ...carried].sort((a, b) => a - b);
-    if (blocks.length === 0) return { verdicts: [], documents: [], result, hashes, milliseconds: performance.now() - started };
+    if (blocks.length === 0) {
+      await checking;
+      return { verdicts: [], documents: [], result, hashes, milliseconds: performance.now() - started };
+    }
     const scope = new Set(blocks);
+    const runtimeChanged = blocks.filter(runtime);
+    const tests = new Set(changed.flatMap((i) => (analyses[i]?.kind === "test" ? (result.placements[i]?.target ?? []) : [])));
+    const docs = new Set(runtimeChanged.map((i) => result.blocks[i]?.doc));
+    const ownTests = result.blocks.flatMap((b, i) => (docs.has(b.doc) && b.attrs.test ? (result.placements[i]?.target ?? []) : []));
+    const testing = runtimeChanged.length > 0 || tests.size > 0;
+    // While the compiler runs (on one thread, in its own process): the test files are listed, and
+    // what needs neither the type-check nor the tests is judged. The tests run after the check:
+    // beside it, on two cores, they slowed it by as much as they saved.
+    const listing = testing ? this.#tests.testFiles() : Promise.resolve([]);
+    listing.catch(() => {});
+    judgeAhead(this.#model, { inProgram: this.#inProgram, records: this.#records });
+    const checked = await checking;
+    const known = { checked, inProgram: this.#inProgram, records: this.#records };
 
-    // What is known first: a block that does not compile has its verdict now, before any test runs.
+    // What is known first: a block that does not compile has its verdict now, before any test result.
     const early = verdictsOf(judge(factsOf(this.#model, { ...known, tests: devTestFacts(scope, undefined, () => undefined) })), result, blocks, undefined);
     const broken = new Set(blocks.filter((_, k) => early[k]?.compiles === false));
     for (const [k, v] of early.entries()) if (broken.has(blocks[k] ?? -1)) this.#log(formatVerdict(v));
 
     // Its tests still run with the others' (what they prove is shown), but no wider run is sought
     // for it: a block that does not compile earns no stamp, whatever ran.
-    const runtimeChanged = blocks.filter(runtime);
-    const tests = new Set(changed.flatMap((i) => (analyses[i]?.kind === "test" ? (result.placements[i]?.target ?? []) : [])));
     let run: DevRun | undefined;
-    if (runtimeChanged.length > 0 || tests.size > 0) {
-      const all = new Set(await this.#tests.testFiles());
-      const docs = new Set(runtimeChanged.map((i) => result.blocks[i]?.doc));
-      const ownTests = result.blocks.flatMap((b, i) => (docs.has(b.doc) && b.attrs.test ? (result.placements[i]?.target ?? []) : []));
+    if (testing) {
+      const all = new Set(await listing);
+      for (const f of ownTests) if (all.has(f)) tests.add(f);
       const modulesOf = (indices: readonly number[]): string[] => [...new Set(indices.flatMap((i) => result.placements[i]?.target ?? []).filter(isTypeScriptPath))];
       const tiers: ((unexecuted: readonly number[]) => Promise<string[]>)[] = [
-        async () => ownTests,
         async (unexecuted) => directImporters([...all].map((path) => ({ path, text: readIfExists(join(this.#root, path)) ?? "" })), new Set(modulesOf(unexecuted))),
         async (unexecuted) => await this.#tests.relatedTestFiles(modulesOf(unexecuted)),
       ];
-      let unexecuted: number[] = runtimeChanged.filter((i) => changedSet.has(i) && !broken.has(i));
+      run = tests.size > 0 ? await this.#runTests([...tests].sort()) : undefined;
+      const unexecutedAfter = (done: DevRun | undefined): number[] => {
+        const executed = done === undefined ? new Set<number>() : this.#judge(known, scope, done, {}).tested.executed;
+        return runtimeChanged.filter((i) => changedSet.has(i) && !broken.has(i) && !executed.has(i));
+      };
+      let unexecuted = run?.evidence === undefined && run !== undefined ? [] : unexecutedAfter(run);
       for (const tier of tiers) {
+        if (unexecuted.length === 0) break;
         const more = (await tier(unexecuted)).filter((f) => all.has(f) && !tests.has(f));
-        if (more.length === 0 && run !== undefined) continue;
+        if (more.length === 0) continue;
         for (const f of more) tests.add(f);
-        if (tests.size === 0) continue;
-        if (run !== undefined) this.#log(`dev: ${unexecuted.length} block(s) not executed yet; adding ${more.join(", ")}`);
+        this.#log(`dev: ${unexecuted.length} block(s) not executed yet; adding ${more.join(", ")}`);
         run = await this.#runTests([...tests].sort());
         if (run.evidence === undefined) break;
-        const executed = this.#judge(known, scope, run, {}).tested.executed;
-        unexecuted = runtimeChanged.filter((i) => changedSet.has(i) && !broken.has(i) && !executed.has(i));
-        if (unexecuted.length === 0) break;
+        unexecuted = unexecutedAfter(run);
       }
     }
     let judged = this.#judge(known, scope, run, {});

@@ -33,6 +33,12 @@ export function writeAssets(site: string, search: SearchIndexes): void {
   copyFileSync(join(here, "assets", "favicon.svg"), join(dir, "favicon.svg"));
   copyFileSync(packageFile("mermaid", "dist/mermaid.min.js"), join(dir, "mermaid.min.js"));
   copyFileSync(packageFile("minisearch", "dist/umd/index.js"), join(dir, "minisearch.js"));
+  writeSearchIndex(site, search);
+}
+
+/** Writes the site's search indexes, `assets/search-index.js` and `assets/search-titles.js`. */
+export function writeSearchIndex(site: string, search: SearchIndexes): void {
+  const dir = join(site, "assets");
   // A script rather than JSON, so search works from file:// as well as over HTTP.
   const options = { fields: [...searchOptions.fields], storeFields: [...searchOptions.storeFields] };
   writeFileSync(join(dir, "search-index.js"), `window.__searchOptions = ${JSON.stringify(options)};\nwindow.__searchIndex = ${JSON.stringify(search.full)};\n`);

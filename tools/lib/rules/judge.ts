@@ -15,7 +15,7 @@ import { sortDiagnostics, type Diagnostic } from "../core/diagnostics.ts";
 import type { LiterateBlock } from "../core/document.ts";
 import { spanText } from "../core/mutation.ts";
 import { ProjectModel } from "../core/project.ts";
-import { definitionAnalyses, targetTrees } from "../core/project-code.ts";
+import { bookRunnables, definitionAnalyses, targetTrees } from "../core/project-code.ts";
 import { compiles } from "./compiles.ts";
 import { docComment } from "./doc-comment.ts";
 import { oneDefinition } from "./one-definition.ts";
@@ -190,12 +190,27 @@ export function judge(facts: Facts, options: JudgeOptions = {}): Judgement {
   };
 }
 
+/**
+ * Does now the judging work that needs neither a type-check nor test evidence: every rule that
+ * reads neither, over the model's current tangle, and the book's runnables rule 4 will hold the
+ * evidence against. A later `judge` of the same tangle then finds those findings made (`npm run
+ * dev` calls this while its type-check runs in another process).
+ */
+export function judgeAhead(model: ProjectModel, known: Pick<Facts, "inProgram" | "records">): void {
+  // Stand-ins for the two facts not known yet, which no rule run here reads (a rule reads only
+  // the facts it declares: the judge's tests hold every rule to that).
+  const pending = new Set<keyof Facts>(["checked", "tests"]);
+  const facts = factsOf(model, { ...known, checked: { compiler: "native", diagnostics: [], milliseconds: 0 }, tests: { evidence: undefined, scope: new Set(), refresh: "", absent: () => [] } });
+  for (const rule of rules) if (!rule.reads.some((key) => pending.has(key))) checkOnce(rule, facts);
+  facts.runnables();
+}
+
 /** The facts a project model holds (the tangle, hashes, syntax trees, definition analyses), with what only the caller knows. */
 export function factsOf(model: ProjectModel, known: Pick<Facts, "checked" | "inProgram" | "tests" | "records">): Facts {
   if (model.scan !== "remark") throw new Error("the judge needs a model scanned with remark: rule 2 reads the prose before each block");
   const result = model.tangle();
   const { analyses, diagnostics } = model.derived(definitionAnalyses);
-  return { result, hashes: model.hashes(), analyses, definitionProblems: diagnostics, sources: model.derived(targetTrees), ...known };
+  return { result, hashes: model.hashes(), analyses, definitionProblems: diagnostics, sources: model.derived(targetTrees), runnables: () => model.derived(bookRunnables), ...known };
 }
 
 /**

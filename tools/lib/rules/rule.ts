@@ -12,6 +12,7 @@ import type { BlockAnalysis } from "../core/definitions.ts";
 import type { Diagnostic } from "../core/diagnostics.ts";
 import type { LiterateBlock } from "../core/document.ts";
 import type { TestEvidence } from "../core/evidence.ts";
+import type { Runnables } from "../core/runs.ts";
 import type { TangleResult } from "../core/tangle.ts";
 import type { TypeCheckResult } from "../core/evidence.ts";
 
@@ -48,6 +49,8 @@ export interface Facts {
   readonly definitionProblems: readonly Diagnostic[];
   /** The TypeScript targets' syntax trees. */
   readonly sources: ReadonlyMap<string, ts.SourceFile>;
+  /** The book's functions and the reads of its value blocks, found on first call (once per tangle). */
+  readonly runnables: () => Runnables;
   /** The one type-check of the whole program. */
   readonly checked: TypeCheckResult;
   /** The files the type-checked program holds (project-relative); `undefined` when unknown (nothing then checks that each target is in it). */

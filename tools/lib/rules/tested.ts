@@ -7,7 +7,7 @@
 import { error, type Diagnostic } from "../core/diagnostics.ts";
 import type { BlockAnalysis } from "../core/definitions.ts";
 import { judgeExecution, type TestEvidence } from "../core/evidence.ts";
-import { findRunnables, judgeRunnables, type Runnables, type RunVerdicts } from "../core/runs.ts";
+import { judgeRunnables, type Runnables, type RunVerdicts } from "../core/runs.ts";
 import type { TangleResult } from "../core/tangle.ts";
 import { addTo, analysisOf, isRuntime, type Facts, type Findings, type Rule } from "./rule.ts";
 
@@ -23,26 +23,10 @@ export interface TestedFindings extends Findings {
   readonly stamps: ReadonlyMap<number, string | undefined>;
 }
 
-/** The last book's runnables, with the facts they were found in. */
-let lastRunnables: { readonly of: readonly unknown[]; readonly runnables: Runnables } | undefined;
-
-/**
- * Every function of the book and the reads of its value blocks (`findRunnables`, a walk of every
- * tangled file: the rule's main cost), found again only for another tangle: only the evidence
- * changes between the judgements `npm run dev` makes of one save.
- */
-function runnablesOf(facts: Pick<Facts, "result" | "sources" | "analyses">): Runnables {
-  const of = [facts.result, facts.sources, facts.analyses];
-  if (lastRunnables !== undefined && lastRunnables.of.every((fact, i) => fact === of[i])) return lastRunnables.runnables;
-  const values = facts.analyses.flatMap((a, block) => (a.kind === "definition" && !a.typeOnly && a.names.length > 0 ? [{ block, names: a.names }] : []));
-  lastRunnables = { of, runnables: findRunnables(facts.result, facts.sources, values) };
-  return lastRunnables.runnables;
-}
-
 export const tested: Rule<TestedFindings> = {
   id: "tested",
   description: "a passing test run executed every function of the block, and its tested= stamp is its current hash",
-  reads: ["result", "hashes", "analyses", "sources", "tests"],
+  reads: ["result", "hashes", "analyses", "runnables", "tests"],
   check: (facts): TestedFindings => {
     const { result, hashes, tests } = facts;
     const { evidence } = tests;
@@ -50,7 +34,7 @@ export const tested: Rule<TestedFindings> = {
     const states = new Map<number, TestedState>();
     const executed = new Set<number>();
     const stamps = new Map<number, string | undefined>();
-    const parts = evidence === undefined ? undefined : partsOf(runnablesOf(facts), evidence);
+    const parts = evidence === undefined ? undefined : partsOf(facts.runnables(), evidence);
     const children = childrenOf(result);
     result.blocks.forEach((block, index) => {
       const analysis = analysisOf(facts, index);
