@@ -24,8 +24,6 @@ export interface ApiOptions {
   readonly site: string;
   /** Entry points, project-relative; default: `generated/index.ts` if it exists, else every tangled `generated/*.ts`. */
   readonly entryPoints?: readonly string[];
-  /** Treat validation warnings as errors. Default: true when the entry is the public `generated/index.ts`. */
-  readonly strict?: boolean;
 }
 
 /** What the API build produced. */
@@ -89,7 +87,8 @@ export async function buildApi(options: ApiOptions, tangle: TangleResult, progra
   const started = performance.now();
   const chosen = defaultEntryPoints(options.root, tangle);
   const entryPoints = options.entryPoints === undefined ? chosen.entryPoints : [...options.entryPoints];
-  const strict = options.strict ?? (options.entryPoints === undefined ? chosen.isPublicEntry : entryPoints.includes("generated/index.ts"));
+  // Validation warnings fail the build when the entry is the public `generated/index.ts`.
+  const strict = options.entryPoints === undefined ? chosen.isPublicEntry : entryPoints.includes("generated/index.ts");
   if (entryPoints.length === 0) return { entryPoints, strict, problems: [], pages: new Map(), milliseconds: performance.now() - started };
 
   const app = await Application.bootstrapWithPlugins({

@@ -33,7 +33,7 @@ import { chapterLinks, renderChapterPage, renderIndexPage, renderSourcePage, typ
 import { fillChapterList } from "./layout.ts";
 import { buildSearchIndexes, type SearchEntry, type SearchIndexes } from "./search.ts";
 import { crossReference, crossReferenceChanged, readCompilerOptions, xrefMemory, type XrefMemory, type XrefResult } from "./xref.ts";
-import { cachedPath, hashParts, linkTree, pruneCache, writeCachedText, readCachedJson, restoreCachedFolder, storeCachedFolder, treeFingerprint, writeCachedJson } from "./cache.ts";
+import { cachedPath, hashParts, linkTree, pruneCache, replaceCachedJson, throughCache, writeCachedText, readCachedJson, restoreCachedFolder, storeCachedFolder, treeFingerprint, writeCachedJson } from "./cache.ts";
 import { plainTokens } from "./code-html.ts";
 import type { ChapterOptions } from "./chapter.ts";
 import type { Root as MdastRoot } from "mdast";
@@ -54,13 +54,10 @@ export interface DocsOptions {
   readonly documents?: ReadonlyMap<string, string>;
   /** API entry points (project-relative); default: `generated/index.ts`, else every tangled `generated/*.ts`. */
   readonly apiEntryPoints?: readonly string[];
-  /** Whether undocumented exports fail the build; default: when the entry is the public `generated/index.ts`. */
-  readonly apiStrict?: boolean;
   /** Skip the API reference (faster; for previews and benchmarks of the rest). */
   readonly api?: boolean;
   /** One line per step and per document. */
   readonly progress?: (line: string) => void;
-  readonly siteTitle?: string;
   /** Use and fill the content-hash caches under `.cache/docs/` (default true; false for a cold build). */
   readonly cache?: boolean;
   /** What a process that builds more than once keeps between its builds (`docsMemory()`); same root and options each time. */
@@ -145,10 +142,7 @@ function crossReferenceStep(root: string, tsFiles: ReadonlyMap<string, string>, 
   } else {
     from = "program";
     xref = crossReference(root, tsFiles, compilerOptions, memory?.xref);
-    if (useCache) {
-      writeCachedJson(root, xrefName, { symbols: xref.symbols, occurrences: xref.occurrences });
-      pruneCache(root, (n) => n.startsWith("xref-") && n !== xrefName);
-    }
+    if (useCache) replaceCachedJson(root, "xref", xrefName, { symbols: xref.symbols, occurrences: xref.occurrences });
   }
   if (memory !== undefined) memory.last = { key: sourcesKey, xref, files: tsFiles, exact: from !== "changed files" };
   return { xref, sourcesKey, from };
@@ -183,30 +177,25 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   const progress = options.progress ?? (() => {});
   const { root } = options;
   const out = options.out ?? join(root, "site");
-  const siteTitle = options.siteTitle ?? "Passepartout";
+  const siteTitle = "Passepartout";
   const useCache = options.cache !== false;
   const codeVersion = docsCodeVersion();
   const cachedSteps: string[] = [];
-  const timed = <T>(step: () => T): { value: T; ms: number } => {
-    const t0 = performance.now();
-    const value = step();
-    return { value, ms: performance.now() - t0 };
-  };
-  const timedAsync = async <T>(step: () => Promise<T>): Promise<{ value: T; ms: number }> => {
+  const timed = async <T>(step: () => T | Promise<T>): Promise<{ value: T; ms: number }> => {
     const t0 = performance.now();
     const value = await step();
     return { value, ms: performance.now() - t0 };
   };
 
   // Which verify report the build takes decides how the documents are scanned: running verify needs remark's prose facts.
-  const lookup = timed((): VerifySource => (options.verifyReport === undefined ? lookUpVerify(root, options.verifyJson, useCache) : { kind: "given", report: options.verifyReport }));
-  const read = timed(() => readProjectStep(root, lookup.value.kind === "run" ? "remark" : "auto", options.memory, options.documents));
+  const lookup = await timed((): VerifySource => (options.verifyReport === undefined ? lookUpVerify(root, options.verifyJson, useCache) : { kind: "given", report: options.verifyReport }));
+  const read = await timed(() => readProjectStep(root, lookup.value.kind === "run" ? "remark" : "auto", options.memory, options.documents));
   const { model: project, texts, tangled } = read.value;
   progress(`docs: ${texts.size} documents, ${tangled.blocks.length} blocks, ${tangled.targets.length} tangled files`);
 
   const early = earlyHighlightStep(root, tangled, codeVersion, options.memory, useCache);
 
-  const verified = timed(() => verifyStep(root, lookup.value, project));
+  const verified = await timed(() => verifyStep(root, lookup.value, project));
   const report = verified.value.report;
   if (verified.value.cached) cachedSteps.push("verify");
   const tVerify = lookup.ms + verified.ms;
@@ -214,7 +203,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
 
   // The inline source map on a target's last line is for machines: no program, highlighter or page reads it.
   const tsFiles = typeScriptFiles(tangled);
-  const referenced = timed(() => crossReferenceStep(root, tsFiles, useCache, codeVersion, options.memory, options.quick === true));
+  const referenced = await timed(() => crossReferenceStep(root, tsFiles, useCache, codeVersion, options.memory, options.quick === true));
   const { xref, sourcesKey, from } = referenced.value;
   if (from === "memory" || from === "cache") cachedSteps.push("xref");
   progress(`docs: cross-references: ${xref.occurrences.length} identifiers, ${xref.symbols.length} symbols, one program, ${Math.round(referenced.ms)} ms${from === "program" ? "" : from === "changed files" ? " (the changed files only)" : ` (${from === "memory" ? "prepared" : "cached"} for these sources)`}`);
@@ -224,11 +213,11 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   const tests = attributeTests(root, tangled, loadAttribution(root));
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
-  const api = options.api === false ? undefined : await apiStep({ root, staging, out, tangled, xref, sourcesKey, useCache, entryPoints: options.apiEntryPoints, strict: options.apiStrict, cachedSteps, progress });
+  const api = options.api === false ? undefined : await apiStep({ root, staging, out, tangled, xref, sourcesKey, useCache, entryPoints: options.apiEntryPoints, cachedSteps, progress });
   const problems: Diagnostic[] = api === undefined ? [] : apiProblemsOf(api, tangled);
   const tApi = performance.now() - apiStarted;
 
-  const rendering = await timedAsync(async () => {
+  const rendering = await timed(async () => {
     const model = docsModelStep(tangled, report, xref, tests, api, texts);
     const errorSites = errorSitesStep(root, tangled, tsFiles, codeVersion, useCache);
     const sources = sourceFilesStep(root, tangled, tsFiles, errorSites);
@@ -246,7 +235,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   const { model, pages, sources, cachedPages, highlighting, errors } = rendering.value;
   progress(`docs: rendered ${pages.length} pages (${model.chapters.length} chapters, ${sources.files.size} source files, index) in ${Math.round(rendering.ms)} ms; ${cachedPages.fromCache()} pages and ${highlighting.toRender.size - highlighting.misses} of ${highlighting.toRender.size} highlighted code texts from the cache${highlighting.ahead > 0 ? `, ${highlighting.ahead} highlighted ahead on a second thread` : ""}`);
 
-  const written = timed(() => writeSiteStep(root, { model, pages, errors, texts, siteUrl: options.siteUrl }, cachedPages.copied, staging, out, useCache));
+  const written = await timed(() => writeSiteStep(root, { model, pages, errors, texts, siteUrl: options.siteUrl }, cachedPages.copied, staging, out, useCache));
 
   const total = performance.now() - started;
   progress(`docs: wrote ${out} in ${Math.round(total)} ms${problems.length > 0 ? `; ${problems.length} problem(s)` : ""}`);
@@ -308,11 +297,7 @@ function verifyStep(root: string, source: VerifySource, model: ProjectModel): { 
   if (source.kind === "cached") return { report: source.report, cached: true };
   if (source.kind === "given") return { report: source.report, cached: false };
   const report = verifyProject({ root, model });
-  if (source.cacheName !== undefined) {
-    writeCachedJson(root, source.cacheName, report);
-    const name = source.cacheName;
-    pruneCache(root, (n) => n.startsWith("verify-") && n !== name);
-  }
+  if (source.cacheName !== undefined) replaceCachedJson(root, "verify", source.cacheName, report);
   return { report, cached: false };
 }
 
@@ -329,14 +314,13 @@ async function apiStep(input: {
   readonly sourcesKey: string;
   readonly useCache: boolean;
   readonly entryPoints: readonly string[] | undefined;
-  readonly strict: boolean | undefined;
   readonly cachedSteps: string[];
   readonly progress: (line: string) => void;
 }): Promise<ApiResult> {
   const { root, staging, tangled, useCache } = input;
-  const apiOptions = { root, site: staging, ...(input.entryPoints === undefined ? {} : { entryPoints: input.entryPoints }), ...(input.strict === undefined ? {} : { strict: input.strict }) };
+  const apiOptions = { root, site: staging, ...(input.entryPoints === undefined ? {} : { entryPoints: input.entryPoints }) };
   // The API pages depend on the sources, the entry and where each line's block is.
-  const apiKey = hashParts([input.sourcesKey, typedocVersion, JSON.stringify(apiOptions.entryPoints ?? null), String(apiOptions.strict ?? ""), JSON.stringify(tangled.blocks.map((b) => [b.doc, b.index])), ...tangled.targets.map((t) => t.lineBlock.join(","))]);
+  const apiKey = hashParts([input.sourcesKey, typedocVersion, JSON.stringify(apiOptions.entryPoints ?? null), JSON.stringify(tangled.blocks.map((b) => [b.doc, b.index])), ...tangled.targets.map((t) => t.lineBlock.join(","))]);
   const restored = useCache ? restoreApi(root, apiKey, staging, input.out) : undefined;
   let api: ApiResult;
   if (restored !== undefined) {
@@ -376,15 +360,7 @@ function docsModelStep(tangled: TangleResult, report: VerifyReport, xref: XrefRe
 function errorSitesStep(root: string, tangled: TangleResult, tsFiles: ReadonlyMap<string, string>, codeVersion: string, useCache: boolean): ErrorSite[] {
   const toolFiles = listTools(root);
   const errorInputs = [...tangled.targets.filter((t) => tsFiles.has(t.path) && !isTestFile(t.path)).map((t) => ({ file: t.path, text: tsFiles.get(t.path) ?? "" })), ...toolFiles.map((f) => ({ file: f, text: readIfExists(join(root, f)) ?? "" }))];
-  const errorsName = `errors-${hashParts([codeVersion, ...errorInputs.flatMap((f) => [f.file, f.text])])}.json`;
-  const cached = useCache ? readCachedJson<ErrorSite[]>(root, errorsName) : undefined;
-  if (cached !== undefined) return cached;
-  const errorSites = findErrorSites(errorInputs);
-  if (useCache) {
-    writeCachedJson(root, errorsName, errorSites);
-    pruneCache(root, (n) => n.startsWith("errors-") && n !== errorsName);
-  }
-  return errorSites;
+  return throughCache(root, "errors", hashParts([codeVersion, ...errorInputs.flatMap((f) => [f.file, f.text])]), useCache, () => findErrorSites(errorInputs)).value;
 }
 
 /** The files with a source page: every tangled file, and every other file an error is raised in. */
@@ -663,16 +639,7 @@ function writeSiteStep(root: string, site: { readonly model: DocsModel; readonly
   }
   writeFileSync(join(staging, "sitemap.xml"), sitemapXml(pages.map((p) => p.path).filter((p) => p !== notFoundPath), site.siteUrl));
   const entries = searchEntries(model, pages, site.errors);
-  const searchName = `search-${hashParts([JSON.stringify(entries)])}.json`;
-  let searchIndex = useCache ? readCachedJson<SearchIndexes>(root, searchName) : undefined;
-  if (searchIndex === undefined || typeof searchIndex !== "object") {
-    searchIndex = buildSearchIndexes(entries);
-    if (useCache) {
-      writeCachedJson(root, searchName, searchIndex);
-      pruneCache(root, (n) => n.startsWith("search-") && n !== searchName);
-    }
-  }
-  writeAssets(staging, searchIndex);
+  writeAssets(staging, throughCache(root, "search", hashParts([JSON.stringify(entries)]), useCache, () => buildSearchIndexes(entries)).value);
   const old = `${out}.tmp-old-${process.pid}-${Date.now()}`;
   try {
     renameSync(out, old);
