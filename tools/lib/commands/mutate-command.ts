@@ -9,7 +9,7 @@
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
-import { parseArgs } from "node:util";
+import { parseCommandLine } from "./cli.ts";
 import { error, formatDiagnostic, LiterateError, type Diagnostic } from "../core/diagnostics.ts";
 import {
   blockId,
@@ -144,25 +144,18 @@ async function sampleRecheck(book: Book, count: number, seed: number): Promise<n
 
 /** `mutate ARGS`: the exit code, having printed its report on this process's streams (run it under `runCli`). */
 export async function mutateCommand(args: readonly string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: [...args],
-    options: {
-      chapter: { type: "string", multiple: true, default: [] },
-      all: { type: "boolean", default: false },
-      fresh: { type: "boolean", default: false },
-      "changed-only": { type: "boolean", default: false },
-      sample: { type: "string" },
-      seed: { type: "string" },
-      concurrency: { type: "string", default: "1" },
-      root: { type: "string", default: process.cwd() },
-      help: { type: "boolean", short: "h", default: false },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    process.stdout.write(`${usage}\n`);
-    return 0;
-  }
+  const flags = {
+    chapter: { type: "string", multiple: true, default: [] as string[] },
+    all: { type: "boolean", default: false },
+    fresh: { type: "boolean", default: false },
+    "changed-only": { type: "boolean", default: false },
+    sample: { type: "string" },
+    seed: { type: "string" },
+    concurrency: { type: "string", default: "1" },
+    root: { type: "string", default: process.cwd() },
+  } as const;
+  const values = parseCommandLine(args, flags, usage, process.stdout);
+  if (values === undefined) return 0;
   const whole = (name: string, text: string | undefined, fallback: number): number => {
     if (text === undefined) return fallback;
     if (!/^\d+$/.test(text)) throw new LiterateError([error({ file: "command line", line: 0, column: 0 }, "usage", `\`--${name}\` must be a whole number, not \`${text}\``, `for example \`--${name} 5\``)]);

@@ -7,8 +7,7 @@ import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { parseArgs } from "node:util";
-import { userProblems, type Sink, type Streams } from "./cli.ts";
+import { parseCommandLine, userProblems, type Sink, type Streams } from "./cli.ts";
 import { formatDiagnostic, sortDiagnostics, type Diagnostic } from "../core/diagnostics.ts";
 import { writeAtomically } from "../disk/io.ts";
 import { verifyProject, type VerifyReport } from "./verify.ts";
@@ -66,22 +65,13 @@ function printText(report: VerifyReport, out: Sink): void {
 
 /** `verify ARGS`: the exit code, having written the report to `streams` (run it under `runTool`). */
 export async function verifyCommand(args: readonly string[], streams: Streams): Promise<number> {
-  const { values } = parseArgs({
-    args: [...args],
-    options: {
-      stamp: { type: "boolean", default: false },
-      json: { type: "boolean", default: false },
-      report: { type: "string" },
-      root: { type: "string", default: process.cwd() },
-      compiler: { type: "string" },
-      help: { type: "boolean", short: "h", default: false },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    streams.stdout.write(`${usage}\n`);
-    return 0;
-  }
+  const values = parseCommandLine(
+    args,
+    { stamp: { type: "boolean", default: false }, json: { type: "boolean", default: false }, report: { type: "string" }, root: { type: "string", default: process.cwd() }, compiler: { type: "string" } },
+    usage,
+    streams.stdout,
+  );
+  if (values === undefined) return 0;
   const compiler = values.compiler;
   if (compiler !== undefined && compiler !== "native" && compiler !== "javascript") {
     streams.stderr.write(`verify: --compiler must be \`native\` or \`javascript\`, not \`${compiler}\`\n`);
