@@ -116,7 +116,7 @@ export const pendingPath = ".cache/tangle-pending.json";
  * place, the files it listed in `pendingPath` are tangle's own (with whatever they hold now), so
  * they are rewritten or deleted rather than refused as somebody else's.
  */
-function withPending(root: string, manifest: Manifest | undefined, reader: HashingReader, text: string | undefined): Manifest | undefined {
+function withPending(manifest: Manifest | undefined, reader: HashingReader, text: string | undefined): Manifest | undefined {
   if (text === undefined) return manifest;
   // A journal cut short (not JSON) lists nothing that was created.
   const listed = (parseJson(text) as { files?: unknown } | null | undefined)?.files;
@@ -162,7 +162,7 @@ function tangleProject(options: TangleRunOptions, warnings: Diagnostic[]): Tangl
   let documents = options.fromModel === true && options.model !== undefined ? modelDocuments(root, reader, options.model) : readDocuments(root, reader);
   // A journal left by a killed run is spent by the next run that completes: its files are then in the manifest, or deleted.
   const journal = readIfExists(join(root, pendingPath));
-  const manifest = withPending(root, readManifest(root), reader, journal);
+  const manifest = withPending(readManifest(root), reader, journal);
 
   if (journal === undefined && documents.allCached && cache.lastRun?.sourcesDigest === documents.digest && manifest !== undefined && !options.force) {
     const manifestEntry = reader.hash(manifestPath);

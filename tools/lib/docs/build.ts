@@ -31,7 +31,7 @@ import { buildModel, type DocsModel } from "./model.ts";
 import { notFoundPath, renderBookPage, renderNotFoundPage, sitemapXml } from "./extra-pages.ts";
 import { chapterLinks, renderChapterPage, renderIndexPage, renderSourcePage, type IndexedError, type PageContext, type RenderedPage, sourceLanguage, withoutInlineSourceMap } from "./pages.ts";
 import { fillChapterList } from "./layout.ts";
-import { buildSearchIndexes, type SearchEntry, type SearchIndexes } from "./search.ts";
+import { buildSearchIndexes, type SearchEntry } from "./search.ts";
 import { crossReference, crossReferenceChanged, readCompilerOptions, xrefMemory, type XrefMemory, type XrefResult } from "./xref.ts";
 import { cachedPath, hashParts, linkTree, pruneCache, replaceCachedJson, throughCache, writeCachedText, readCachedJson, restoreCachedFolder, storeCachedFolder, treeFingerprint, writeCachedJson } from "./cache.ts";
 import { plainTokens } from "./code-html.ts";
