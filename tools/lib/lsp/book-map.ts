@@ -61,11 +61,6 @@ export class BookMap {
     }
   }
 
-  /** The tangled file `path`, when the result wrote one. */
-  target(path: string): TangledTarget | undefined {
-    return this.#targets.get(path);
-  }
-
   /** Where a Markdown position was (first) written; `undefined` for prose, fences, `<<name>>` lines and blocks never written. */
   toGenerated(doc: string, line: number, character: number): GeneratedSpot | undefined {
     const written = this.#written.get(doc)?.get(line + 1);
