@@ -114,6 +114,13 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     }
   };
 
+  /** A request about a document: `body`'s answer (under `guarded`) for a chapter of `literate/`, `none` for any other file. */
+  const inChapter = <T>(what: string, uri: string, none: T, body: (doc: string, b: Book) => T): T =>
+    guarded(what, () => {
+      const doc = pathOf(uri);
+      return doc === undefined ? none : body(doc, requireBook());
+    });
+
   /** Reads the evidence the judge needs, once after start-up and again after each save. */
   const loadEvidence = (b: Book): void => {
     if (root === undefined || evidenceRead) return;
@@ -271,18 +278,14 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   });
 
   connection.onHover(({ textDocument, position }) =>
-    guarded("hover", () => {
-      const doc = pathOf(textDocument.uri);
-      const answer = doc === undefined ? undefined : hover(requireBook(), doc, position);
+    inChapter("hover", textDocument.uri, null, (doc, b) => {
+      const answer = hover(b, doc, position);
       return answer === undefined ? null : { contents: { kind: MarkupKind.Markdown, value: answer.markdown }, ...(answer.range === undefined ? {} : { range: range(answer.range) }) };
     }),
   );
 
   connection.onCompletion(({ textDocument, position }) =>
-    guarded("completion", (): CompletionItem[] => {
-      const doc = pathOf(textDocument.uri);
-      if (doc === undefined) return [];
-      const b = requireBook();
+    inChapter("completion", textDocument.uri, [], (doc, b): CompletionItem[] => {
       const lineText = (documents.get(textDocument.uri)?.getText({ start: { line: position.line, character: 0 }, end: { line: position.line + 1, character: 0 } }) ?? "").replace(/\r?\n$/, "");
       const spliced = spliceCompletions(b.tangled(), doc, position.line, position.character, lineText);
       if (spliced !== undefined) return spliced.names.map((name) => ({ label: name, kind: CompletionItemKind.Reference, textEdit: { range: range(spliced.replace), newText: `${name}>>` } }));
@@ -299,18 +302,14 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   );
 
   connection.onSignatureHelp(({ textDocument, position }) =>
-    guarded("signature help", () => {
-      const doc = pathOf(textDocument.uri);
-      const help = doc === undefined ? undefined : signatureHelp(requireBook(), doc, position);
+    inChapter("signature help", textDocument.uri, null, (doc, b) => {
+      const help = signatureHelp(b, doc, position);
       return help === undefined ? null : { signatures: help.signatures.map((s) => ({ label: s.label, documentation: s.documentation, parameters: s.parameters.map((p) => ({ label: p.label, documentation: p.documentation })) })), activeSignature: help.activeSignature, activeParameter: help.activeParameter };
     }),
   );
 
   connection.onDefinition(({ textDocument, position }) =>
-    guarded("definition", (): Location[] => {
-      const doc = pathOf(textDocument.uri);
-      if (doc === undefined) return [];
-      const b = requireBook();
+    inChapter("definition", textDocument.uri, [], (doc, b): Location[] => {
       const name = spliceNameAt(b.tangled(), doc, position.line);
       if (name !== undefined) return spliceDefinitions(b.tangled(), name).map((r) => ({ uri: uriOf(r.doc), range: range(r) }));
       return definitions(b, doc, position).map(location);
@@ -318,10 +317,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   );
 
   connection.onReferences(({ textDocument, position }) =>
-    guarded("references", (): Location[] => {
-      const doc = pathOf(textDocument.uri);
-      if (doc === undefined) return [];
-      const b = requireBook();
+    inChapter("references", textDocument.uri, [], (doc, b): Location[] => {
       const name = spliceNameAt(b.tangled(), doc, position.line);
       if (name !== undefined) return spliceReferences(b.tangled(), name).map((r) => ({ uri: uriOf(r.doc), range: range(r) }));
       b.widen(undefined);
@@ -329,18 +325,11 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     }),
   );
 
-  connection.onDocumentSymbol(({ textDocument }) =>
-    guarded("document symbols", (): DocumentSymbol[] => {
-      const doc = pathOf(textDocument.uri);
-      return doc === undefined ? [] : outline(requireBook(), doc).map(symbol);
-    }),
-  );
+  connection.onDocumentSymbol(({ textDocument }) => inChapter("document symbols", textDocument.uri, [], (doc, b): DocumentSymbol[] => outline(b, doc).map(symbol)));
 
   connection.onPrepareRename(({ textDocument, position }) =>
-    guarded("rename", () => {
-      const doc = pathOf(textDocument.uri);
-      if (doc === undefined) return null;
-      const prepared = prepareRename(requireBook(), doc, position);
+    inChapter("rename", textDocument.uri, null, (doc, b) => {
+      const prepared = prepareRename(b, doc, position);
       return { range: range(prepared.range), placeholder: prepared.placeholder };
     }),
   );
@@ -358,10 +347,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   );
 
   connection.onCodeLens(({ textDocument }) =>
-    guarded("code lens", (): CodeLens[] => {
-      const doc = pathOf(textDocument.uri);
-      if (doc === undefined) return [];
-      const b = requireBook();
+    inChapter("code lens", textDocument.uri, [], (doc, b): CodeLens[] => {
       const judgement = latestJudgement(b, doc);
       if (judgement === undefined) return [];
       return lenses(judgement, doc).map((lens) => ({ range: range(lens.range), data: { doc, block: lens.block, names: lens.names, title: lens.title } satisfies LensData }));
