@@ -18,12 +18,6 @@ export interface Position {
 /** A place a feature answers with: a Markdown range of the book, or a range of another file (absolute path). */
 export type Place = { readonly kind: "book"; readonly range: BookRange } | { readonly kind: "file"; readonly fileName: string; readonly range: { readonly start: Position; readonly end: Position } };
 
-/** Hover text (Markdown) and the range it covers. */
-export interface HoverAnswer {
-  readonly markdown: string;
-  readonly range?: BookRange;
-}
-
 /** One completion, with what `resolve` needs to find its details again. */
 export interface CompletionAnswer {
   readonly label: string;
@@ -31,13 +25,6 @@ export interface CompletionAnswer {
   readonly sortText: string;
   readonly insertText?: string;
   readonly data: { readonly doc: string; readonly line: number; readonly character: number; readonly name: string; readonly source?: string };
-}
-
-/** A signature help answer, in the protocol's shape. */
-export interface SignatureAnswer {
-  readonly signatures: readonly { readonly label: string; readonly documentation: string; readonly parameters: readonly { readonly label: string; readonly documentation: string }[] }[];
-  readonly activeSignature: number;
-  readonly activeParameter: number;
 }
 
 /** One entry of the chapter's outline. */
@@ -62,8 +49,8 @@ function tagLines(tags: readonly ts.JSDocTagInfo[] | undefined): string[] {
   return (tags ?? []).map((tag) => `*@${tag.name}*${tag.text === undefined ? "" : ` ${plain(tag.text)}`}`);
 }
 
-/** The hover at a Markdown position: the type and documentation TypeScript shows there. */
-export function hover(book: Book, doc: string, position: Position): HoverAnswer | undefined {
+/** The hover at a Markdown position: the type and documentation TypeScript shows there (Markdown), and the range it covers. */
+export function hover(book: Book, doc: string, position: Position): { markdown: string; range?: BookRange } | undefined {
   const at = book.toService(doc, position.line, position.character);
   if (at === undefined) return undefined;
   const info = book.service.getQuickInfoAtPosition(at.fileName, at.offset);
@@ -97,8 +84,8 @@ export function completionDetails(book: Book, data: CompletionAnswer["data"]): {
   return { detail: plain(details.displayParts), documentation: [plain(details.documentation), ...tagLines(details.tags)].filter((s) => s !== "").join("\n\n") };
 }
 
-/** Signature help at a Markdown position. */
-export function signatureHelp(book: Book, doc: string, position: Position): SignatureAnswer | undefined {
+/** Signature help at a Markdown position, in the protocol's shape. */
+export function signatureHelp(book: Book, doc: string, position: Position) {
   const at = book.toService(doc, position.line, position.character);
   if (at === undefined) return undefined;
   const help = book.service.getSignatureHelpItems(at.fileName, at.offset, undefined);
