@@ -10,6 +10,7 @@ import { isTypeScript, parseLiterateDocument, type LiterateBlock, type LiterateD
 import { checkTargetPath } from "./paths.ts";
 import { withoutBom } from "./markdown.ts";
 import { MappingsBuilder, inlineSourceMapComment } from "./sourcemap.ts";
+import { pushAt } from "./maps.ts";
 
 /** One Markdown document to tangle: its project-relative path and its text. */
 export interface TangleInput {
@@ -128,10 +129,7 @@ export function tangle(inputs: readonly TangleInput[], options: TangleOptions = 
   const named = new Map<string, number[]>();
   blocks.forEach((block, i) => {
     const name = block.attrs.name;
-    if (name === undefined || block.attrs.noTangle) return;
-    const list = named.get(name);
-    if (list === undefined) named.set(name, [i]);
-    else list.push(i);
+    if (name !== undefined && !block.attrs.noTangle) pushAt(named, name, i);
   });
 
   const references = blocks.map((block) => referencesOf(block, named));
@@ -295,9 +293,7 @@ function collectRoots(documents: readonly LiterateDocument[], blocks: readonly L
       out.push(error(where, "bad-target", checked.reason, "targets are project-relative paths such as `generated/loop.ts`"));
       return;
     }
-    const list = roots.get(checked.path);
-    if (list === undefined) roots.set(checked.path, [i]);
-    else list.push(i);
+    pushAt(roots, checked.path, i);
     let byDoc = claims.get(checked.path);
     if (byDoc === undefined) {
       byDoc = new Map();

@@ -40,6 +40,7 @@ import type { Root as MdastRoot } from "mdast";
 import ts from "typescript";
 import { createRequire } from "node:module";
 import { isTypeScriptPath } from "../core/paths.ts";
+import { pushAt } from "../core/maps.ts";
 
 /** Options of a build. */
 export interface DocsOptions {
@@ -769,11 +770,7 @@ function pageKeys(model: DocsModel, codeVersion: string, input: { siteTitle: str
   // A chapter's summary shows on its own page only (the sidebar's statuses are filled in at write time).
   const chapters = model.chapters.map((c, i) => hashParts([shared, "chapter", String(i), JSON.stringify(c.summary ?? null), input.texts.get(c.doc) ?? "", ...c.blocks.map(blockFacts)]));
   const occurrencesByFile = new Map<string, XrefResult["occurrences"][number][]>();
-  for (const o of model.xref.occurrences) {
-    const list = occurrencesByFile.get(o.file);
-    if (list === undefined) occurrencesByFile.set(o.file, [o]);
-    else list.push(o);
-  }
+  for (const o of model.xref.occurrences) pushAt(occurrencesByFile, o.file, o);
   const targets = new Map(model.targets.map((t) => [t.path, t]));
   const source = (file: string, content: string): string => {
     const target = targets.get(file);

@@ -14,6 +14,7 @@ import { renderPage, type NavLink, type PageShell } from "./layout.ts";
 import { definitionSortKey, type BlockModel, type ChapterModel, type DocsModel } from "./model.ts";
 import { isTypeScriptPath } from "../core/paths.ts";
 import { describeBookScore } from "../rules/judge.ts";
+import { pushAt } from "../core/maps.ts";
 
 /** A rendered page: its site path, its HTML, and what search should know of it. */
 export interface RenderedPage {
@@ -124,9 +125,7 @@ function marksOf(b: BlockModel): Map<number, LineMark[]> {
   for (const p of b.report?.problems ?? []) {
     const k = p.line - b.block.line - 1;
     if (k < 0 || k >= b.block.lines.length) continue;
-    const list = marks.get(k) ?? [];
-    list.push({ message: `${p.rule}: ${p.message}` });
-    marks.set(k, list);
+    pushAt(marks, k, { message: `${p.rule}: ${p.message}` });
   }
   return marks;
 }
@@ -328,9 +327,7 @@ export function renderSourcePage(ctx: PageContext, file: string, content: string
         definitionBlocks.set(o.symbol, defBlock);
       }
       const href = defBlock !== undefined && defBlock >= 0 && !o.isDefinition ? ctx.model.blocks[defBlock]?.href : undefined;
-      const list = overlays.get(o.line) ?? [];
-      list.push({ column: o.character, length: o.length, isDefinition: o.isDefinition, ...(symbol.hover === "" ? {} : { hover: o.symbol }), ...(href === undefined ? {} : { href: relativeHref(page, href) }) });
-      overlays.set(o.line, list);
+      pushAt(overlays, o.line, { column: o.character, length: o.length, isDefinition: o.isDefinition, ...(symbol.hover === "" ? {} : { hover: o.symbol }), ...(href === undefined ? {} : { href: relativeHref(page, href) }) });
     }
   }
   const gutter = tokens.map((_, i) => {
@@ -418,9 +415,7 @@ export function renderIndexPage(ctx: PageContext, options: { readonly errors: re
     const b = model.blocks[d.block];
     if (b === undefined) continue;
     const letter = (definitionSortKey(d.name)[0] ?? "?").toUpperCase();
-    const list = letters.get(letter) ?? [];
-    list.push(`<li><a href="${escapeHtml(b.href)}"><code>${escapeHtml(d.name)}</code></a> <span class="where">${escapeHtml(chapterTitle(model, b.block.doc))}</span></li>`);
-    letters.set(letter, list);
+    pushAt(letters, letter, `<li><a href="${escapeHtml(b.href)}"><code>${escapeHtml(d.name)}</code></a> <span class="where">${escapeHtml(chapterTitle(model, b.block.doc))}</span></li>`);
   }
   const definitions = [...letters].map(([letter, items]) => `<h3 id="defs-${escapeHtml(letter)}">${escapeHtml(letter)}</h3><ul class="index-list">${items.join("")}</ul>`).join("\n");
 

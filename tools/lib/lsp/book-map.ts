@@ -7,6 +7,7 @@
  */
 import type { LiterateBlock } from "../core/document.ts";
 import type { TangleResult, TangledTarget } from "../core/tangle.ts";
+import { pushAt } from "../core/maps.ts";
 
 /** A place in a tangled file. */
 export interface GeneratedSpot {
@@ -41,11 +42,7 @@ export class BookMap {
   constructor(result: TangleResult) {
     this.result = result;
     this.#targets = new Map(result.targets.map((t) => [t.path, t]));
-    result.blocks.forEach((block, index) => {
-      const list = this.#blocksOf.get(block.doc);
-      if (list === undefined) this.#blocksOf.set(block.doc, [index]);
-      else list.push(index);
-    });
+    result.blocks.forEach((block, index) => pushAt(this.#blocksOf, block.doc, index));
     for (const target of result.targets) {
       const { lineBlock, lineSource, lineShift } = target;
       lineSource.forEach((source, line) => {

@@ -8,6 +8,7 @@
 import ts from "typescript";
 import type { BookRange } from "./book.ts";
 import type { Book } from "./book.ts";
+import { pushAt } from "../core/maps.ts";
 
 /** A 0-based position. */
 export interface Position {
@@ -192,10 +193,7 @@ export function rename(book: Book, doc: string, position: Position, newName: str
     const key = placeKey(place);
     if (seen.has(key)) continue;
     seen.add(key);
-    const newText = `${location.prefixText ?? ""}${newName}${location.suffixText ?? ""}`;
-    const list = edits.get(place.range.doc);
-    if (list === undefined) edits.set(place.range.doc, [{ range: place.range, newText }]);
-    else list.push({ range: place.range, newText });
+    pushAt(edits, place.range.doc, { range: place.range, newText: `${location.prefixText ?? ""}${newName}${location.suffixText ?? ""}` });
   }
   return edits;
 }

@@ -10,6 +10,7 @@ import { judgeExecution, type TestEvidence } from "../core/evidence.ts";
 import { findRunnables, judgeRunnables, type Runnables, type RunVerdicts } from "../core/runs.ts";
 import type { TangleResult } from "../core/tangle.ts";
 import { addTo, analysisOf, isRuntime, type Facts, type Findings, type Rule } from "./rule.ts";
+import { pushAt } from "../core/maps.ts";
 
 /** The state of rule 4 for one block. */
 export type TestedState = "tested" | "untested" | "unstamped" | "stale" | "exempt";
@@ -158,10 +159,7 @@ function missedParts(
 function childrenOf(result: TangleResult): Map<number, number[]> {
   const children = new Map<number, number[]>();
   result.placements.forEach((placement, index) => {
-    if (placement === undefined || placement.parent < 0) return;
-    const list = children.get(placement.parent) ?? [];
-    list.push(index);
-    children.set(placement.parent, list);
+    if (placement !== undefined && placement.parent >= 0) pushAt(children, placement.parent, index);
   });
   return children;
 }
