@@ -5,7 +5,7 @@
  * found by TypeScript's references when the editor asks for that lens (`testedBy`). Pure.
  */
 import ts from "typescript";
-import type { BlockReport, Judgement } from "../rules/judge.ts";
+import type { BlockReport, Judgement, TestedState } from "../rules/judge.ts";
 import type { Book, BookRange } from "./book.ts";
 
 /** One lens: where it stands, its title, and what resolving it needs. */
@@ -25,7 +25,7 @@ export function lenses(judgement: Judgement, doc: string): Lens[] {
     const errors = report.problems.filter((p) => p.severity === "error");
     const out: Lens[] = [{ range, block: index, names: "problems", title: report.checks.compiles ? "compiles ✓" : `compiles ✗ (${errors.filter((p) => p.rule === "compiles").length})` }];
     if (report.checks.tested !== "exempt") {
-      out.push({ range, block: index, names: "tests", title: testedTitle(report) });
+      out.push({ range, block: index, names: "tests", title: testedTitles[report.checks.tested] });
       out.push({ range, block: index, names: "mutants", title: mutantsTitle(report) });
     }
     return out;
@@ -33,18 +33,7 @@ export function lenses(judgement: Judgement, doc: string): Lens[] {
 }
 
 /** Rule 4's state, as the lens says it after the count of tests: empty when the block is tested. */
-function testedTitle(report: BlockReport): string {
-  switch (report.checks.tested) {
-    case "tested":
-      return "";
-    case "unstamped":
-      return "not stamped";
-    case "stale":
-      return "stamp stale";
-    default:
-      return "untested";
-  }
-}
+const testedTitles: Readonly<Record<TestedState, string>> = { tested: "", unstamped: "not stamped", stale: "stamp stale", untested: "untested", exempt: "untested" };
 
 /** Rule 5's verdict: the score of a current record, or why there is none. */
 function mutantsTitle(report: BlockReport): string {

@@ -38,7 +38,6 @@ import { BackgroundJudge, type JudgeReply, type JudgeRequest, type WorkerChannel
 import { lenses, testBlockCount, testedBy, type Lens } from "./lens.ts";
 import { projectCompilerOptions } from "./tangled-host.ts";
 import { spliceCompletions, spliceDefinitions, spliceNameAt, spliceReferences } from "./splices.ts";
-import { tangle } from "../core/tangle.ts";
 
 /** Options of a server. */
 export interface ServerOptions {
@@ -125,8 +124,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   const loadEvidence = (b: Book): void => {
     if (root === undefined || evidenceRead) return;
     evidenceRead = true;
-    const inputs = readBook(root);
-    const { evidence, problems } = readEvidence(root, tangle(inputs), new Map(inputs.map((i) => [i.path, i.text])));
+    const { evidence, problems } = readEvidence(root);
     b.setEvidence(evidence);
     for (const p of problems) log(`lsp: ${p.file}: ${p.message}`);
   };
