@@ -234,7 +234,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     return { model, pages, sources, cachedPages, highlighting, errors };
   });
   const { model, pages, sources, cachedPages, highlighting, errors } = rendering.value;
-  progress(`docs: rendered ${pages.length} pages (${model.chapters.length} chapters, ${sources.files.size} source files, index) in ${Math.round(rendering.ms)} ms; ${cachedPages.fromCache()} pages and ${highlighting.toRender.size - highlighting.misses} of ${highlighting.toRender.size} highlighted code texts from the cache${highlighting.ahead > 0 ? `, ${highlighting.ahead} highlighted ahead on a second thread` : ""}`);
+  progress(`docs: rendered ${pages.length} pages (${model.chapters.length} chapters, ${sources.files.size} source files, index) in ${Math.round(rendering.ms)} ms; ${cachedPages.copied.size} pages and ${highlighting.toRender.size - highlighting.misses} of ${highlighting.toRender.size} highlighted code texts from the cache${highlighting.ahead > 0 ? `, ${highlighting.ahead} highlighted ahead on a second thread` : ""}`);
 
   const written = await timed(() => writeSiteStep(root, { model, pages, errors, texts, siteUrl: options.siteUrl }, cachedPages.copied, staging, out, useCache));
 
@@ -247,7 +247,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     problems,
     ...(api === undefined ? {} : { api: { entryPoints: api.entryPoints, strict: api.strict, problems: api.problems } }),
     timings: { tangle: read.ms, verify: tVerify, xref: referenced.ms, api: tApi, render: rendering.ms, write: written.ms, total },
-    cached: { steps: cachedSteps, highlighted: highlighting.toRender.size, highlightedFromCache: highlighting.toRender.size - highlighting.misses, pages: cachedPages.fromCache() },
+    cached: { steps: cachedSteps, highlighted: highlighting.toRender.size, highlightedFromCache: highlighting.toRender.size - highlighting.misses, pages: cachedPages.copied.size },
     highlightedAhead: highlighting.ahead,
     rendered: pages.filter((page) => !cachedPages.copied.has(page.path)).map((page) => page.path),
     model,
@@ -383,9 +383,8 @@ interface CachedPages {
   readonly sourceKeys: ReadonlyMap<string, string | undefined>;
   readonly chapters: readonly (RenderedPage | undefined)[];
   readonly sources: ReadonlyMap<string, RenderedPage | undefined>;
+  /** The pages that came from the cache. */
   readonly copied: ReadonlyMap<string, string>;
-  /** How many pages came from the cache. */
-  fromCache(): number;
 }
 
 /**
@@ -407,7 +406,7 @@ function pageCacheStep(root: string, model: DocsModel, codeVersion: string, inpu
   const sourceKeys = new Map([...contents].map(([file, content]) => [file, keys?.source(file, content)]));
   const chapters = chapterKeys.map(fromCache);
   const sources = new Map([...sourceKeys].map(([file, key]) => [file, fromCache(key)]));
-  return { chapterKeys, sourceKeys, chapters, sources, copied, fromCache: () => copied.size };
+  return { chapterKeys, sourceKeys, chapters, sources, copied };
 }
 
 /** The key a highlighted piece of code is cached under. */
