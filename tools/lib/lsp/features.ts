@@ -139,7 +139,7 @@ export function outline(book: Book, doc: string): OutlineEntry[] {
   const entries: OutlineEntry[] = [];
   book.widen([doc]);
   for (const target of book.targetsOf([doc])) {
-    const fileName = book.fileName(target);
+    const fileName = book.host.absolute(target);
     const tree = book.service.getNavigationTree(fileName);
     for (const item of tree.childItems ?? []) {
       const entry = outlineEntry(book, doc, fileName, item);

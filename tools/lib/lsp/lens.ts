@@ -49,7 +49,7 @@ export function testedBy(book: Book, judgement: Judgement, index: number): BookR
   const { result } = book.tangled();
   const target = result.placements[index]?.target;
   if (report === undefined || target === undefined) return [];
-  const fileName = book.fileName(target);
+  const fileName = book.host.absolute(target);
   const source = book.service.getProgram()?.getSourceFile(fileName);
   if (source === undefined) return [];
   const found: BookRange[] = [];

@@ -198,7 +198,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     const input = b.judgeInput([...openUris.keys()]);
     if (input === undefined) return;
     const asked = performance.now();
-    worker.ask(b.texts(), input.checked, (reply) => {
+    worker.ask(b.model.texts(), input.checked, (reply) => {
       for (const note of reply.notes) log(`lsp: ${note}`);
       if (reply.error !== undefined) {
         log(`lsp: the judge failed: ${reply.error}`);
