@@ -10,7 +10,7 @@ import { isTypeScript, parseLiterateDocument, type LiterateBlock, type LiterateD
 import { checkTargetPath } from "./paths.ts";
 import { withoutBom } from "./markdown.ts";
 import { MappingsBuilder, inlineSourceMapComment } from "./sourcemap.ts";
-import { pushAt } from "./maps.ts";
+import { pushAt, valueAt } from "./maps.ts";
 
 /** One Markdown document to tangle: its project-relative path and its text. */
 export interface TangleInput {
@@ -282,11 +282,7 @@ function collectRoots(documents: readonly LiterateDocument[], blocks: readonly L
         return;
       }
     }
-    let checked = checks.get(raw);
-    if (checked === undefined) {
-      checked = checkTargetPath(raw);
-      checks.set(raw, checked);
-    }
+    const checked = valueAt(checks, raw, () => checkTargetPath(raw));
     if (!checked.ok) {
       const keyLine = doc?.frontMatter.keyLines[attrs.test ? "test" : "tangle"];
       const where = explicit || keyLine === undefined ? at : { file: block.doc, line: keyLine, column: 1 };
@@ -294,11 +290,7 @@ function collectRoots(documents: readonly LiterateDocument[], blocks: readonly L
       return;
     }
     pushAt(roots, checked.path, i);
-    let byDoc = claims.get(checked.path);
-    if (byDoc === undefined) {
-      byDoc = new Map();
-      claims.set(checked.path, byDoc);
-    }
+    const byDoc = valueAt(claims, checked.path, () => new Map<string, boolean>());
     byDoc.set(block.doc, (byDoc.get(block.doc) ?? true) && explicit);
   });
   for (const [path, byDoc] of claims) {

@@ -8,6 +8,7 @@ import { dirname, isAbsolute, join, posix, relative, sep } from "node:path";
 import { LiterateError, error, type Diagnostic } from "../core/diagnostics.ts";
 import { forbiddenRoots, manifestPath } from "../core/paths.ts";
 import { sha256 } from "../core/plan.ts";
+import { valueAt } from "../core/maps.ts";
 
 /** Lists `literate/**\/*.md` under `root`, as sorted project-relative POSIX paths. */
 export function listDocuments(root: string, folder = "literate"): string[] {
@@ -43,12 +44,7 @@ export class FolderListings {
 
   /** The entries of project-relative `folder`, `null` when there is no such folder, `unknown` when it cannot be listed. */
   folder(folder: string): ReadonlyMap<string, EntryKind> | null | "unknown" {
-    let listing = this.#folders.get(folder);
-    if (listing === undefined) {
-      listing = readFolder(join(this.#root, folder));
-      this.#folders.set(folder, listing);
-    }
-    return listing;
+    return valueAt(this.#folders, folder, () => readFolder(join(this.#root, folder)));
   }
 
   /** What stands at project-relative `path`: its kind, `undefined` for nothing in an existing folder, `null` when its folder is missing. */

@@ -14,7 +14,7 @@ import { renderPage, type NavLink, type PageShell } from "./layout.ts";
 import { definitionSortKey, type BlockModel, type ChapterModel, type DocsModel } from "./model.ts";
 import { isTypeScriptPath } from "../core/paths.ts";
 import { describeBookScore } from "../rules/judge.ts";
-import { pushAt } from "../core/maps.ts";
+import { pushAt, valueAt } from "../core/maps.ts";
 
 /** A rendered page: its site path, its HTML, and what search should know of it. */
 export interface RenderedPage {
@@ -365,11 +365,7 @@ function targetTokens(ctx: PageContext, target: DocsModel["targets"][number], sh
     const global = target.lineBlock[i] ?? -1;
     const b = ctx.model.blocks[global]?.block;
     if (b === undefined) return text === "" ? [] : [{ content: text, column: 0, ...commentColor }];
-    let tokens = blockTokens.get(global);
-    if (tokens === undefined) {
-      tokens = ctx.tokenize(b.lines.join("\n"), b.lang);
-      blockTokens.set(global, tokens);
-    }
+    const tokens = valueAt(blockTokens, global, () => ctx.tokenize(b.lines.join("\n"), b.lang));
     const k = (target.lineSource[i] ?? 0) - b.line - 1;
     const indent = (b.columnShift[k] ?? 0) - (target.lineShift[i] ?? 0);
     const own = tokens[k] ?? [];

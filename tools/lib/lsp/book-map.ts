@@ -34,8 +34,8 @@ interface Written {
 export class BookMap {
   readonly result: TangleResult;
   readonly #targets: ReadonlyMap<string, TangledTarget>;
-  /** doc → 1-based Markdown line → where it was first written. */
-  readonly #written = new Map<string, Map<number, Written>>();
+  /** `doc:line` (1-based Markdown line) → where it was first written. */
+  readonly #written = new Map<string, Written>();
   /** doc → its blocks' global indices, in document order. */
   readonly #blocksOf = new Map<string, number[]>();
 
@@ -48,19 +48,15 @@ export class BookMap {
       lineSource.forEach((source, line) => {
         const block = result.blocks[lineBlock[line] ?? -1];
         if (source === 0 || block === undefined) return;
-        let lines = this.#written.get(block.doc);
-        if (lines === undefined) {
-          lines = new Map();
-          this.#written.set(block.doc, lines);
-        }
-        if (!lines.has(source)) lines.set(source, { target: target.path, line, shift: lineShift[line] ?? 0 });
+        const key = `${block.doc}:${source}`;
+        if (!this.#written.has(key)) this.#written.set(key, { target: target.path, line, shift: lineShift[line] ?? 0 });
       });
     }
   }
 
   /** Where a Markdown position was (first) written; `undefined` for prose, fences, `<<name>>` lines and blocks never written. */
   toGenerated(doc: string, line: number, character: number): GeneratedSpot | undefined {
-    const written = this.#written.get(doc)?.get(line + 1);
+    const written = this.#written.get(`${doc}:${line + 1}`);
     if (written === undefined) return undefined;
     return { target: written.target, line: written.line, character: Math.max(0, character - written.shift) };
   }

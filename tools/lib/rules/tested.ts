@@ -10,7 +10,7 @@ import { judgeExecution, type TestEvidence } from "../core/evidence.ts";
 import { findRunnables, judgeRunnables, type Runnables, type RunVerdicts } from "../core/runs.ts";
 import type { TangleResult } from "../core/tangle.ts";
 import { addTo, analysisOf, isRuntime, type Facts, type Findings, type Rule } from "./rule.ts";
-import { pushAt } from "../core/maps.ts";
+import { pushAt, valueAt } from "../core/maps.ts";
 
 /** The state of rule 4 for one block. */
 export type TestedState = "tested" | "untested" | "unstamped" | "stale" | "exempt";
@@ -170,9 +170,8 @@ function executedBlock(evidence: TestEvidence, result: TangleResult, index: numb
   const collect = (i: number): void => {
     const b = result.blocks[i];
     if (b === undefined) return;
-    const lines = linesByDoc.get(b.doc) ?? new Set<number>();
+    const lines = valueAt(linesByDoc, b.doc, () => new Set<number>());
     for (let k = 0; k < b.lines.length; k++) lines.add(b.line + 1 + k);
-    linesByDoc.set(b.doc, lines);
     for (const child of children.get(i) ?? []) collect(child);
   };
   collect(index);
