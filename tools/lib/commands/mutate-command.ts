@@ -35,7 +35,7 @@ import { definitionAnalyses, targetTrees } from "../core/project-code.ts";
 import { listDocuments, readIfExists, writeAtomically } from "../disk/io.ts";
 import { describeBookScore, factsOf, judge } from "../rules/judge.ts";
 import { confirmModuleLevel, recheck, runStryker, scratchCopy, type Book } from "../runners/stryker.ts";
-import { readRecords } from "./verify.ts";
+import { readRecords, requireCurrentFiles } from "./verify.ts";
 
 const usage = `usage: mutate [--chapter NAME]... [--all] [--fresh | --changed-only] [--sample N [--seed S]] [--concurrency N] [--root DIR]
 
@@ -53,11 +53,7 @@ function readBook(root: string): Book {
   const model = ProjectModel.of(paths.map((path) => ({ path, text: readIfExists(join(root, path)) ?? "" })), { scan: "remark" });
   const result = model.tangle();
   if (!result.ok) throw new LiterateError(result.diagnostics);
-  const stale: Diagnostic[] = [];
-  for (const [path, content] of result.files) {
-    if (readIfExists(join(root, path)) !== content) stale.push(error({ file: path, line: 0, column: 0 }, "out-of-date", `\`${path}\` is not what the documents tangle to`, "run `npm run tangle` first"));
-  }
-  if (stale.length > 0) throw new LiterateError(stale);
+  requireCurrentFiles(root, result);
   return { root, model, result, sources: model.derived(targetTrees), analyses: model.derived(definitionAnalyses).analyses, hashes: model.hashes() };
 }
 

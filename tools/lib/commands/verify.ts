@@ -155,8 +155,8 @@ export function readRecords(root: string, docs: readonly string[]): Map<string, 
   return new Map(docs.map((doc) => [doc, readIfExists(join(root, recordPath(doc)))]));
 }
 
-/** Verify reads the files on disk; they must be exactly what the documents tangle to. */
-function requireCurrentFiles(root: string, result: TangleResult): void {
+/** Verify (and mutate) read the files on disk; they must be exactly what the documents tangle to. */
+export function requireCurrentFiles(root: string, result: TangleResult): void {
   const stale: Diagnostic[] = [];
   for (const [path, content] of result.files) {
     if (readIfExists(join(root, path)) !== content) {
