@@ -7,7 +7,7 @@
  * instead: each mutant is put back into a copy of the project and the tests that killed it must
  * fail again.
  */
-import { mkdirSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parseCommandLine } from "./cli.ts";
 import { error, formatDiagnostic, LiterateError, type Diagnostic } from "../core/diagnostics.ts";
@@ -90,7 +90,6 @@ async function mutateChapter(book: Book, doc: string, concurrency: number, fresh
     return kept ?? { id: blockId(analyses[index] ?? { names: [] }, line), hash: hashes[index] ?? "", mutants: found.get(index) ?? [] };
   });
   const record: ChapterRecord = { doc, tests, testsHash: recordTestsHash(old, testsHash, candidates.some((index) => reuse(index) !== undefined)), blocks };
-  mkdirSync(join(root, "mutation"), { recursive: true });
   writeAtomically(join(root, recordPath(doc)), formatChapterRecord(record));
 
   let detected = 0;
@@ -110,10 +109,7 @@ async function mutateChapter(book: Book, doc: string, concurrency: number, fresh
 async function sampleRecheck(book: Book, count: number, seed: number): Promise<number> {
   const started = Date.now();
   const docs = book.result.documents.map((d) => d.path);
-  const records = docs.flatMap((doc) => {
-    const r = loadRecord(book.root, doc);
-    return r === undefined ? [] : [r];
-  });
+  const records = docs.flatMap((doc) => loadRecord(book.root, doc) ?? []);
   const kills = sampleKills(book.result, book.hashes, records, count, seed);
   process.stdout.write(`mutate: re-checking ${kills.length} recorded kills (--seed ${seed})\n`);
   const problems: Diagnostic[] = [];
