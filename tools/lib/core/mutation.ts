@@ -445,9 +445,7 @@ export function judgePinned(
   records: ReadonlyMap<string, string | undefined>,
 ): PinnedVerdict {
   const byBlock = new Map<number, Diagnostic[]>();
-  const add = (index: number, d: Diagnostic): void => {
-    byBlock.set(index, [...(byBlock.get(index) ?? []), d]);
-  };
+  const add = (index: number, d: Diagnostic): void => pushAt(byBlock, index, d);
   const global: Diagnostic[] = [];
   const recorded: string[] = [];
   const unrecorded: string[] = [];

@@ -267,18 +267,12 @@ function collectRoots(documents: readonly LiterateDocument[], blocks: readonly L
       explicit = true;
     } else if (!isTypeScript(block)) {
       return;
-    } else if (attrs.test) {
-      raw = doc?.frontMatter.test;
-      if (raw === undefined) {
-        if (frontMatterBroken(doc)) return;
-        out.push(error(at, "no-target", "test block has no target", "add `test: test/NAME.test.ts` to the front matter, or `file=PATH` to the fence"));
-        return;
-      }
     } else {
-      raw = doc?.frontMatter.tangle;
+      raw = attrs.test ? doc?.frontMatter.test : doc?.frontMatter.tangle;
       if (raw === undefined) {
         if (frontMatterBroken(doc)) return;
-        out.push(error(at, "no-target", "TypeScript block has no target", "add `tangle: generated/NAME.ts` to the front matter, `file=PATH` to the fence, or mark it `no-tangle`"));
+        if (attrs.test) out.push(error(at, "no-target", "test block has no target", "add `test: test/NAME.test.ts` to the front matter, or `file=PATH` to the fence"));
+        else out.push(error(at, "no-target", "TypeScript block has no target", "add `tangle: generated/NAME.ts` to the front matter, `file=PATH` to the fence, or mark it `no-tangle`"));
         return;
       }
     }
