@@ -351,15 +351,9 @@ export function statIfExists(path: string): StatStamp | undefined {
 
 /** Loads the stat cache; a missing or unreadable cache is an empty one (it is only an optimisation). */
 export function loadStatCache(root: string): StatCache {
-  const text = readIfExists(join(root, statCachePath));
-  if (text !== undefined) {
-    try {
-      const value = JSON.parse(text) as StatCache;
-      if (value.version === 1 && typeof value.writtenAtMs === "number" && typeof value.files === "object") return value;
-    } catch {
-      // a broken cache is ignored and rewritten
-    }
-  }
+  // A broken cache is ignored and rewritten.
+  const value = parseJson(readIfExists(join(root, statCachePath)) ?? "") as Partial<StatCache> | null | undefined;
+  if (value?.version === 1 && typeof value.writtenAtMs === "number" && typeof value.files === "object") return value as StatCache;
   return { version: 1, writtenAtMs: 0, files: {} };
 }
 

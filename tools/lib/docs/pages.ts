@@ -6,7 +6,7 @@ import type { Code } from "mdast";
 import { formatLocation, type Diagnostic } from "../core/diagnostics.ts";
 import { inlineSourceMapLine } from "../core/sourcemap.ts";
 import { renderChapter, type ChapterHeading, type ChapterOptions, type ChapterSection } from "./chapter.ts";
-import { renderCode, type CodeOverlay, type CodeToken, type LineMark } from "./code-html.ts";
+import { renderCode, type CodeOverlay, type CodeToken } from "./code-html.ts";
 import type { ErrorSite } from "./errors-index.ts";
 import type { Tokenize } from "./highlight.ts";
 import { blockAnchor, chapterPath, escapeHtml, lineAnchor, relativeHref, sourcePath } from "./html.ts";
@@ -120,12 +120,12 @@ function problemList(b: BlockModel, anchor: string): string {
   return `<ul class="problems">${items.join("")}${api.join("")}</ul>`;
 }
 
-function marksOf(b: BlockModel): Map<number, LineMark[]> {
-  const marks = new Map<number, LineMark[]>();
+function marksOf(b: BlockModel): Map<number, string[]> {
+  const marks = new Map<number, string[]>();
   for (const p of b.report?.problems ?? []) {
     const k = p.line - b.block.line - 1;
     if (k < 0 || k >= b.block.lines.length) continue;
-    pushAt(marks, k, { message: `${p.rule}: ${p.message}` });
+    pushAt(marks, k, `${p.rule}: ${p.message}`);
   }
   return marks;
 }
