@@ -197,19 +197,15 @@ function accessibleTypedocPage(html: string): string {
 
 /** Turns the `literate-block:` source links typedoc wrote into paths relative to each page, and mends each page's accessibility (`accessibleTypedocPage`). */
 function rewriteChapterLinks(out: string): void {
-  const walk = (dir: string, depth: number): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path, depth + 1);
-      else if (entry.name.endsWith(".html")) {
-        const text = accessibleTypedocPage(readFileSync(path, "utf8"));
-        // "Defined in" names the chapter and block, not the generated line it was tangled to.
-        const named = text.replace(/(<a href="literate-block:chapters\/([^"#]+)\.html#block-(\d+)"[^>]*>)[^<]*(<\/a>)/g, (_m, open: string, chapter: string, block: string, close: string) => `${open}literate/${chapter}.md, block ${Number(block) + 1}${close}`);
-        writeFileSync(path, named.split(linkScheme).join("../".repeat(depth + 1)));
-      }
-    }
-  };
-  walk(out, 0);
+  for (const entry of readdirSync(out, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".html")) continue;
+    const path = join(entry.parentPath, entry.name);
+    const depth = relative(out, entry.parentPath).split(sep).filter((part) => part !== "").length;
+    const text = accessibleTypedocPage(readFileSync(path, "utf8"));
+    // "Defined in" names the chapter and block, not the generated line it was tangled to.
+    const named = text.replace(/(<a href="literate-block:chapters\/([^"#]+)\.html#block-(\d+)"[^>]*>)[^<]*(<\/a>)/g, (_m, open: string, chapter: string, block: string, close: string) => `${open}literate/${chapter}.md, block ${Number(block) + 1}${close}`);
+    writeFileSync(path, named.split(linkScheme).join("../".repeat(depth + 1)));
+  }
 }
 
 /** The block of `target` whose line declares `name` (`interface name`, `function name`, …). */
