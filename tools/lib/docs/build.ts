@@ -108,12 +108,8 @@ export function docsMemory(): DocsMemory {
  */
 export function prepareDocs(options: Pick<DocsOptions, "root" | "cache" | "quick" | "documents"> & { readonly memory: DocsMemory }): void {
   const { root, memory } = options;
-  const model = memory.project ?? new ProjectModel();
-  model.sync(documentsOf(root, options.documents));
-  memory.project = model;
-  const tangled = model.tangle();
-  if (!tangled.ok) return;
-  crossReferenceStep(root, typeScriptFiles(tangled), options.cache !== false, docsCodeVersion(), options.memory, options.quick === true);
+  const { tangled } = readProjectStep(root, memory.project?.scan ?? "auto", memory, options.documents);
+  if (tangled.ok) crossReferenceStep(root, typeScriptFiles(tangled), options.cache !== false, docsCodeVersion(), memory, options.quick === true);
 }
 
 /** The tangled TypeScript files by path, without their inline source maps. */
@@ -192,6 +188,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   const lookup = await timed((): VerifySource => (options.verifyReport === undefined ? lookUpVerify(root, options.verifyJson, useCache) : { kind: "given", report: options.verifyReport }));
   const read = await timed(() => readProjectStep(root, lookup.value.kind === "run" ? "remark" : "auto", options.memory, options.documents));
   const { model: project, texts, tangled } = read.value;
+  if (!tangled.ok) throw new LiterateError(tangled.diagnostics);
   progress(`docs: ${texts.size} documents, ${tangled.blocks.length} blocks, ${tangled.targets.length} tangled files`);
 
   const early = earlyHighlightStep(root, tangled, codeVersion, options.memory, useCache);
@@ -257,15 +254,14 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
 /**
  * Step 1: the documents, read as tangle reads them (a document that is not UTF-8 is an error at
  * its byte, not U+FFFD on a page), into the model `memory` keeps between builds when its scan
- * fits (only the documents that changed are parsed again), and tangled once.
+ * fits (only the documents that changed are parsed again), and tangled once (its errors are the
+ * caller's to report).
  */
 function readProjectStep(root: string, scan: ScanMode, memory: DocsMemory | undefined, documents: ReadonlyMap<string, string> | undefined): { model: ProjectModel; texts: Map<string, string>; tangled: TangleResult } {
   const model = memory?.project !== undefined && memory.project.scan === scan ? memory.project : new ProjectModel({ scan });
   model.sync(documentsOf(root, documents));
   if (memory !== undefined) memory.project = model;
-  const tangled = model.tangle();
-  if (!tangled.ok) throw new LiterateError(tangled.diagnostics);
-  return { model, texts: model.texts(), tangled };
+  return { model, texts: model.texts(), tangled: model.tangle() };
 }
 
 /** The documents as given (`DocsOptions.documents`), else as read from disk. */
