@@ -287,7 +287,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       const lineText = (documents.get(textDocument.uri)?.getText({ start: { line: position.line, character: 0 }, end: { line: position.line + 1, character: 0 } }) ?? "").replace(/\r?\n$/, "");
       const spliced = spliceCompletions(b.tangled(), doc, position.line, position.character, lineText);
       if (spliced !== undefined) return spliced.names.map((name) => ({ label: name, kind: CompletionItemKind.Reference, textEdit: { range: range(spliced.replace), newText: `${name}>>` } }));
-      return completions(b, doc, position).map((c) => ({ label: c.label, kind: completionKind(c.kind), sortText: c.sortText, ...(c.insertText === undefined ? {} : { insertText: c.insertText }), data: c.data }));
+      return completions(b, doc, position).map((c) => ({ label: c.label, kind: completionKinds[c.kind] ?? CompletionItemKind.Text, sortText: c.sortText, ...(c.insertText === undefined ? {} : { insertText: c.insertText }), data: c.data }));
     }),
   );
   connection.onCompletionResolve((item) =>
@@ -384,54 +384,48 @@ function renamedInTheBookOnly(paths: readonly string[]): string {
 }
 
 function symbol(entry: OutlineEntry): DocumentSymbol {
-  return { name: entry.name, kind: symbolKind(entry.kind), range: { start: { ...entry.range.start }, end: { ...entry.range.end } }, selectionRange: { start: { ...entry.selectionRange.start }, end: { ...entry.selectionRange.end } }, children: entry.children.map(symbol) };
+  return { name: entry.name, kind: symbolKinds[entry.kind] ?? SymbolKind.Variable, range: { start: { ...entry.range.start }, end: { ...entry.range.end } }, selectionRange: { start: { ...entry.selectionRange.start }, end: { ...entry.selectionRange.end } }, children: entry.children.map(symbol) };
 }
 
-/** The protocol's symbol kind of a TypeScript element kind. */
-function symbolKind(kind: string): SymbolKind {
-  const kinds: Record<string, SymbolKind> = {
-    function: SymbolKind.Function,
-    class: SymbolKind.Class,
-    interface: SymbolKind.Interface,
-    type: SymbolKind.TypeParameter,
-    enum: SymbolKind.Enum,
-    const: SymbolKind.Constant,
-    let: SymbolKind.Variable,
-    var: SymbolKind.Variable,
-    method: SymbolKind.Method,
-    property: SymbolKind.Property,
-    constructor: SymbolKind.Constructor,
-    getter: SymbolKind.Property,
-    setter: SymbolKind.Property,
-    module: SymbolKind.Module,
-    alias: SymbolKind.Variable,
-  };
-  return kinds[kind] ?? SymbolKind.Variable;
-}
+/** The protocol's symbol kind of a TypeScript element kind (any other: a variable). */
+const symbolKinds: Readonly<Record<string, SymbolKind>> = {
+  function: SymbolKind.Function,
+  class: SymbolKind.Class,
+  interface: SymbolKind.Interface,
+  type: SymbolKind.TypeParameter,
+  enum: SymbolKind.Enum,
+  const: SymbolKind.Constant,
+  let: SymbolKind.Variable,
+  var: SymbolKind.Variable,
+  method: SymbolKind.Method,
+  property: SymbolKind.Property,
+  constructor: SymbolKind.Constructor,
+  getter: SymbolKind.Property,
+  setter: SymbolKind.Property,
+  module: SymbolKind.Module,
+  alias: SymbolKind.Variable,
+};
 
-/** The protocol's completion kind of a TypeScript element kind. */
-function completionKind(kind: string): CompletionItemKind {
-  const kinds: Record<string, CompletionItemKind> = {
-    function: CompletionItemKind.Function,
-    "local function": CompletionItemKind.Function,
-    method: CompletionItemKind.Method,
-    class: CompletionItemKind.Class,
-    interface: CompletionItemKind.Interface,
-    type: CompletionItemKind.TypeParameter,
-    enum: CompletionItemKind.Enum,
-    "enum member": CompletionItemKind.EnumMember,
-    const: CompletionItemKind.Constant,
-    let: CompletionItemKind.Variable,
-    var: CompletionItemKind.Variable,
-    "local var": CompletionItemKind.Variable,
-    parameter: CompletionItemKind.Variable,
-    property: CompletionItemKind.Property,
-    getter: CompletionItemKind.Property,
-    setter: CompletionItemKind.Property,
-    keyword: CompletionItemKind.Keyword,
-    module: CompletionItemKind.Module,
-    alias: CompletionItemKind.Variable,
-    string: CompletionItemKind.Text,
-  };
-  return kinds[kind] ?? CompletionItemKind.Text;
-}
+/** The protocol's completion kind of a TypeScript element kind (any other: text). */
+const completionKinds: Readonly<Record<string, CompletionItemKind>> = {
+  function: CompletionItemKind.Function,
+  "local function": CompletionItemKind.Function,
+  method: CompletionItemKind.Method,
+  class: CompletionItemKind.Class,
+  interface: CompletionItemKind.Interface,
+  type: CompletionItemKind.TypeParameter,
+  enum: CompletionItemKind.Enum,
+  "enum member": CompletionItemKind.EnumMember,
+  const: CompletionItemKind.Constant,
+  let: CompletionItemKind.Variable,
+  var: CompletionItemKind.Variable,
+  "local var": CompletionItemKind.Variable,
+  parameter: CompletionItemKind.Variable,
+  property: CompletionItemKind.Property,
+  getter: CompletionItemKind.Property,
+  setter: CompletionItemKind.Property,
+  keyword: CompletionItemKind.Keyword,
+  module: CompletionItemKind.Module,
+  alias: CompletionItemKind.Variable,
+  string: CompletionItemKind.Text,
+};
