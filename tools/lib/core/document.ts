@@ -368,7 +368,8 @@ function readFrontMatter(doc: string, raw: RawFrontMatter | undefined, out: Diag
   if (raw === undefined) return { keyLines: {} };
   const entries = simpleFrontMatter(raw) ?? yamlFrontMatter(doc, raw, out);
   if (entries === undefined) return { keyLines: {} };
-  const values: Record<string, string> = {};
+  // The string-valued keys as set: an unknown key is refused, and `order` (a number) is kept apart.
+  const values: { -readonly [K in "tangle" | "test" | "title" | "description"]?: string } = {};
   const keyLines: Record<string, number> = {};
   let order: number | undefined;
   for (const entry of entries) {
@@ -392,17 +393,10 @@ function readFrontMatter(doc: string, raw: RawFrontMatter | undefined, out: Diag
       out.push(error(at, "front-matter", `front matter key \`${key}\` must be a non-empty string`, `write \`${key}: ${key === "test" ? "test/x.test.ts" : key === "tangle" ? "generated/x.ts" : "…"}\``));
       continue;
     }
-    values[key] = entry.value.trim();
+    values[key as keyof typeof values] = entry.value.trim();
     keyLines[key] = at.line;
   }
-  return {
-    keyLines,
-    ...(values["tangle"] === undefined ? {} : { tangle: values["tangle"] }),
-    ...(values["test"] === undefined ? {} : { test: values["test"] }),
-    ...(values["title"] === undefined ? {} : { title: values["title"] }),
-    ...(values["description"] === undefined ? {} : { description: values["description"] }),
-    ...(order === undefined ? {} : { order }),
-  };
+  return { keyLines, ...values, ...(order === undefined ? {} : { order }) };
 }
 
 /**
