@@ -804,12 +804,8 @@ function lockStamp(root: string): string {
   return stat === undefined ? "" : `${stat.size}:${stat.mtimeMs}`;
 }
 
-interface CachedApi {
-  readonly entryPoints: readonly string[];
-  readonly strict: boolean;
-  readonly problems: ApiResult["problems"];
-  readonly pages: readonly (readonly [number, string])[];
-}
+/** An API result as its cache entry keeps it: the pages by block as a list of pairs. */
+type CachedApi = Pick<ApiResult, "entryPoints" | "strict" | "problems"> & { readonly pages: readonly (readonly [number, string])[] };
 
 /** The API pages and result cached under `key`, copied into the staging site. */
 function restoreApi(root: string, key: string, staging: string, out: string): ApiResult | undefined {
