@@ -138,11 +138,10 @@ function overlaysOf(ctx: PageContext, page: string, b: BlockModel, hovers: Map<n
     const hover = symbol !== undefined && symbol.hover !== "" ? id.symbol : undefined;
     if (hover !== undefined && symbol !== undefined) hovers.set(hover, symbol.hover);
     const target = id.definedIn === undefined || id.definedIn === b.global ? undefined : ctx.model.blocks[id.definedIn];
-    const list = overlays.get(id.line) ?? [];
+    const list = valueAt(overlays, id.line, () => []);
     const last = list[list.length - 1];
     if (last !== undefined && last.column + last.length > id.column) continue;
     list.push({ column: id.column, length: id.length, isDefinition: id.isDefinition, ...(hover === undefined ? {} : { hover }), ...(target === undefined ? {} : { href: relativeHref(page, target.href) }) });
-    overlays.set(id.line, list);
   }
   return overlays;
 }
@@ -320,12 +319,8 @@ export function renderSourcePage(ctx: PageContext, file: string, content: string
       const symbol = ctx.model.xref.symbols[o.symbol];
       if (symbol === undefined) continue;
       if (symbol.hover !== "") hovers.set(o.symbol, symbol.hover);
-      let defBlock = definitionBlocks.get(o.symbol);
-      if (defBlock === undefined && symbol.definition !== undefined) {
-        const defTarget = ctx.model.targets.find((t) => t.path === symbol.definition?.file);
-        defBlock = defTarget?.lineBlock[symbol.definition.line] ?? -1;
-        definitionBlocks.set(o.symbol, defBlock);
-      }
+      const definition = symbol.definition;
+      const defBlock = definition === undefined ? undefined : valueAt(definitionBlocks, o.symbol, () => ctx.model.targets.find((t) => t.path === definition.file)?.lineBlock[definition.line] ?? -1);
       const href = defBlock !== undefined && defBlock >= 0 && !o.isDefinition ? ctx.model.blocks[defBlock]?.href : undefined;
       pushAt(overlays, o.line, { column: o.character, length: o.length, isDefinition: o.isDefinition, ...(symbol.hover === "" ? {} : { hover: o.symbol }), ...(href === undefined ? {} : { href: relativeHref(page, href) }) });
     }
