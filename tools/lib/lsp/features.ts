@@ -160,15 +160,15 @@ function outlineEntry(book: Book, doc: string, fileName: string, item: ts.Naviga
   return { name: item.text, kind: item.kind, range: range.range, selectionRange, children };
 }
 
-/** Whether the name at a Markdown position can be renamed, and its range; throws `RenameRefused` with TypeScript's reason when not. */
-export function prepareRename(book: Book, doc: string, position: Position): { range: BookRange; placeholder: string } {
+/** Whether the name at a Markdown position can be renamed: its range, and where the service reads it (`at`); throws `RenameRefused` with TypeScript's reason when not. */
+export function prepareRename(book: Book, doc: string, position: Position): { range: BookRange; placeholder: string; at: { fileName: string; offset: number } } {
   const at = book.toService(doc, position.line, position.character);
   if (at === undefined) throw new RenameRefused("nothing to rename here: the position is not in code tangle writes");
   const info = book.service.getRenameInfo(at.fileName, at.offset, { allowRenameOfImportPath: false });
   if (!info.canRename) throw new RenameRefused(info.localizedErrorMessage);
   const place = book.locate(at.fileName, info.triggerSpan.start, info.triggerSpan.length);
   if (place?.kind !== "book") throw new RenameRefused("the name is not in a block of the book");
-  return { range: place.range, placeholder: info.displayName };
+  return { range: place.range, placeholder: info.displayName, at };
 }
 
 /**
@@ -177,9 +177,7 @@ export function prepareRename(book: Book, doc: string, position: Position): { ra
  * from no block (the generated header) or in a file the book does not tangle.
  */
 export function rename(book: Book, doc: string, position: Position, newName: string): Map<string, { range: BookRange; newText: string }[]> {
-  prepareRename(book, doc, position);
-  const at = book.toService(doc, position.line, position.character);
-  if (at === undefined) throw new RenameRefused("nothing to rename here: the position is not in code tangle writes");
+  const { at } = prepareRename(book, doc, position);
   const locations = book.service.findRenameLocations(at.fileName, at.offset, false, false, { providePrefixAndSuffixTextForRename: false }) ?? [];
   const edits = new Map<string, { range: BookRange; newText: string }[]>();
   const seen = new Set<string>();
