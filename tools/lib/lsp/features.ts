@@ -117,7 +117,7 @@ export function references(book: Book, doc: string, position: Position): Place[]
 }
 
 /** The places of the service's spans, mapped (a span on a line tangle wrote from nothing is left out), each once. */
-function places(book: Book, spans: readonly { readonly fileName: string; readonly textSpan: ts.TextSpan }[]): Place[] {
+export function places(book: Book, spans: readonly { readonly fileName: string; readonly textSpan: ts.TextSpan }[]): Place[] {
   const seen = new Set<string>();
   return spans.flatMap((span) => {
     const place = book.locate(span.fileName, span.textSpan.start, span.textSpan.length);

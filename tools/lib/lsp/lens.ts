@@ -7,6 +7,7 @@
 import ts from "typescript";
 import type { BlockReport, Judgement, TestedState } from "../rules/judge.ts";
 import type { Book, BookRange } from "./book.ts";
+import { places } from "./features.ts";
 
 /** One lens: where it stands, its title, and what resolving it needs. */
 export interface Lens {
@@ -53,20 +54,11 @@ export function testedBy(book: Book, judgement: Judgement, index: number): BookR
   const source = book.service.getProgram()?.getSourceFile(fileName);
   if (source === undefined) return [];
   const found: BookRange[] = [];
-  const seen = new Set<string>();
   for (const statement of source.statements) {
     const name = declaredName(statement);
     if (name === undefined || !report.names.includes(name.text)) continue;
-    for (const ref of book.service.getReferencesAtPosition(fileName, name.getStart(source)) ?? []) {
-      const testFile = book.host.tangledPath(ref.fileName);
-      if (testFile === undefined || !/\.test\.(c|m)?tsx?$/.test(testFile)) continue;
-      const place = book.locate(ref.fileName, ref.textSpan.start, ref.textSpan.length);
-      if (place?.kind !== "book") continue;
-      const key = `${place.range.doc}:${place.range.start.line}:${place.range.start.character}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      found.push(place.range);
-    }
+    const refs = (book.service.getReferencesAtPosition(fileName, name.getStart(source)) ?? []).filter((ref) => /\.test\.(c|m)?tsx?$/.test(book.host.tangledPath(ref.fileName) ?? ""));
+    for (const place of places(book, refs)) if (place.kind === "book") found.push(place.range);
   }
   return found;
 }
