@@ -3,12 +3,12 @@
  * stdout, for an editor to start. A thin CLI over `tools/lib/lsp/server.ts`; see the README,
  * "Editing with the language server".
  */
-import { parseArgs } from "node:util";
 import { setFlagsFromString } from "node:v8";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { createConnection } from "vscode-languageserver/node";
 import { serveJudge, type JudgeReply, type JudgeRequest, type WorkerChannel } from "./lib/lsp/judge-worker.ts";
 import { startServer } from "./lib/lsp/server.ts";
+import { parseCommandLine } from "./lib/commands/cli.ts";
 
 const usage = `usage: lsp [--root DIR] [--stdio]
 
@@ -38,11 +38,8 @@ setFlagsFromString("--heap-growing-percent=10");
 if (!isMainThread && parentPort !== null) {
   serveJudge(parentPort, (workerData as { root: string }).root);
 } else {
-  const { values } = parseArgs({ options: { root: { type: "string" }, stdio: { type: "boolean", default: false }, help: { type: "boolean", short: "h", default: false } }, strict: true, allowPositionals: false });
-  if (values.help) {
-    process.stdout.write(`${usage}\n`);
-    process.exit(0);
-  }
+  const values = parseCommandLine(process.argv.slice(2), { root: { type: "string" }, stdio: { type: "boolean", default: false } }, usage, process.stdout);
+  if (values === undefined) process.exit(0);
   // stdout is the protocol's: anything else printed there would corrupt it.
   const connection = createConnection(process.stdin, process.stdout);
   startServer(connection, { ...(values.root === undefined ? {} : { root: values.root }), startJudge });

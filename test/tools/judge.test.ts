@@ -2,7 +2,7 @@
 // verdict comes back without a file being written, and a document that does not tangle gets its
 // tangle errors instead of verdicts. The rules carry their metadata beside their logic.
 import { describe, expect, it } from "vitest";
-import { judge, judgeAhead, judgeTexts, rules, factsOf } from "../../tools/lib/rules/judge.ts";
+import { judge, judgeAhead, rules, factsOf } from "../../tools/lib/rules/judge.ts";
 import { ProjectModel } from "../../tools/lib/core/project.ts";
 import type { TestFacts } from "../../tools/lib/rules/rule.ts";
 import { fence, md } from "./support.ts";
@@ -14,20 +14,14 @@ const known = { checked, inProgram: undefined, tests: noTests, records: new Map<
 /** A chapter with two functions; the second has no prose before it. */
 const unsaved = md("---", "tangle: generated/a.ts", "---", "# A", "", "One.", "", `${fence}ts`, "export function one(): number {", "  return 1;", "}", fence, "", `${fence}ts`, "export function two(): number {", "  return 2;", "}", fence, "");
 
-describe("judgeTexts", () => {
+describe("the judge over texts in memory", () => {
   it("judges an editor's unsaved text: the block with no prose before it fails rule 2 at its fence", () => {
-    const judged = judgeTexts([{ path: "literate/a.md", text: unsaved }], known);
-    if ("tangleErrors" in judged) throw new Error("expected a judgement");
+    const judged = judge(factsOf(ProjectModel.of([{ path: "literate/a.md", text: unsaved }], { scan: "remark" }), known));
     expect(judged.blocks.map((b) => [b.line, b.checks.prose])).toEqual([
       [8, true],
       [14, false],
     ]);
     expect(judged.problems.filter((p) => p.severity === "error").map((p) => `${p.file}:${p.line} ${p.rule}`)).toEqual(["literate/a.md:14 prose"]);
-  });
-
-  it("returns a document's tangle errors when it does not tangle", () => {
-    const judged = judgeTexts([{ path: "literate/a.md", text: unsaved.replace(`${fence}ts\nexport function two`, `${fence}ts file=\nexport function two`) }], known);
-    expect("tangleErrors" in judged && judged.tangleErrors.map((d) => d.rule)).toEqual(["bad-attribute"]);
   });
 });
 

@@ -3,6 +3,7 @@
  * User errors (`LiterateError`, bad command lines) and the environment's (no permission, a name
  * too long for the file system) exit 1; anything else is a bug and exits 2.
  */
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ExitCode, LiterateError, formatDiagnostic, sortDiagnostics, type Diagnostic } from "../core/diagnostics.ts";
 import { environmentProblem } from "../disk/io.ts";
 
@@ -36,6 +37,23 @@ export interface Sink {
 export interface Streams {
   readonly stdout: Sink;
   readonly stderr: Sink;
+}
+
+/** The `--help` flag every command takes. */
+const helpOption = { help: { type: "boolean", short: "h", default: false } } as const;
+
+/** The values of a command line parsed against `O`. */
+type CommandLine<O extends NonNullable<ParseArgsConfig["options"]>> = ReturnType<typeof parseArgs<{ options: O & typeof helpOption; strict: true }>>["values"];
+
+/**
+ * A command line parsed strictly against `options` and `--help`: its values, or `undefined` once
+ * `usage` is written to `out` for `--help`. A bad command line throws `parseArgs`'s error.
+ */
+export function parseCommandLine<const O extends NonNullable<ParseArgsConfig["options"]>>(args: readonly string[], options: O, usage: string, out: Sink): CommandLine<O> | undefined {
+  const { values } = parseArgs({ args: [...args], options: { ...options, ...helpOption }, strict: true });
+  if (!(values as { help?: boolean }).help) return values as CommandLine<O>;
+  out.write(`${usage}\n`);
+  return undefined;
 }
 
 /**

@@ -7,9 +7,9 @@
  * instead: each mutant is put back into a copy of the project and the tests that killed it must
  * fail again.
  */
-import { mkdirSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { basename, join } from "node:path";
-import { parseArgs } from "node:util";
+import { parseCommandLine } from "./cli.ts";
 import { error, formatDiagnostic, LiterateError, type Diagnostic } from "../core/diagnostics.ts";
 import {
   blockId,
@@ -35,7 +35,7 @@ import { definitionAnalyses, targetTrees } from "../core/project-code.ts";
 import { listDocuments, readIfExists, writeAtomically } from "../disk/io.ts";
 import { describeBookScore, factsOf, judge } from "../rules/judge.ts";
 import { confirmModuleLevel, recheck, runStryker, scratchCopy, type Book } from "../runners/stryker.ts";
-import { readRecords } from "./verify.ts";
+import { readRecords, requireCurrentFiles } from "./verify.ts";
 
 const usage = `usage: mutate [--chapter NAME]... [--all] [--fresh | --changed-only] [--sample N [--seed S]] [--concurrency N] [--root DIR]
 
@@ -53,11 +53,7 @@ function readBook(root: string): Book {
   const model = ProjectModel.of(paths.map((path) => ({ path, text: readIfExists(join(root, path)) ?? "" })), { scan: "remark" });
   const result = model.tangle();
   if (!result.ok) throw new LiterateError(result.diagnostics);
-  const stale: Diagnostic[] = [];
-  for (const [path, content] of result.files) {
-    if (readIfExists(join(root, path)) !== content) stale.push(error({ file: path, line: 0, column: 0 }, "out-of-date", `\`${path}\` is not what the documents tangle to`, "run `npm run tangle` first"));
-  }
-  if (stale.length > 0) throw new LiterateError(stale);
+  requireCurrentFiles(root, result);
   return { root, model, result, sources: model.derived(targetTrees), analyses: model.derived(definitionAnalyses).analyses, hashes: model.hashes() };
 }
 
@@ -94,7 +90,6 @@ async function mutateChapter(book: Book, doc: string, concurrency: number, fresh
     return kept ?? { id: blockId(analyses[index] ?? { names: [] }, line), hash: hashes[index] ?? "", mutants: found.get(index) ?? [] };
   });
   const record: ChapterRecord = { doc, tests, testsHash: recordTestsHash(old, testsHash, candidates.some((index) => reuse(index) !== undefined)), blocks };
-  mkdirSync(join(root, "mutation"), { recursive: true });
   writeAtomically(join(root, recordPath(doc)), formatChapterRecord(record));
 
   let detected = 0;
@@ -114,10 +109,7 @@ async function mutateChapter(book: Book, doc: string, concurrency: number, fresh
 async function sampleRecheck(book: Book, count: number, seed: number): Promise<number> {
   const started = Date.now();
   const docs = book.result.documents.map((d) => d.path);
-  const records = docs.flatMap((doc) => {
-    const r = loadRecord(book.root, doc);
-    return r === undefined ? [] : [r];
-  });
+  const records = docs.flatMap((doc) => loadRecord(book.root, doc) ?? []);
   const kills = sampleKills(book.result, book.hashes, records, count, seed);
   process.stdout.write(`mutate: re-checking ${kills.length} recorded kills (--seed ${seed})\n`);
   const problems: Diagnostic[] = [];
@@ -144,25 +136,18 @@ async function sampleRecheck(book: Book, count: number, seed: number): Promise<n
 
 /** `mutate ARGS`: the exit code, having printed its report on this process's streams (run it under `runCli`). */
 export async function mutateCommand(args: readonly string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: [...args],
-    options: {
-      chapter: { type: "string", multiple: true, default: [] },
-      all: { type: "boolean", default: false },
-      fresh: { type: "boolean", default: false },
-      "changed-only": { type: "boolean", default: false },
-      sample: { type: "string" },
-      seed: { type: "string" },
-      concurrency: { type: "string", default: "1" },
-      root: { type: "string", default: process.cwd() },
-      help: { type: "boolean", short: "h", default: false },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    process.stdout.write(`${usage}\n`);
-    return 0;
-  }
+  const flags = {
+    chapter: { type: "string", multiple: true, default: [] as string[] },
+    all: { type: "boolean", default: false },
+    fresh: { type: "boolean", default: false },
+    "changed-only": { type: "boolean", default: false },
+    sample: { type: "string" },
+    seed: { type: "string" },
+    concurrency: { type: "string", default: "1" },
+    root: { type: "string", default: process.cwd() },
+  } as const;
+  const values = parseCommandLine(args, flags, usage, process.stdout);
+  if (values === undefined) return 0;
   const whole = (name: string, text: string | undefined, fallback: number): number => {
     if (text === undefined) return fallback;
     if (!/^\d+$/.test(text)) throw new LiterateError([error({ file: "command line", line: 0, column: 0 }, "usage", `\`--${name}\` must be a whole number, not \`${text}\``, `for example \`--${name} 5\``)]);

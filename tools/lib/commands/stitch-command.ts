@@ -2,8 +2,7 @@
  * The body of `npm run stitch` (`tools/stitch.ts`): parses the command line, runs `runStitch`
  * and reports what it took back into the Markdown (or, with `--check`, what it would).
  */
-import { parseArgs } from "node:util";
-import type { Streams } from "./cli.ts";
+import { parseCommandLine, type Streams } from "./cli.ts";
 import { visible } from "../core/diagnostics.ts";
 import { runStitch } from "./stitch-run.ts";
 
@@ -19,21 +18,9 @@ const usage = `usage: stitch [--check] [--root DIR] [--quiet]
 
 /** `stitch ARGS`: the exit code, having written the report to `streams` (run it under `runTool`). */
 export async function stitchCommand(args: readonly string[], streams: Streams): Promise<number> {
-  const { values } = parseArgs({
-    args: [...args],
-    options: {
-      check: { type: "boolean", default: false },
-      root: { type: "string", default: process.cwd() },
-      quiet: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
-    strict: true,
-  });
   const { stdout } = streams;
-  if (values.help) {
-    stdout.write(`${usage}\n`);
-    return 0;
-  }
+  const values = parseCommandLine(args, { check: { type: "boolean", default: false }, root: { type: "string", default: process.cwd() }, quiet: { type: "boolean", default: false } }, usage, stdout);
+  if (values === undefined) return 0;
   const report = runStitch({ root: values.root, check: values.check });
   if (values.quiet) return 0;
   for (const e of report.edits) {

@@ -2,8 +2,7 @@
  * The body of `npm run tangle` (`tools/tangle.ts`): parses the command line, runs `runTangle`
  * and reports what it wrote, or with `--check` what is out of date, on the given streams.
  */
-import { parseArgs } from "node:util";
-import type { Streams } from "./cli.ts";
+import { parseCommandLine, type Streams } from "./cli.ts";
 import { formatDiagnostic, visible } from "../core/diagnostics.ts";
 import { runTangle } from "./tangle-run.ts";
 
@@ -16,22 +15,9 @@ const usage = `usage: tangle [--check] [--force] [--root DIR] [--quiet]
 
 /** `tangle ARGS`: the exit code, having written the report to `streams` (run it under `runTool`). */
 export async function tangleCommand(args: readonly string[], streams: Streams): Promise<number> {
-  const { values } = parseArgs({
-    args: [...args],
-    options: {
-      check: { type: "boolean", default: false },
-      force: { type: "boolean", default: false },
-      root: { type: "string", default: process.cwd() },
-      quiet: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
-    strict: true,
-  });
   const { stdout, stderr } = streams;
-  if (values.help) {
-    stdout.write(`${usage}\n`);
-    return 0;
-  }
+  const values = parseCommandLine(args, { check: { type: "boolean", default: false }, force: { type: "boolean", default: false }, root: { type: "string", default: process.cwd() }, quiet: { type: "boolean", default: false } }, usage, stdout);
+  if (values === undefined) return 0;
   const report = runTangle({ root: values.root, check: values.check, force: values.force });
   for (const w of report.warnings) stderr.write(`${formatDiagnostic(w)}\n`);
   if (values.check) {

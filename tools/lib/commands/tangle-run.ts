@@ -52,41 +52,25 @@ export interface TangleRunReport {
 }
 
 /**
- * Reads every document of the project (through the cache) and returns their inputs and a
- * digest of their paths, sizes and mtimes: when every document is unchanged since the cache was
- * written (`allCached`), the digest tells whether the set of documents is the one the last run saw.
+ * Every document of the project (each `stat` through the cache) and a digest of their paths, sizes
+ * and mtimes: when every document is unchanged since the cache was written (`allCached`), the
+ * digest tells whether the set of documents is the one the last run saw, and nothing is read.
+ * With `model`, the texts are the model's: none is read, and none counts as cached.
  */
-function readDocuments(root: string, reader: HashingReader): { inputs: TangleInput[]; digest: string; allCached: boolean; count: number } {
+function readDocuments(root: string, reader: HashingReader, model?: ProjectModel): { inputs: TangleInput[]; digest: string; allCached: boolean; count: number } {
   const paths = listDocuments(root);
-  const parts: string[] = [];
-  const seen = paths.map((path) => {
+  const stamps = paths.map((path) => {
     const entry = reader.stat(path);
     if (entry === undefined) throw new Error(`document vanished while reading: ${path}`);
-    parts.push(`${path}\0${entry.stamp.size}\0${entry.stamp.mtimeMs}`);
-    return { path, entry };
+    return entry;
   });
-  const allCached = seen.every((h) => h.entry.unchanged);
-  const digest = sha256(parts.join("\n"));
-  if (allCached) return { inputs: [], digest, allCached, count: paths.length };
-  const texts = decodeTexts(
-    readFiles(root, seen.map(({ path, entry }) => ({ path, size: entry.stamp.size }))),
-    undefined,
-    seen.map(({ path }) => path),
-  );
-  const inputs = seen.map(({ path }, i) => ({ path, text: texts[i] ?? "" }));
-  return { inputs, digest, allCached, count: paths.length };
-}
-
-/** The documents as `model` holds them, with the digest of their stats (no document is read). */
-function modelDocuments(root: string, reader: HashingReader, model: ProjectModel): { inputs: TangleInput[]; digest: string; allCached: boolean; count: number } {
-  const paths = listDocuments(root);
-  const parts = paths.map((path) => {
-    const entry = reader.stat(path);
-    if (entry === undefined) throw new Error(`document vanished while reading: ${path}`);
-    return `${path}\0${entry.stamp.size}\0${entry.stamp.mtimeMs}`;
-  });
-  const inputs = paths.map((path) => ({ path, text: model.text(path) ?? "" }));
-  return { inputs, digest: sha256(parts.join("\n")), allCached: false, count: paths.length };
+  const digest = sha256(stamps.map(({ stamp }, i) => `${paths[i] ?? ""}\0${stamp.size}\0${stamp.mtimeMs}`).join("\n"));
+  const count = paths.length;
+  if (model !== undefined) return { inputs: paths.map((path) => ({ path, text: model.text(path) ?? "" })), digest, allCached: false, count };
+  const allCached = stamps.every((entry) => entry.unchanged);
+  if (allCached) return { inputs: [], digest, allCached, count };
+  const texts = decodeTexts(readFiles(root, paths.map((path, i) => ({ path, size: stamps[i]?.stamp.size ?? 0 }))), undefined, paths);
+  return { inputs: paths.map((path, i) => ({ path, text: texts[i] ?? "" })), digest, allCached, count };
 }
 
 export function readManifest(root: string): Manifest | undefined {
@@ -116,7 +100,7 @@ export const pendingPath = ".cache/tangle-pending.json";
  * place, the files it listed in `pendingPath` are tangle's own (with whatever they hold now), so
  * they are rewritten or deleted rather than refused as somebody else's.
  */
-function withPending(root: string, manifest: Manifest | undefined, reader: HashingReader, text: string | undefined): Manifest | undefined {
+function withPending(manifest: Manifest | undefined, reader: HashingReader, text: string | undefined): Manifest | undefined {
   if (text === undefined) return manifest;
   // A journal cut short (not JSON) lists nothing that was created.
   const listed = (parseJson(text) as { files?: unknown } | null | undefined)?.files;
@@ -159,10 +143,10 @@ function tangleProject(options: TangleRunOptions, warnings: Diagnostic[]): Tangl
   const cache = loadStatCache(root);
   const listings = new FolderListings(root);
   const reader = new HashingReader(root, cache, listings);
-  let documents = options.fromModel === true && options.model !== undefined ? modelDocuments(root, reader, options.model) : readDocuments(root, reader);
+  let documents = readDocuments(root, reader, options.fromModel === true ? options.model : undefined);
   // A journal left by a killed run is spent by the next run that completes: its files are then in the manifest, or deleted.
   const journal = readIfExists(join(root, pendingPath));
-  const manifest = withPending(root, readManifest(root), reader, journal);
+  const manifest = withPending(readManifest(root), reader, journal);
 
   if (journal === undefined && documents.allCached && cache.lastRun?.sourcesDigest === documents.digest && manifest !== undefined && !options.force) {
     const manifestEntry = reader.hash(manifestPath);

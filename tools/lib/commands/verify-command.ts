@@ -7,21 +7,11 @@ import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { parseArgs } from "node:util";
-import { userProblems, type Sink, type Streams } from "./cli.ts";
-import { formatDiagnostic, sortDiagnostics, type Diagnostic } from "../core/diagnostics.ts";
+import { parseCommandLine, userProblems, type Sink, type Streams } from "./cli.ts";
+import { formatDiagnostic, sortDiagnostics } from "../core/diagnostics.ts";
 import { writeAtomically } from "../disk/io.ts";
 import { verifyProject, type VerifyReport } from "./verify.ts";
 import { describeBookScore } from "../rules/judge.ts";
-
-/** What `--json` prints when verify stopped before checking any block (`stopped: true`). */
-interface StoppedReport {
-  readonly ok: false;
-  readonly stopped: true;
-  readonly blocks: readonly never[];
-  readonly documents: readonly never[];
-  readonly problems: readonly Diagnostic[];
-}
 
 const usage = `usage: verify [--stamp] [--json] [--report FILE] [--root DIR] [--compiler native|javascript]
 
@@ -66,22 +56,13 @@ function printText(report: VerifyReport, out: Sink): void {
 
 /** `verify ARGS`: the exit code, having written the report to `streams` (run it under `runTool`). */
 export async function verifyCommand(args: readonly string[], streams: Streams): Promise<number> {
-  const { values } = parseArgs({
-    args: [...args],
-    options: {
-      stamp: { type: "boolean", default: false },
-      json: { type: "boolean", default: false },
-      report: { type: "string" },
-      root: { type: "string", default: process.cwd() },
-      compiler: { type: "string" },
-      help: { type: "boolean", short: "h", default: false },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    streams.stdout.write(`${usage}\n`);
-    return 0;
-  }
+  const values = parseCommandLine(
+    args,
+    { stamp: { type: "boolean", default: false }, json: { type: "boolean", default: false }, report: { type: "string" }, root: { type: "string", default: process.cwd() }, compiler: { type: "string" } },
+    usage,
+    streams.stdout,
+  );
+  if (values === undefined) return 0;
   const compiler = values.compiler;
   if (compiler !== undefined && compiler !== "native" && compiler !== "javascript") {
     streams.stderr.write(`verify: --compiler must be \`native\` or \`javascript\`, not \`${compiler}\`\n`);
@@ -96,7 +77,8 @@ export async function verifyCommand(args: readonly string[], streams: Streams): 
     // A machine reading --json gets a report even when verify stopped before checking blocks.
     const problems = userProblems(caught);
     if (!values.json || problems === undefined) throw caught; // runTool reports it
-    const stopped: StoppedReport = { ok: false, stopped: true, blocks: [], documents: [], problems: sortDiagnostics(problems) };
+    // What `--json` prints when verify stopped before checking any block.
+    const stopped = { ok: false, stopped: true, blocks: [], documents: [], problems: sortDiagnostics(problems) };
     streams.stdout.write(`${JSON.stringify(stopped, null, 2)}\n`);
     for (const p of stopped.problems) streams.stderr.write(`${formatDiagnostic(p)}\n`);
     return 1;

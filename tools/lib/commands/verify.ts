@@ -155,8 +155,8 @@ export function readRecords(root: string, docs: readonly string[]): Map<string, 
   return new Map(docs.map((doc) => [doc, readIfExists(join(root, recordPath(doc)))]));
 }
 
-/** Verify reads the files on disk; they must be exactly what the documents tangle to. */
-function requireCurrentFiles(root: string, result: TangleResult): void {
+/** Verify (and mutate) read the files on disk; they must be exactly what the documents tangle to. */
+export function requireCurrentFiles(root: string, result: TangleResult): void {
   const stale: Diagnostic[] = [];
   for (const [path, content] of result.files) {
     if (readIfExists(join(root, path)) !== content) {
@@ -183,28 +183,21 @@ export function programFiles(root: string): Set<string> {
 function usableEvidence(root: string, result: TangleResult, out: Diagnostic[]): { evidence: TestEvidence | undefined; missing: boolean } {
   const loaded = loadEvidence(root);
   const at = { file: "test run", line: 0, column: 0 };
-  if ("missing" in loaded) {
-    out.push(error(at, "tested", `${loaded.missing}, so no block counts as tested`, "run `npm test`, or `npm run verify -- --stamp`"));
-    return { evidence: undefined, missing: true };
-  }
-  if ("refused" in loaded) {
-    out.push(error(at, "tested", `${loaded.refused}, so no block counts as tested`, "run the whole suite again until it passes: `npm test`, or `npm run verify -- --stamp`"));
-    return { evidence: undefined, missing: false };
-  }
+  // Evidence that may not be used: the problem said once, for the whole book.
+  const unusable = (problem: Diagnostic, missing = false): { evidence: undefined; missing: boolean } => {
+    out.push(problem);
+    return { evidence: undefined, missing };
+  };
+  if ("missing" in loaded) return unusable(error(at, "tested", `${loaded.missing}, so no block counts as tested`, "run `npm test`, or `npm run verify -- --stamp`"), true);
+  if ("refused" in loaded) return unusable(error(at, "tested", `${loaded.refused}, so no block counts as tested`, "run the whole suite again until it passes: `npm test`, or `npm run verify -- --stamp`"));
   const { evidence } = loaded;
   // A run of some test files proves nothing about the others, which may fail.
   const ran = new Set(evidence.testFiles);
   const notRun = testTargets(result).filter((path) => !ran.has(path));
-  if (notRun.length > 0) {
-    out.push(error(at, "tested", `the run recorded in \`${evidencePaths.results}\` did not run \`${notRun.join("`, `")}\`, so no block counts as tested`, "run the whole suite: `npm test`, or `npm run verify -- --stamp`"));
-    return { evidence: undefined, missing: false };
-  }
+  if (notRun.length > 0) return unusable(error(at, "tested", `the run recorded in \`${evidencePaths.results}\` did not run \`${notRun.join("`, `")}\`, so no block counts as tested`, "run the whole suite: `npm test`, or `npm run verify -- --stamp`"));
   for (const target of result.targets) {
     const mtime = statSync(join(root, target.path)).mtimeMs;
-    if (mtime > evidence.startTime) {
-      out.push(error(at, "tested", `the latest test run is older than \`${target.path}\``, "run the tests again: `npm test`, or `npm run verify -- --stamp`"));
-      return { evidence: undefined, missing: false };
-    }
+    if (mtime > evidence.startTime) return unusable(error(at, "tested", `the latest test run is older than \`${target.path}\``, "run the tests again: `npm test`, or `npm run verify -- --stamp`"));
   }
   return { evidence, missing: false };
 }

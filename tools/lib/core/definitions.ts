@@ -12,6 +12,7 @@ import { error, type Diagnostic } from "./diagnostics.ts";
 import { isTypeScript, type LiterateBlock } from "./document.ts";
 import type { TangleResult } from "./tangle.ts";
 import { isTypeScriptPath } from "./paths.ts";
+import { valueAt } from "./maps.ts";
 
 /**
  * What a block is, for the rules:
@@ -42,14 +43,7 @@ interface Tally {
 /** Classifies every block and reports rule-1 problems; `sources` are the targets' trees, when already parsed. */
 export function analyzeDefinitions(result: TangleResult, sources?: ReadonlyMap<string, ts.SourceFile>): { analyses: BlockAnalysis[]; diagnostics: Diagnostic[] } {
   const tallies = new Map<number, Tally>();
-  const tally = (block: number): Tally => {
-    let t = tallies.get(block);
-    if (t === undefined) {
-      t = { names: new Set(), runtime: false, preamble: 0, others: [] };
-      tallies.set(block, t);
-    }
-    return t;
-  };
+  const tally = (block: number): Tally => valueAt(tallies, block, () => ({ names: new Set(), runtime: false, preamble: 0, others: [] }));
   const testTargets = new Set<string>();
   result.placements.forEach((placement, index) => {
     if (placement !== undefined && placement.parent === -1 && result.blocks[index]?.attrs.test === true) testTargets.add(placement.target);

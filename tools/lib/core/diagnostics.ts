@@ -28,16 +28,12 @@ export interface Diagnostic extends Location {
 
 /** Builds an error diagnostic; `hint` is omitted when not given. */
 export function error(at: Location, rule: string, message: string, hint?: string): Diagnostic {
-  return hint === undefined
-    ? { ...at, severity: "error", rule, message }
-    : { ...at, severity: "error", rule, message, hint };
+  return { ...at, severity: "error", rule, message, ...(hint === undefined ? {} : { hint }) };
 }
 
 /** Builds a warning diagnostic. */
 export function warning(at: Location, rule: string, message: string, hint?: string): Diagnostic {
-  return hint === undefined
-    ? { ...at, severity: "warning", rule, message }
-    : { ...at, severity: "warning", rule, message, hint };
+  return { ...at, severity: "warning", rule, message, ...(hint === undefined ? {} : { hint }) };
 }
 
 /**

@@ -295,11 +295,7 @@ function isEmptyBlock(raw: RawBlock, sourceLines: SourceLines): boolean {
 const noAttributes: BlockAttributes = Object.freeze({ test: false, noTangle: false });
 
 function readAttributes(doc: string, raw: RawBlock, fenceText: string, out: Diagnostic[]): BlockAttributes {
-  let file: string | undefined;
-  let name: string | undefined;
-  let tested: string | undefined;
-  let test = false;
-  let noTangle = false;
+  const attrs: { -readonly [K in keyof BlockAttributes]: BlockAttributes[K] } = { test: false, noTangle: false };
   const langAt = raw.lang === "" ? -1 : fenceText.toLowerCase().indexOf(raw.lang, raw.column - 1);
   let searchFrom = langAt >= 0 ? langAt + raw.lang.length : raw.column - 1;
   for (const token of raw.meta.split(/[ \t]+/).filter((t) => t !== "")) {
@@ -312,44 +308,38 @@ function readAttributes(doc: string, raw: RawBlock, fenceText: string, out: Diag
     if (token.startsWith("file=")) {
       const value = token.slice(5);
       if (value === "") out.push(error(at, "bad-attribute", "`file=` needs a path", "write `file=generated/x.ts`"));
-      else if (file !== undefined) duplicate("file=");
-      else file = value;
+      else if (attrs.file !== undefined) duplicate("file=");
+      else attrs.file = value;
     } else if (token.startsWith("#")) {
       const value = token.slice(1);
       if (!nameSyntax.test(value)) {
         out.push(error(at, "bad-attribute", `\`${token}\` is not a valid block name`, "names start with a letter or `_` and hold letters, digits, `_`, `-`, `.`"));
-      } else if (name !== undefined) duplicate("#name");
-      else name = value;
+      } else if (attrs.name !== undefined) duplicate("#name");
+      else attrs.name = value;
     } else if (token.startsWith("tested=")) {
       const value = token.slice(7);
       if (!stampSyntax.test(value)) {
         out.push(error(at, "bad-attribute", `\`${token}\` is not a stamp written by verify`, "remove it and run `npm run verify -- --stamp`"));
-      } else if (tested !== undefined) duplicate("tested=");
-      else tested = value;
+      } else if (attrs.tested !== undefined) duplicate("tested=");
+      else attrs.tested = value;
     } else if (token === "test") {
-      if (test) duplicate("test");
-      test = true;
+      if (attrs.test) duplicate("test");
+      attrs.test = true;
     } else if (token === "no-tangle") {
-      if (noTangle) duplicate("no-tangle");
-      noTangle = true;
+      if (attrs.noTangle) duplicate("no-tangle");
+      attrs.noTangle = true;
     } else {
       out.push(
         error(at, "unknown-attribute", `unknown block attribute \`${token}\``, "known attributes: `file=PATH`, `#name`, `test`, `no-tangle`, `tested=HASH`"),
       );
     }
   }
-  if (name !== undefined && file !== undefined) {
+  if (attrs.name !== undefined && attrs.file !== undefined) {
     out.push(
-      error({ file: doc, line: raw.line, column: raw.column }, "bad-attribute", `named block \`#${name}\` cannot also say \`file=\``, "a named block is spliced where `<<name>>` stands; drop one of the two"),
+      error({ file: doc, line: raw.line, column: raw.column }, "bad-attribute", `named block \`#${attrs.name}\` cannot also say \`file=\``, "a named block is spliced where `<<name>>` stands; drop one of the two"),
     );
   }
-  return {
-    test,
-    noTangle,
-    ...(file === undefined ? {} : { file }),
-    ...(name === undefined ? {} : { name }),
-    ...(tested === undefined ? {} : { tested }),
-  };
+  return attrs;
 }
 
 /** One `key: value` pair of the front matter; `value` is `undefined` unless it is a non-empty string. */
@@ -368,7 +358,8 @@ function readFrontMatter(doc: string, raw: RawFrontMatter | undefined, out: Diag
   if (raw === undefined) return { keyLines: {} };
   const entries = simpleFrontMatter(raw) ?? yamlFrontMatter(doc, raw, out);
   if (entries === undefined) return { keyLines: {} };
-  const values: Record<string, string> = {};
+  // The string-valued keys as set: an unknown key is refused, and `order` (a number) is kept apart.
+  const values: { -readonly [K in "tangle" | "test" | "title" | "description"]?: string } = {};
   const keyLines: Record<string, number> = {};
   let order: number | undefined;
   for (const entry of entries) {
@@ -392,17 +383,10 @@ function readFrontMatter(doc: string, raw: RawFrontMatter | undefined, out: Diag
       out.push(error(at, "front-matter", `front matter key \`${key}\` must be a non-empty string`, `write \`${key}: ${key === "test" ? "test/x.test.ts" : key === "tangle" ? "generated/x.ts" : "…"}\``));
       continue;
     }
-    values[key] = entry.value.trim();
+    values[key as keyof typeof values] = entry.value.trim();
     keyLines[key] = at.line;
   }
-  return {
-    keyLines,
-    ...(values["tangle"] === undefined ? {} : { tangle: values["tangle"] }),
-    ...(values["test"] === undefined ? {} : { test: values["test"] }),
-    ...(values["title"] === undefined ? {} : { title: values["title"] }),
-    ...(values["description"] === undefined ? {} : { description: values["description"] }),
-    ...(order === undefined ? {} : { order }),
-  };
+  return { keyLines, ...values, ...(order === undefined ? {} : { order }) };
 }
 
 /**

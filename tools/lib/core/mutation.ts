@@ -16,6 +16,7 @@ import type { BlockAnalysis } from "./definitions.ts";
 import type { TangleResult } from "./tangle.ts";
 import { sha256 } from "./plan.ts";
 import { mulberry32 } from "./seeded.ts";
+import { pushAt } from "./maps.ts";
 
 /** What happened to a mutant: detected (`killed`, `timeout`) or not (`survived`, `no-coverage`). */
 export type MutantStatus = "killed" | "timeout" | "survived" | "no-coverage";
@@ -242,9 +243,7 @@ export function mutantsByBlock(report: StrykerReport, result: TangleResult): Map
         status,
         killedBy,
       };
-      const list = out.get(start.block) ?? [];
-      list.push(record);
-      out.set(start.block, list);
+      pushAt(out, start.block, record);
     }
   }
   for (const list of out.values()) list.sort(compareMutants);
@@ -446,9 +445,7 @@ export function judgePinned(
   records: ReadonlyMap<string, string | undefined>,
 ): PinnedVerdict {
   const byBlock = new Map<number, Diagnostic[]>();
-  const add = (index: number, d: Diagnostic): void => {
-    byBlock.set(index, [...(byBlock.get(index) ?? []), d]);
-  };
+  const add = (index: number, d: Diagnostic): void => pushAt(byBlock, index, d);
   const global: Diagnostic[] = [];
   const recorded: string[] = [];
   const unrecorded: string[] = [];

@@ -59,7 +59,7 @@ export function readingOrderProblems(result: TangleResult, sources: ReadonlyMap<
       problems.set(block, list);
     }
   }
-  for (const [block, list] of memberOrderProblems(result, sources, exempt, rank, documents)) problems.set(block, [...(problems.get(block) ?? []), ...list]);
+  memberOrderProblems(result, sources, exempt, rank, documents, problems);
   return problems;
 }
 
@@ -67,10 +67,9 @@ export function readingOrderProblems(result: TangleResult, sources: ReadonlyMap<
  * One problem per use of a class member defined in a chapter later than the using block's: a
  * `this.name` or `x.#name` inside a class whose own member `name` (or `#name`) is written by a
  * block of a later chapter. Only what the syntax resolves is judged: a member the class itself
- * declares, reached through `this` or by its private name.
+ * declares, reached through `this` or by its private name. Added to `problems`.
  */
-function memberOrderProblems(result: TangleResult, sources: ReadonlyMap<string, ts.SourceFile>, exempt: ExemptBlock, rank: ReadonlyMap<string, number>, documents: ReadonlyMap<string, LiterateDocument>): Map<number, Diagnostic[]> {
-  const problems = new Map<number, Diagnostic[]>();
+function memberOrderProblems(result: TangleResult, sources: ReadonlyMap<string, ts.SourceFile>, exempt: ExemptBlock, rank: ReadonlyMap<string, number>, documents: ReadonlyMap<string, LiterateDocument>, problems: Map<number, Diagnostic[]>): void {
   for (const target of result.targets) {
     const source = sources.get(target.path);
     if (source === undefined) continue;
@@ -106,7 +105,6 @@ function memberOrderProblems(result: TangleResult, sources: ReadonlyMap<string, 
     };
     visit(source, undefined);
   }
-  return problems;
 }
 
 /** The module an `import … from` or `export … from` statement names; undefined for any other statement. */

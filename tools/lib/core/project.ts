@@ -41,16 +41,6 @@ export interface Derivation<T> {
   derive(model: ProjectModel, previous: T | undefined): T;
 }
 
-/** How much work a model has done since it was made: what the model's tests count. */
-export interface ProjectModelCounts {
-  /** Documents parsed. */
-  readonly parses: number;
-  /** Tangle runs. */
-  readonly tangles: number;
-  /** Derivations computed, by name. */
-  readonly derivations: Readonly<Record<string, number>>;
-}
-
 interface DocumentEntry {
   readonly text: string;
   parsed?: LiterateDocument;
@@ -163,8 +153,8 @@ export class ProjectModel {
     return value;
   }
 
-  /** The work done so far. */
-  get counts(): ProjectModelCounts {
+  /** The work done since the model was made (what the model's tests count): documents parsed, tangle runs, derivations computed by name. */
+  get counts(): { parses: number; tangles: number; derivations: Record<string, number> } {
     return { parses: this.#parses, tangles: this.#tangles, derivations: { ...this.#derivations } };
   }
 

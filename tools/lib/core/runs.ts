@@ -27,6 +27,7 @@ import ts from "typescript";
 import type { DocumentEvidence, TestEvidence } from "./evidence.ts";
 import type { TangleResult, TangledTarget } from "./tangle.ts";
 import { isTypeScriptPath } from "./paths.ts";
+import { valueAt } from "./maps.ts";
 
 /** A place in a Markdown document: 1-based line, 0-based column (as istanbul counts). */
 interface Place {
@@ -241,12 +242,7 @@ export function judgeRunnables(evidence: TestEvidence, runnables: Runnables): Ru
   // Per document and line: the functions the trees found and the coverage counted, by column.
   const lines = new Map<string, { ast: number[]; counts: { column: number; count: number }[] }>();
   const keyOf = (doc: string, line: number): string => `${doc}\0${line}`;
-  functions.forEach((f, i) => {
-    const key = keyOf(f.doc, f.line);
-    const entry = lines.get(key) ?? { ast: [], counts: [] };
-    entry.ast.push(i);
-    lines.set(key, entry);
-  });
+  functions.forEach((f, i) => valueAt(lines, keyOf(f.doc, f.line), () => ({ ast: [], counts: [] })).ast.push(i));
   // A declaration start with no source-map segment of its own takes the one before it, maybe on
   // the line above; the body's start is mapped where it is. So a function the declaration lines
   // do not find is looked for by its body.

@@ -32,6 +32,7 @@ import type { LiterateBlock } from "./document.ts";
 import { sha256, type Manifest } from "./plan.ts";
 import { inlineSourceMapLine } from "./sourcemap.ts";
 import { tangle, type TangleInput, type TangleResult, type TangledTarget } from "./tangle.ts";
+import { valueAt } from "./maps.ts";
 
 /** What stitch reads: the book and its targets as they are now. */
 export interface StitchInput {
@@ -319,14 +320,7 @@ export function stitch(input: StitchInput): StitchOutcome {
   const edited: string[] = [];
   const texts = new Map(input.documents.map((d) => [d.path, d.text]));
   const docLines = new Map<string, string[]>();
-  const linesOfDoc = (doc: string): string[] => {
-    let lines = docLines.get(doc);
-    if (lines === undefined) {
-      lines = (texts.get(doc) ?? "").split("\n");
-      docLines.set(doc, lines);
-    }
-    return lines;
-  };
+  const linesOfDoc = (doc: string): string[] => valueAt(docLines, doc, () => (texts.get(doc) ?? "").split("\n"));
 
   for (const target of before.targets) {
     const disk = input.files(target.path);

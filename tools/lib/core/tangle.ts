@@ -10,6 +10,7 @@ import { isTypeScript, parseLiterateDocument, type LiterateBlock, type LiterateD
 import { checkTargetPath } from "./paths.ts";
 import { withoutBom } from "./markdown.ts";
 import { MappingsBuilder, inlineSourceMapComment } from "./sourcemap.ts";
+import { pushAt, valueAt } from "./maps.ts";
 
 /** One Markdown document to tangle: its project-relative path and its text. */
 export interface TangleInput {
@@ -128,10 +129,7 @@ export function tangle(inputs: readonly TangleInput[], options: TangleOptions = 
   const named = new Map<string, number[]>();
   blocks.forEach((block, i) => {
     const name = block.attrs.name;
-    if (name === undefined || block.attrs.noTangle) return;
-    const list = named.get(name);
-    if (list === undefined) named.set(name, [i]);
-    else list.push(i);
+    if (name !== undefined && !block.attrs.noTangle) pushAt(named, name, i);
   });
 
   const references = blocks.map((block) => referencesOf(block, named));
@@ -269,40 +267,24 @@ function collectRoots(documents: readonly LiterateDocument[], blocks: readonly L
       explicit = true;
     } else if (!isTypeScript(block)) {
       return;
-    } else if (attrs.test) {
-      raw = doc?.frontMatter.test;
-      if (raw === undefined) {
-        if (frontMatterBroken(doc)) return;
-        out.push(error(at, "no-target", "test block has no target", "add `test: test/NAME.test.ts` to the front matter, or `file=PATH` to the fence"));
-        return;
-      }
     } else {
-      raw = doc?.frontMatter.tangle;
+      raw = attrs.test ? doc?.frontMatter.test : doc?.frontMatter.tangle;
       if (raw === undefined) {
         if (frontMatterBroken(doc)) return;
-        out.push(error(at, "no-target", "TypeScript block has no target", "add `tangle: generated/NAME.ts` to the front matter, `file=PATH` to the fence, or mark it `no-tangle`"));
+        if (attrs.test) out.push(error(at, "no-target", "test block has no target", "add `test: test/NAME.test.ts` to the front matter, or `file=PATH` to the fence"));
+        else out.push(error(at, "no-target", "TypeScript block has no target", "add `tangle: generated/NAME.ts` to the front matter, `file=PATH` to the fence, or mark it `no-tangle`"));
         return;
       }
     }
-    let checked = checks.get(raw);
-    if (checked === undefined) {
-      checked = checkTargetPath(raw);
-      checks.set(raw, checked);
-    }
+    const checked = valueAt(checks, raw, () => checkTargetPath(raw));
     if (!checked.ok) {
       const keyLine = doc?.frontMatter.keyLines[attrs.test ? "test" : "tangle"];
       const where = explicit || keyLine === undefined ? at : { file: block.doc, line: keyLine, column: 1 };
       out.push(error(where, "bad-target", checked.reason, "targets are project-relative paths such as `generated/loop.ts`"));
       return;
     }
-    const list = roots.get(checked.path);
-    if (list === undefined) roots.set(checked.path, [i]);
-    else list.push(i);
-    let byDoc = claims.get(checked.path);
-    if (byDoc === undefined) {
-      byDoc = new Map();
-      claims.set(checked.path, byDoc);
-    }
+    pushAt(roots, checked.path, i);
+    const byDoc = valueAt(claims, checked.path, () => new Map<string, boolean>());
     byDoc.set(block.doc, (byDoc.get(block.doc) ?? true) && explicit);
   });
   for (const [path, byDoc] of claims) {

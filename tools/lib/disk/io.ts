@@ -8,6 +8,7 @@ import { dirname, isAbsolute, join, posix, relative, sep } from "node:path";
 import { LiterateError, error, type Diagnostic } from "../core/diagnostics.ts";
 import { forbiddenRoots, manifestPath } from "../core/paths.ts";
 import { sha256 } from "../core/plan.ts";
+import { valueAt } from "../core/maps.ts";
 
 /** Lists `literate/**\/*.md` under `root`, as sorted project-relative POSIX paths. */
 export function listDocuments(root: string, folder = "literate"): string[] {
@@ -43,12 +44,7 @@ export class FolderListings {
 
   /** The entries of project-relative `folder`, `null` when there is no such folder, `unknown` when it cannot be listed. */
   folder(folder: string): ReadonlyMap<string, EntryKind> | null | "unknown" {
-    let listing = this.#folders.get(folder);
-    if (listing === undefined) {
-      listing = readFolder(join(this.#root, folder));
-      this.#folders.set(folder, listing);
-    }
-    return listing;
+    return valueAt(this.#folders, folder, () => readFolder(join(this.#root, folder)));
   }
 
   /** What stands at project-relative `path`: its kind, `undefined` for nothing in an existing folder, `null` when its folder is missing. */
@@ -355,15 +351,9 @@ export function statIfExists(path: string): StatStamp | undefined {
 
 /** Loads the stat cache; a missing or unreadable cache is an empty one (it is only an optimisation). */
 export function loadStatCache(root: string): StatCache {
-  const text = readIfExists(join(root, statCachePath));
-  if (text !== undefined) {
-    try {
-      const value = JSON.parse(text) as StatCache;
-      if (value.version === 1 && typeof value.writtenAtMs === "number" && typeof value.files === "object") return value;
-    } catch {
-      // a broken cache is ignored and rewritten
-    }
-  }
+  // A broken cache is ignored and rewritten.
+  const value = parseJson(readIfExists(join(root, statCachePath)) ?? "") as Partial<StatCache> | null | undefined;
+  if (value?.version === 1 && typeof value.writtenAtMs === "number" && typeof value.files === "object") return value as StatCache;
   return { version: 1, writtenAtMs: 0, files: {} };
 }
 

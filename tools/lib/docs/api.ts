@@ -24,8 +24,6 @@ export interface ApiOptions {
   readonly site: string;
   /** Entry points, project-relative; default: `generated/index.ts` if it exists, else every tangled `generated/*.ts`. */
   readonly entryPoints?: readonly string[];
-  /** Treat validation warnings as errors. Default: true when the entry is the public `generated/index.ts`. */
-  readonly strict?: boolean;
 }
 
 /** What the API build produced. */
@@ -89,7 +87,8 @@ export async function buildApi(options: ApiOptions, tangle: TangleResult, progra
   const started = performance.now();
   const chosen = defaultEntryPoints(options.root, tangle);
   const entryPoints = options.entryPoints === undefined ? chosen.entryPoints : [...options.entryPoints];
-  const strict = options.strict ?? (options.entryPoints === undefined ? chosen.isPublicEntry : entryPoints.includes("generated/index.ts"));
+  // Validation warnings fail the build when the entry is the public `generated/index.ts`.
+  const strict = options.entryPoints === undefined ? chosen.isPublicEntry : entryPoints.includes("generated/index.ts");
   if (entryPoints.length === 0) return { entryPoints, strict, problems: [], pages: new Map(), milliseconds: performance.now() - started };
 
   const app = await Application.bootstrapWithPlugins({
@@ -198,19 +197,15 @@ function accessibleTypedocPage(html: string): string {
 
 /** Turns the `literate-block:` source links typedoc wrote into paths relative to each page, and mends each page's accessibility (`accessibleTypedocPage`). */
 function rewriteChapterLinks(out: string): void {
-  const walk = (dir: string, depth: number): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path, depth + 1);
-      else if (entry.name.endsWith(".html")) {
-        const text = accessibleTypedocPage(readFileSync(path, "utf8"));
-        // "Defined in" names the chapter and block, not the generated line it was tangled to.
-        const named = text.replace(/(<a href="literate-block:chapters\/([^"#]+)\.html#block-(\d+)"[^>]*>)[^<]*(<\/a>)/g, (_m, open: string, chapter: string, block: string, close: string) => `${open}literate/${chapter}.md, block ${Number(block) + 1}${close}`);
-        writeFileSync(path, named.split(linkScheme).join("../".repeat(depth + 1)));
-      }
-    }
-  };
-  walk(out, 0);
+  for (const entry of readdirSync(out, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".html")) continue;
+    const path = join(entry.parentPath, entry.name);
+    const depth = relative(out, entry.parentPath).split(sep).filter((part) => part !== "").length;
+    const text = accessibleTypedocPage(readFileSync(path, "utf8"));
+    // "Defined in" names the chapter and block, not the generated line it was tangled to.
+    const named = text.replace(/(<a href="literate-block:chapters\/([^"#]+)\.html#block-(\d+)"[^>]*>)[^<]*(<\/a>)/g, (_m, open: string, chapter: string, block: string, close: string) => `${open}literate/${chapter}.md, block ${Number(block) + 1}${close}`);
+    writeFileSync(path, named.split(linkScheme).join("../".repeat(depth + 1)));
+  }
 }
 
 /** The block of `target` whose line declares `name` (`interface name`, `function name`, …). */

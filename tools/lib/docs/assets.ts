@@ -27,10 +27,7 @@ function packageFile(pkg: string, file: string): string {
 export function writeAssets(site: string, search: SearchIndexes): void {
   const dir = join(site, "assets");
   mkdirSync(dir, { recursive: true });
-  copyFileSync(join(here, "assets", "site.css"), join(dir, "site.css"));
-  copyFileSync(join(here, "assets", "site.js"), join(dir, "site.js"));
-  copyFileSync(join(here, "assets", "search.js"), join(dir, "search.js"));
-  copyFileSync(join(here, "assets", "favicon.svg"), join(dir, "favicon.svg"));
+  for (const name of ["site.css", "site.js", "search.js", "favicon.svg"]) copyFileSync(join(here, "assets", name), join(dir, name));
   copyFileSync(packageFile("mermaid", "dist/mermaid.min.js"), join(dir, "mermaid.min.js"));
   copyFileSync(packageFile("minisearch", "dist/umd/index.js"), join(dir, "minisearch.js"));
   writeSearchIndex(site, search);

@@ -10,6 +10,7 @@ import ts from "typescript";
 import { readIfExists } from "../disk/io.ts";
 import type { TangleResult, TangledTarget } from "../core/tangle.ts";
 
+import { valueAt } from "../core/maps.ts";
 import { attributionFolder } from "./attribution-folder.ts";
 
 /** One test file's evidence. */
@@ -26,9 +27,8 @@ function functionBlocks(target: TangledTarget): Map<string, number[]> {
   const add = (name: string, node: ts.Node): void => {
     const block = target.lineBlock[source.getLineAndCharacterOfPosition(node.getStart(source)).line] ?? -1;
     if (block < 0) return;
-    const list = byName.get(name) ?? [];
+    const list = valueAt(byName, name, () => []);
     if (!list.includes(block)) list.push(block);
-    byName.set(name, list);
   };
   const visit = (node: ts.Node): void => {
     if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node.name !== undefined) add(node.name.getText(source), node);
@@ -48,13 +48,7 @@ export function attributeTests(root: string, tangle: TangleResult, files: readon
   const names = new Map<string, Map<string, number[]>>();
   const blocksOf = (path: string, fn: string): readonly number[] => {
     const target = targets.get(path);
-    if (target === undefined) return [];
-    let map = names.get(path);
-    if (map === undefined) {
-      map = functionBlocks(target);
-      names.set(path, map);
-    }
-    return map.get(fn) ?? [];
+    return target === undefined ? [] : (valueAt(names, path, () => functionBlocks(target)).get(fn) ?? []);
   };
   const out = new Map<number, Set<string>>();
   for (const file of files) {
@@ -62,11 +56,7 @@ export function attributeTests(root: string, tangle: TangleResult, files: readon
       for (const fn of test.functions) {
         const path = pathOfUrl(root, fn.url);
         if (path === undefined) continue;
-        for (const block of blocksOf(path, fn.name)) {
-          const set = out.get(block) ?? new Set<string>();
-          set.add(test.name);
-          out.set(block, set);
-        }
+        for (const block of blocksOf(path, fn.name)) valueAt(out, block, () => new Set()).add(test.name);
       }
     }
   }

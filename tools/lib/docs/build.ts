@@ -31,15 +31,16 @@ import { buildModel, type DocsModel } from "./model.ts";
 import { notFoundPath, renderBookPage, renderNotFoundPage, sitemapXml } from "./extra-pages.ts";
 import { chapterLinks, renderChapterPage, renderIndexPage, renderSourcePage, type IndexedError, type PageContext, type RenderedPage, sourceLanguage, withoutInlineSourceMap } from "./pages.ts";
 import { fillChapterList } from "./layout.ts";
-import { buildSearchIndexes, type SearchEntry, type SearchIndexes } from "./search.ts";
+import { buildSearchIndexes, type SearchEntry } from "./search.ts";
 import { crossReference, crossReferenceChanged, readCompilerOptions, xrefMemory, type XrefMemory, type XrefResult } from "./xref.ts";
-import { cachedPath, hashParts, linkTree, pruneCache, writeCachedText, readCachedJson, restoreCachedFolder, storeCachedFolder, treeFingerprint, writeCachedJson } from "./cache.ts";
+import { cachedPath, hashParts, linkTree, pruneCache, replaceCachedJson, throughCache, writeCachedText, readCachedJson, restoreCachedFolder, storeCachedFolder, treeFingerprint, writeCachedJson } from "./cache.ts";
 import { plainTokens } from "./code-html.ts";
 import type { ChapterOptions } from "./chapter.ts";
 import type { Root as MdastRoot } from "mdast";
 import ts from "typescript";
 import { createRequire } from "node:module";
 import { isTypeScriptPath } from "../core/paths.ts";
+import { pushAt } from "../core/maps.ts";
 
 /** Options of a build. */
 export interface DocsOptions {
@@ -54,13 +55,10 @@ export interface DocsOptions {
   readonly documents?: ReadonlyMap<string, string>;
   /** API entry points (project-relative); default: `generated/index.ts`, else every tangled `generated/*.ts`. */
   readonly apiEntryPoints?: readonly string[];
-  /** Whether undocumented exports fail the build; default: when the entry is the public `generated/index.ts`. */
-  readonly apiStrict?: boolean;
   /** Skip the API reference (faster; for previews and benchmarks of the rest). */
   readonly api?: boolean;
   /** One line per step and per document. */
   readonly progress?: (line: string) => void;
-  readonly siteTitle?: string;
   /** Use and fill the content-hash caches under `.cache/docs/` (default true; false for a cold build). */
   readonly cache?: boolean;
   /** What a process that builds more than once keeps between its builds (`docsMemory()`); same root and options each time. */
@@ -112,12 +110,8 @@ export function docsMemory(): DocsMemory {
  */
 export function prepareDocs(options: Pick<DocsOptions, "root" | "cache" | "quick" | "documents"> & { readonly memory: DocsMemory }): void {
   const { root, memory } = options;
-  const model = memory.project ?? new ProjectModel();
-  model.sync(documentsOf(root, options.documents));
-  memory.project = model;
-  const tangled = model.tangle();
-  if (!tangled.ok) return;
-  crossReferenceStep(root, typeScriptFiles(tangled), options.cache !== false, docsCodeVersion(), options.memory, options.quick === true);
+  const { tangled } = readProjectStep(root, memory.project?.scan ?? "auto", memory, options.documents);
+  if (tangled.ok) crossReferenceStep(root, typeScriptFiles(tangled), options.cache !== false, docsCodeVersion(), memory, options.quick === true);
 }
 
 /** The tangled TypeScript files by path, without their inline source maps. */
@@ -147,10 +141,7 @@ function crossReferenceStep(root: string, tsFiles: ReadonlyMap<string, string>, 
   } else {
     from = "program";
     xref = crossReference(root, tsFiles, compilerOptions, memory?.xref);
-    if (useCache) {
-      writeCachedJson(root, xrefName, { symbols: xref.symbols, occurrences: xref.occurrences });
-      pruneCache(root, (n) => n.startsWith("xref-") && n !== xrefName);
-    }
+    if (useCache) replaceCachedJson(root, "xref", xrefName, { symbols: xref.symbols, occurrences: xref.occurrences });
   }
   if (memory !== undefined) memory.last = { key: sourcesKey, xref, files: tsFiles, exact: from !== "changed files" };
   return { xref, sourcesKey, from };
@@ -185,30 +176,26 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   const progress = options.progress ?? (() => {});
   const { root } = options;
   const out = options.out ?? join(root, "site");
-  const siteTitle = options.siteTitle ?? "Passepartout";
+  const siteTitle = "Passepartout";
   const useCache = options.cache !== false;
   const codeVersion = docsCodeVersion();
   const cachedSteps: string[] = [];
-  const timed = <T>(step: () => T): { value: T; ms: number } => {
-    const t0 = performance.now();
-    const value = step();
-    return { value, ms: performance.now() - t0 };
-  };
-  const timedAsync = async <T>(step: () => Promise<T>): Promise<{ value: T; ms: number }> => {
+  const timed = async <T>(step: () => T | Promise<T>): Promise<{ value: T; ms: number }> => {
     const t0 = performance.now();
     const value = await step();
     return { value, ms: performance.now() - t0 };
   };
 
   // Which verify report the build takes decides how the documents are scanned: running verify needs remark's prose facts.
-  const lookup = timed((): VerifySource => (options.verifyReport === undefined ? lookUpVerify(root, options.verifyJson, useCache) : { kind: "given", report: options.verifyReport }));
-  const read = timed(() => readProjectStep(root, lookup.value.kind === "run" ? "remark" : "auto", options.memory, options.documents));
+  const lookup = await timed((): VerifySource => (options.verifyReport === undefined ? lookUpVerify(root, options.verifyJson, useCache) : { kind: "given", report: options.verifyReport }));
+  const read = await timed(() => readProjectStep(root, lookup.value.kind === "run" ? "remark" : "auto", options.memory, options.documents));
   const { model: project, texts, tangled } = read.value;
+  if (!tangled.ok) throw new LiterateError(tangled.diagnostics);
   progress(`docs: ${texts.size} documents, ${tangled.blocks.length} blocks, ${tangled.targets.length} tangled files`);
 
   const early = earlyHighlightStep(root, tangled, codeVersion, options.memory, useCache);
 
-  const verified = timed(() => verifyStep(root, lookup.value, project));
+  const verified = await timed(() => verifyStep(root, lookup.value, project));
   const report = verified.value.report;
   if (verified.value.cached) cachedSteps.push("verify");
   const tVerify = lookup.ms + verified.ms;
@@ -216,7 +203,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
 
   // The inline source map on a target's last line is for machines: no program, highlighter or page reads it.
   const tsFiles = typeScriptFiles(tangled);
-  const referenced = timed(() => crossReferenceStep(root, tsFiles, useCache, codeVersion, options.memory, options.quick === true));
+  const referenced = await timed(() => crossReferenceStep(root, tsFiles, useCache, codeVersion, options.memory, options.quick === true));
   const { xref, sourcesKey, from } = referenced.value;
   if (from === "memory" || from === "cache") cachedSteps.push("xref");
   progress(`docs: cross-references: ${xref.occurrences.length} identifiers, ${xref.symbols.length} symbols, one program, ${Math.round(referenced.ms)} ms${from === "program" ? "" : from === "changed files" ? " (the changed files only)" : ` (${from === "memory" ? "prepared" : "cached"} for these sources)`}`);
@@ -226,11 +213,11 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   const tests = attributeTests(root, tangled, loadAttribution(root));
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
-  const api = options.api === false ? undefined : await apiStep({ root, staging, out, tangled, xref, sourcesKey, useCache, entryPoints: options.apiEntryPoints, strict: options.apiStrict, cachedSteps, progress });
+  const api = options.api === false ? undefined : await apiStep({ root, staging, out, tangled, xref, sourcesKey, useCache, entryPoints: options.apiEntryPoints, cachedSteps, progress });
   const problems: Diagnostic[] = api === undefined ? [] : apiProblemsOf(api, tangled);
   const tApi = performance.now() - apiStarted;
 
-  const rendering = await timedAsync(async () => {
+  const rendering = await timed(async () => {
     const model = docsModelStep(tangled, report, xref, tests, api, texts);
     const errorSites = errorSitesStep(root, tangled, tsFiles, codeVersion, useCache);
     const sources = sourceFilesStep(root, tangled, tsFiles, errorSites);
@@ -246,9 +233,9 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     return { model, pages, sources, cachedPages, highlighting, errors };
   });
   const { model, pages, sources, cachedPages, highlighting, errors } = rendering.value;
-  progress(`docs: rendered ${pages.length} pages (${model.chapters.length} chapters, ${sources.files.size} source files, index) in ${Math.round(rendering.ms)} ms; ${cachedPages.fromCache()} pages and ${highlighting.toRender.size - highlighting.misses} of ${highlighting.toRender.size} highlighted code texts from the cache${highlighting.ahead > 0 ? `, ${highlighting.ahead} highlighted ahead on a second thread` : ""}`);
+  progress(`docs: rendered ${pages.length} pages (${model.chapters.length} chapters, ${sources.files.size} source files, index) in ${Math.round(rendering.ms)} ms; ${cachedPages.copied.size} pages and ${highlighting.toRender.size - highlighting.misses} of ${highlighting.toRender.size} highlighted code texts from the cache${highlighting.ahead > 0 ? `, ${highlighting.ahead} highlighted ahead on a second thread` : ""}`);
 
-  const written = timed(() => writeSiteStep(root, { model, pages, errors, texts, siteUrl: options.siteUrl }, cachedPages.copied, { staging, out, inPlace: api === undefined }, useCache, options.memory));
+  const written = await timed(() => writeSiteStep(root, { model, pages, errors, texts, siteUrl: options.siteUrl }, cachedPages.copied, { staging, out, inPlace: api === undefined }, useCache, options.memory));
 
   const total = performance.now() - started;
   progress(`docs: wrote ${out} in ${Math.round(total)} ms${problems.length > 0 ? `; ${problems.length} problem(s)` : ""}`);
@@ -259,7 +246,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     problems,
     ...(api === undefined ? {} : { api: { entryPoints: api.entryPoints, strict: api.strict, problems: api.problems } }),
     timings: { tangle: read.ms, verify: tVerify, xref: referenced.ms, api: tApi, render: rendering.ms, write: written.ms, total },
-    cached: { steps: cachedSteps, highlighted: highlighting.toRender.size, highlightedFromCache: highlighting.toRender.size - highlighting.misses, pages: cachedPages.fromCache() },
+    cached: { steps: cachedSteps, highlighted: highlighting.toRender.size, highlightedFromCache: highlighting.toRender.size - highlighting.misses, pages: cachedPages.copied.size },
     highlightedAhead: highlighting.ahead,
     rendered: pages.filter((page) => !cachedPages.copied.has(page.path)).map((page) => page.path),
     model,
@@ -269,15 +256,14 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
 /**
  * Step 1: the documents, read as tangle reads them (a document that is not UTF-8 is an error at
  * its byte, not U+FFFD on a page), into the model `memory` keeps between builds when its scan
- * fits (only the documents that changed are parsed again), and tangled once.
+ * fits (only the documents that changed are parsed again), and tangled once (its errors are the
+ * caller's to report).
  */
 function readProjectStep(root: string, scan: ScanMode, memory: DocsMemory | undefined, documents: ReadonlyMap<string, string> | undefined): { model: ProjectModel; texts: Map<string, string>; tangled: TangleResult } {
   const model = memory?.project !== undefined && memory.project.scan === scan ? memory.project : new ProjectModel({ scan });
   model.sync(documentsOf(root, documents));
   if (memory !== undefined) memory.project = model;
-  const tangled = model.tangle();
-  if (!tangled.ok) throw new LiterateError(tangled.diagnostics);
-  return { model, texts: model.texts(), tangled };
+  return { model, texts: model.texts(), tangled: model.tangle() };
 }
 
 /** The documents as given (`DocsOptions.documents`), else as read from disk. */
@@ -310,11 +296,7 @@ function verifyStep(root: string, source: VerifySource, model: ProjectModel): { 
   if (source.kind === "cached") return { report: source.report, cached: true };
   if (source.kind === "given") return { report: source.report, cached: false };
   const report = verifyProject({ root, model });
-  if (source.cacheName !== undefined) {
-    writeCachedJson(root, source.cacheName, report);
-    const name = source.cacheName;
-    pruneCache(root, (n) => n.startsWith("verify-") && n !== name);
-  }
+  if (source.cacheName !== undefined) replaceCachedJson(root, "verify", source.cacheName, report);
   return { report, cached: false };
 }
 
@@ -331,14 +313,13 @@ async function apiStep(input: {
   readonly sourcesKey: string;
   readonly useCache: boolean;
   readonly entryPoints: readonly string[] | undefined;
-  readonly strict: boolean | undefined;
   readonly cachedSteps: string[];
   readonly progress: (line: string) => void;
 }): Promise<ApiResult> {
   const { root, staging, tangled, useCache } = input;
-  const apiOptions = { root, site: staging, ...(input.entryPoints === undefined ? {} : { entryPoints: input.entryPoints }), ...(input.strict === undefined ? {} : { strict: input.strict }) };
+  const apiOptions = { root, site: staging, ...(input.entryPoints === undefined ? {} : { entryPoints: input.entryPoints }) };
   // The API pages depend on the sources, the entry and where each line's block is.
-  const apiKey = hashParts([input.sourcesKey, typedocVersion, JSON.stringify(apiOptions.entryPoints ?? null), String(apiOptions.strict ?? ""), JSON.stringify(tangled.blocks.map((b) => [b.doc, b.index])), ...tangled.targets.map((t) => t.lineBlock.join(","))]);
+  const apiKey = hashParts([input.sourcesKey, typedocVersion, JSON.stringify(apiOptions.entryPoints ?? null), JSON.stringify(tangled.blocks.map((b) => [b.doc, b.index])), ...tangled.targets.map((t) => t.lineBlock.join(","))]);
   const restored = useCache ? restoreApi(root, apiKey, staging, input.out) : undefined;
   let api: ApiResult;
   if (restored !== undefined) {
@@ -378,15 +359,7 @@ function docsModelStep(tangled: TangleResult, report: VerifyReport, xref: XrefRe
 function errorSitesStep(root: string, tangled: TangleResult, tsFiles: ReadonlyMap<string, string>, codeVersion: string, useCache: boolean): ErrorSite[] {
   const toolFiles = listTools(root);
   const errorInputs = [...tangled.targets.filter((t) => tsFiles.has(t.path) && !isTestFile(t.path)).map((t) => ({ file: t.path, text: tsFiles.get(t.path) ?? "" })), ...toolFiles.map((f) => ({ file: f, text: readIfExists(join(root, f)) ?? "" }))];
-  const errorsName = `errors-${hashParts([codeVersion, ...errorInputs.flatMap((f) => [f.file, f.text])])}.json`;
-  const cached = useCache ? readCachedJson<ErrorSite[]>(root, errorsName) : undefined;
-  if (cached !== undefined) return cached;
-  const errorSites = findErrorSites(errorInputs);
-  if (useCache) {
-    writeCachedJson(root, errorsName, errorSites);
-    pruneCache(root, (n) => n.startsWith("errors-") && n !== errorsName);
-  }
-  return errorSites;
+  return throughCache(root, "errors", hashParts([codeVersion, ...errorInputs.flatMap((f) => [f.file, f.text])]), useCache, () => findErrorSites(errorInputs)).value;
 }
 
 /** The files with a source page: every tangled file, and every other file an error is raised in. */
@@ -408,9 +381,8 @@ interface CachedPages {
   readonly sourceKeys: ReadonlyMap<string, string | undefined>;
   readonly chapters: readonly (RenderedPage | undefined)[];
   readonly sources: ReadonlyMap<string, RenderedPage | undefined>;
+  /** The pages that came from the cache. */
   readonly copied: ReadonlyMap<string, string>;
-  /** How many pages came from the cache. */
-  fromCache(): number;
 }
 
 /**
@@ -432,7 +404,7 @@ function pageCacheStep(root: string, model: DocsModel, codeVersion: string, inpu
   const sourceKeys = new Map([...contents].map(([file, content]) => [file, keys?.source(file, content)]));
   const chapters = chapterKeys.map(fromCache);
   const sources = new Map([...sourceKeys].map(([file, key]) => [file, fromCache(key)]));
-  return { chapterKeys, sourceKeys, chapters, sources, copied, fromCache: () => copied.size };
+  return { chapterKeys, sourceKeys, chapters, sources, copied };
 }
 
 /** The key a highlighted piece of code is cached under. */
@@ -668,15 +640,8 @@ function writeSiteStep(root: string, site: { readonly model: DocsModel; readonly
   const sitemap = sitemapXml(pages.map((p) => p.path).filter((p) => p !== notFoundPath), site.siteUrl);
   files.set("sitemap.xml", { key: hashParts([sitemap]), content: () => sitemap });
   const entries = searchEntries(model, pages, site.errors);
-  const searchName = `search-${hashParts([JSON.stringify(entries)])}.json`;
-  let searchIndex = useCache ? readCachedJson<SearchIndexes>(root, searchName) : undefined;
-  if (searchIndex === undefined || typeof searchIndex !== "object") {
-    searchIndex = buildSearchIndexes(entries);
-    if (useCache) {
-      writeCachedJson(root, searchName, searchIndex);
-      pruneCache(root, (n) => n.startsWith("search-") && n !== searchName);
-    }
-  }
+  const searchName = hashParts([JSON.stringify(entries)]);
+  const searchIndex = throughCache(root, "search", searchName, useCache, () => buildSearchIndexes(entries)).value;
   const keys = new Map([...files].map(([path, file]) => [path, file.key]));
   const last = memory?.site;
   if (target.inPlace && last !== undefined && last.out === out && statSync(out, { throwIfNoEntry: false })?.isDirectory() === true) {
@@ -830,11 +795,7 @@ function pageKeys(model: DocsModel, codeVersion: string, input: { siteTitle: str
   // A chapter's summary shows on its own page only (the sidebar's statuses are filled in at write time).
   const chapters = model.chapters.map((c, i) => hashParts([shared, "chapter", String(i), JSON.stringify(c.summary ?? null), input.texts.get(c.doc) ?? "", ...c.blocks.map(blockFacts)]));
   const occurrencesByFile = new Map<string, XrefResult["occurrences"][number][]>();
-  for (const o of model.xref.occurrences) {
-    const list = occurrencesByFile.get(o.file);
-    if (list === undefined) occurrencesByFile.set(o.file, [o]);
-    else list.push(o);
-  }
+  for (const o of model.xref.occurrences) pushAt(occurrencesByFile, o.file, o);
   const targets = new Map(model.targets.map((t) => [t.path, t]));
   const source = (file: string, content: string): string => {
     const target = targets.get(file);
@@ -873,12 +834,8 @@ function lockStamp(root: string): string {
   return stat === undefined ? "" : `${stat.size}:${stat.mtimeMs}`;
 }
 
-interface CachedApi {
-  readonly entryPoints: readonly string[];
-  readonly strict: boolean;
-  readonly problems: ApiResult["problems"];
-  readonly pages: readonly (readonly [number, string])[];
-}
+/** An API result as its cache entry keeps it: the pages by block as a list of pairs. */
+type CachedApi = Pick<ApiResult, "entryPoints" | "strict" | "problems"> & { readonly pages: readonly (readonly [number, string])[] };
 
 /** The API pages and result cached under `key`, copied into the staging site. */
 function restoreApi(root: string, key: string, staging: string, out: string): ApiResult | undefined {

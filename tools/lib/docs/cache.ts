@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { copyFileSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { readIfExists, writeAtomically } from "../disk/io.ts";
+import { parseJson, readIfExists, writeAtomically } from "../disk/io.ts";
 
 /** The cache folder of the docs build, below the project root. */
 export const docsCacheFolder = ".cache/docs";
@@ -55,12 +55,27 @@ export function treeFingerprint(root: string): string {
 /** Reads a cached JSON value, or `undefined` when there is none or it does not parse. */
 export function readCachedJson<T>(root: string, name: string): T | undefined {
   const text = readIfExists(join(root, docsCacheFolder, name));
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return undefined;
-  }
+  return text === undefined ? undefined : (parseJson(text) as T | undefined);
+}
+
+/** Writes `value` as the one cache entry of `step` (named `step-KEY.json`): the step's entries under other keys are removed. */
+export function replaceCachedJson(root: string, step: string, name: string, value: unknown): void {
+  writeCachedJson(root, name, value);
+  pruneCache(root, (n) => n.startsWith(`${step}-`) && n !== name);
+}
+
+/**
+ * A step's value through the cache: the entry `step-KEY.json` when it holds an object (anything
+ * else, a hand edit or a cut-short write, is a miss), else `compute()`'s, stored as the step's
+ * one entry. Without `useCache`, computed only.
+ */
+export function throughCache<T extends object>(root: string, step: string, key: string, useCache: boolean, compute: () => T): { value: T; cached: boolean } {
+  const name = `${step}-${key}.json`;
+  const cached = useCache ? readCachedJson<T>(root, name) : undefined;
+  if (typeof cached === "object" && cached !== null) return { value: cached, cached: true };
+  const value = compute();
+  if (useCache) replaceCachedJson(root, step, name, value);
+  return { value, cached: false };
 }
 
 /** Writes a JSON value to the cache atomically (a failure to write is not a build failure). */

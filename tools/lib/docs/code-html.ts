@@ -29,11 +29,6 @@ export interface CodeOverlay {
   readonly isDefinition: boolean;
 }
 
-/** A problem mark on a line: the message shown when the line is pointed at. */
-export interface LineMark {
-  readonly message: string;
-}
-
 /** Everything one code block renders from. */
 export interface CodeView {
   /** The `id` of the block; each line gets `${id}-L${n}` (1-based within the block). */
@@ -43,7 +38,8 @@ export interface CodeView {
   readonly lines: readonly (readonly CodeToken[])[];
   /** Overlays per line (0-based line index), sorted by column, not overlapping. */
   readonly overlays: ReadonlyMap<number, readonly CodeOverlay[]>;
-  readonly marks: ReadonlyMap<number, readonly LineMark[]>;
+  /** Problem marks per line: the messages shown when the line is pointed at. */
+  readonly marks: ReadonlyMap<number, readonly string[]>;
   /** What the block is called when it takes focus (default: its language). */
   readonly label?: string;
 }
@@ -116,7 +112,7 @@ export function renderCode(view: CodeView): string {
   const lines = view.lines.map((tokens, i) => {
     const marks = view.marks.get(i);
     const rendered = renderLine(tokens, view.overlays.get(i) ?? []);
-    const markAttrs = marks === undefined ? "" : ` data-problem="${escapeHtml(marks.map((m) => m.message).join("\n"))}"`;
+    const markAttrs = marks === undefined ? "" : ` data-problem="${escapeHtml(marks.join("\n"))}"`;
     return `<span class="line${marks === undefined ? "" : " problem-line"}" id="${view.id}-L${i + 1}"${markAttrs}>${rendered}</span>`;
   });
   // Focusable, so a block wider than the screen scrolls from the keyboard; named for that focus.

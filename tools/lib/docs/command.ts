@@ -4,8 +4,7 @@
  * (`dev/site.ts`), over the IPC channel, keeping the previous build's program in memory.
  */
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
-import { runTool } from "../commands/cli.ts";
+import { parseCommandLine, runTool } from "../commands/cli.ts";
 import type { VerifyReport } from "../commands/verify.ts";
 import { formatDiagnostic } from "../core/diagnostics.ts";
 import { buildDocs, docsMemory, prepareDocs, type DocsOptions } from "./build.ts";
@@ -49,26 +48,19 @@ export interface WorkerReply {
 
 /** `docs ARGS`: the exit code, having written the build's report to this process's streams. */
 export async function docsCommand(args: readonly string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: [...args],
-    options: {
-      out: { type: "string" },
-      root: { type: "string", default: process.cwd() },
-      "verify-json": { type: "string" },
-      "api-entry": { type: "string", multiple: true },
-      "no-api": { type: "boolean", default: false },
-      "no-cache": { type: "boolean", default: false },
-      "edit-base": { type: "string" },
-      "site-url": { type: "string" },
-      worker: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    process.stdout.write(`${usage}\n`);
-    return 0;
-  }
+  const flags = {
+    out: { type: "string" },
+    root: { type: "string", default: process.cwd() },
+    "verify-json": { type: "string" },
+    "api-entry": { type: "string", multiple: true },
+    "no-api": { type: "boolean", default: false },
+    "no-cache": { type: "boolean", default: false },
+    "edit-base": { type: "string" },
+    "site-url": { type: "string" },
+    worker: { type: "boolean", default: false },
+  } as const;
+  const values = parseCommandLine(args, flags, usage, process.stdout);
+  if (values === undefined) return 0;
   const root = resolve(values.root);
   const options: DocsOptions = {
     root,

@@ -4,6 +4,7 @@
  * previous/next links, and the scripts: search.js (async: search works while a long page still
  * arrives) and site.js (deferred: menu, hovers, copy buttons, then diagrams). Pure.
  */
+import type { ChapterHeading } from "./chapter.ts";
 import { escapeHtml, relativeHref } from "./html.ts";
 
 /** A link in the sidebar or the previous/next bar. */
@@ -15,13 +16,6 @@ export interface NavLink {
   readonly status?: { readonly ok: boolean; readonly text: string };
 }
 
-/** An outline entry of the current page. */
-export interface OutlineEntry {
-  readonly depth: number;
-  readonly id: string;
-  readonly text: string;
-}
-
 /** One page to wrap. */
 export interface PageShell {
   /** Site path of this page, e.g. `chapters/loop.html`. */
@@ -30,7 +24,8 @@ export interface PageShell {
   readonly description?: string;
   /** The sidebar's chapters; absent, the page holds `chapterListSlot` for `fillChapterList` to fill. */
   readonly chapters?: readonly NavLink[];
-  readonly outline?: readonly OutlineEntry[];
+  /** The page's headings, for its outline. */
+  readonly outline?: readonly ChapterHeading[];
   readonly body: string;
   readonly previous?: NavLink;
   readonly next?: NavLink;

@@ -8,6 +8,7 @@ import type { VerifyReport } from "../commands/verify.ts";
 import type { BlockReport, DocumentSummary } from "../rules/judge.ts";
 import { blockAnchor, chapterPath } from "./html.ts";
 import type { XrefResult } from "./xref.ts";
+import { valueAt } from "../core/maps.ts";
 
 /** An identifier inside a block, in block coordinates. */
 export interface BlockIdentifier {
@@ -123,17 +124,10 @@ export function buildModel(input: ModelInput): DocsModel {
     const at = locateInBlock(target, tangle.blocks, o.line, o.character);
     if (at === undefined) continue;
     const definedIn = definitionBlock[o.symbol];
-    let list = identifiers.get(at.block);
-    if (list === undefined) {
-      list = new Map();
-      identifiers.set(at.block, list);
-    }
     // A block spliced twice is seen twice; keep one identifier per position.
-    list.set(`${at.line}:${at.column}`, { line: at.line, column: at.column, length: o.length, symbol: o.symbol, isDefinition: o.isDefinition, ...(definedIn === undefined ? {} : { definedIn }) });
+    valueAt(identifiers, at.block, () => new Map()).set(`${at.line}:${at.column}`, { line: at.line, column: at.column, length: o.length, symbol: o.symbol, isDefinition: o.isDefinition, ...(definedIn === undefined ? {} : { definedIn }) });
     if (definedIn !== undefined && definedIn !== at.block) {
-      const users = usedBy.get(definedIn) ?? new Set<number>();
-      users.add(at.block);
-      usedBy.set(definedIn, users);
+      valueAt(usedBy, definedIn, () => new Set()).add(at.block);
     }
   }
 

@@ -6,7 +6,7 @@ import type { Code } from "mdast";
 import { formatLocation, type Diagnostic } from "../core/diagnostics.ts";
 import { inlineSourceMapLine } from "../core/sourcemap.ts";
 import { renderChapter, type ChapterHeading, type ChapterOptions, type ChapterSection } from "./chapter.ts";
-import { renderCode, type CodeOverlay, type CodeToken, type LineMark } from "./code-html.ts";
+import { renderCode, type CodeOverlay, type CodeToken } from "./code-html.ts";
 import type { ErrorSite } from "./errors-index.ts";
 import type { Tokenize } from "./highlight.ts";
 import { blockAnchor, chapterPath, escapeHtml, lineAnchor, relativeHref, sourcePath } from "./html.ts";
@@ -14,6 +14,7 @@ import { renderPage, type NavLink, type PageShell } from "./layout.ts";
 import { definitionSortKey, type BlockModel, type ChapterModel, type DocsModel } from "./model.ts";
 import { isTypeScriptPath } from "../core/paths.ts";
 import { describeBookScore } from "../rules/judge.ts";
+import { pushAt, valueAt } from "../core/maps.ts";
 
 /** A rendered page: its site path, its HTML, and what search should know of it. */
 export interface RenderedPage {
@@ -119,14 +120,12 @@ function problemList(b: BlockModel, anchor: string): string {
   return `<ul class="problems">${items.join("")}${api.join("")}</ul>`;
 }
 
-function marksOf(b: BlockModel): Map<number, LineMark[]> {
-  const marks = new Map<number, LineMark[]>();
+function marksOf(b: BlockModel): Map<number, string[]> {
+  const marks = new Map<number, string[]>();
   for (const p of b.report?.problems ?? []) {
     const k = p.line - b.block.line - 1;
     if (k < 0 || k >= b.block.lines.length) continue;
-    const list = marks.get(k) ?? [];
-    list.push({ message: `${p.rule}: ${p.message}` });
-    marks.set(k, list);
+    pushAt(marks, k, `${p.rule}: ${p.message}`);
   }
   return marks;
 }
@@ -139,11 +138,10 @@ function overlaysOf(ctx: PageContext, page: string, b: BlockModel, hovers: Map<n
     const hover = symbol !== undefined && symbol.hover !== "" ? id.symbol : undefined;
     if (hover !== undefined && symbol !== undefined) hovers.set(hover, symbol.hover);
     const target = id.definedIn === undefined || id.definedIn === b.global ? undefined : ctx.model.blocks[id.definedIn];
-    const list = overlays.get(id.line) ?? [];
+    const list = valueAt(overlays, id.line, () => []);
     const last = list[list.length - 1];
     if (last !== undefined && last.column + last.length > id.column) continue;
     list.push({ column: id.column, length: id.length, isDefinition: id.isDefinition, ...(hover === undefined ? {} : { hover }), ...(target === undefined ? {} : { href: relativeHref(page, target.href) }) });
-    overlays.set(id.line, list);
   }
   return overlays;
 }
@@ -321,16 +319,10 @@ export function renderSourcePage(ctx: PageContext, file: string, content: string
       const symbol = ctx.model.xref.symbols[o.symbol];
       if (symbol === undefined) continue;
       if (symbol.hover !== "") hovers.set(o.symbol, symbol.hover);
-      let defBlock = definitionBlocks.get(o.symbol);
-      if (defBlock === undefined && symbol.definition !== undefined) {
-        const defTarget = ctx.model.targets.find((t) => t.path === symbol.definition?.file);
-        defBlock = defTarget?.lineBlock[symbol.definition.line] ?? -1;
-        definitionBlocks.set(o.symbol, defBlock);
-      }
+      const definition = symbol.definition;
+      const defBlock = definition === undefined ? undefined : valueAt(definitionBlocks, o.symbol, () => ctx.model.targets.find((t) => t.path === definition.file)?.lineBlock[definition.line] ?? -1);
       const href = defBlock !== undefined && defBlock >= 0 && !o.isDefinition ? ctx.model.blocks[defBlock]?.href : undefined;
-      const list = overlays.get(o.line) ?? [];
-      list.push({ column: o.character, length: o.length, isDefinition: o.isDefinition, ...(symbol.hover === "" ? {} : { hover: o.symbol }), ...(href === undefined ? {} : { href: relativeHref(page, href) }) });
-      overlays.set(o.line, list);
+      pushAt(overlays, o.line, { column: o.character, length: o.length, isDefinition: o.isDefinition, ...(symbol.hover === "" ? {} : { hover: o.symbol }), ...(href === undefined ? {} : { href: relativeHref(page, href) }) });
     }
   }
   const gutter = tokens.map((_, i) => {
@@ -368,11 +360,7 @@ function targetTokens(ctx: PageContext, target: DocsModel["targets"][number], sh
     const global = target.lineBlock[i] ?? -1;
     const b = ctx.model.blocks[global]?.block;
     if (b === undefined) return text === "" ? [] : [{ content: text, column: 0, ...commentColor }];
-    let tokens = blockTokens.get(global);
-    if (tokens === undefined) {
-      tokens = ctx.tokenize(b.lines.join("\n"), b.lang);
-      blockTokens.set(global, tokens);
-    }
+    const tokens = valueAt(blockTokens, global, () => ctx.tokenize(b.lines.join("\n"), b.lang));
     const k = (target.lineSource[i] ?? 0) - b.line - 1;
     const indent = (b.columnShift[k] ?? 0) - (target.lineShift[i] ?? 0);
     const own = tokens[k] ?? [];
@@ -418,9 +406,7 @@ export function renderIndexPage(ctx: PageContext, options: { readonly errors: re
     const b = model.blocks[d.block];
     if (b === undefined) continue;
     const letter = (definitionSortKey(d.name)[0] ?? "?").toUpperCase();
-    const list = letters.get(letter) ?? [];
-    list.push(`<li><a href="${escapeHtml(b.href)}"><code>${escapeHtml(d.name)}</code></a> <span class="where">${escapeHtml(chapterTitle(model, b.block.doc))}</span></li>`);
-    letters.set(letter, list);
+    pushAt(letters, letter, `<li><a href="${escapeHtml(b.href)}"><code>${escapeHtml(d.name)}</code></a> <span class="where">${escapeHtml(chapterTitle(model, b.block.doc))}</span></li>`);
   }
   const definitions = [...letters].map(([letter, items]) => `<h3 id="defs-${escapeHtml(letter)}">${escapeHtml(letter)}</h3><ul class="index-list">${items.join("")}</ul>`).join("\n");
 

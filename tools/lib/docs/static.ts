@@ -43,21 +43,17 @@ function inside(folder: string, file: string): boolean {
 function siteFile(site: string, path: string, response: ServerResponse, notFound: string): string | undefined {
   let file = normalize(join(site, path));
   const forbidden = (): undefined => void response.writeHead(403).end("forbidden");
+  const missing = (): undefined => void response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end(notFound);
   if (!inside(site, file)) return forbidden();
   if (existsSync(file) && statSync(file).isDirectory()) file = join(file, "index.html");
   let real: string;
   try {
     real = realpathSync(file);
   } catch {
-    response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end(notFound);
-    return undefined;
+    return missing();
   }
   if (!inside(realpathSync(site), real)) return forbidden();
-  if (!statSync(real).isFile()) {
-    response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end(notFound);
-    return undefined;
-  }
-  return real;
+  return statSync(real).isFile() ? real : missing();
 }
 
 /**

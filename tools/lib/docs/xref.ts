@@ -13,6 +13,7 @@
  */
 import { dirname, join, relative, sep } from "node:path";
 import ts from "typescript";
+import { valueAt } from "../core/maps.ts";
 
 /** A symbol some identifier names, with its hover text and, when the project declares it, where. */
 export interface XrefSymbol {
@@ -81,15 +82,8 @@ export function crossReference(root: string, files: ReadonlyMap<string, string>,
   const symbols: XrefSymbol[] = [];
   const symbolIndex = new Map<ts.Symbol, number>();
   const occurrences: XrefOccurrence[] = [];
-  resolve.walk([...files.keys()], occurrences, (target, describe) => {
-    let index = symbolIndex.get(target);
-    if (index === undefined) {
-      index = symbols.length;
-      symbols.push(describe());
-      symbolIndex.set(target, index);
-    }
-    return index;
-  });
+  // Each symbol described once, at its first occurrence: its index is where it was pushed.
+  resolve.walk([...files.keys()], occurrences, (target, describe) => valueAt(symbolIndex, target, () => symbols.push(describe()) - 1));
   return { symbols, occurrences, milliseconds: performance.now() - started, program: resolve.program };
 }
 

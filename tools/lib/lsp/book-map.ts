@@ -7,6 +7,7 @@
  */
 import type { LiterateBlock } from "../core/document.ts";
 import type { TangleResult, TangledTarget } from "../core/tangle.ts";
+import { pushAt } from "../core/maps.ts";
 
 /** A place in a tangled file. */
 export interface GeneratedSpot {
@@ -33,42 +34,29 @@ interface Written {
 export class BookMap {
   readonly result: TangleResult;
   readonly #targets: ReadonlyMap<string, TangledTarget>;
-  /** doc → 1-based Markdown line → where it was first written. */
-  readonly #written = new Map<string, Map<number, Written>>();
+  /** `doc:line` (1-based Markdown line) → where it was first written. */
+  readonly #written = new Map<string, Written>();
   /** doc → its blocks' global indices, in document order. */
   readonly #blocksOf = new Map<string, number[]>();
 
   constructor(result: TangleResult) {
     this.result = result;
     this.#targets = new Map(result.targets.map((t) => [t.path, t]));
-    result.blocks.forEach((block, index) => {
-      const list = this.#blocksOf.get(block.doc);
-      if (list === undefined) this.#blocksOf.set(block.doc, [index]);
-      else list.push(index);
-    });
+    result.blocks.forEach((block, index) => pushAt(this.#blocksOf, block.doc, index));
     for (const target of result.targets) {
       const { lineBlock, lineSource, lineShift } = target;
       lineSource.forEach((source, line) => {
         const block = result.blocks[lineBlock[line] ?? -1];
         if (source === 0 || block === undefined) return;
-        let lines = this.#written.get(block.doc);
-        if (lines === undefined) {
-          lines = new Map();
-          this.#written.set(block.doc, lines);
-        }
-        if (!lines.has(source)) lines.set(source, { target: target.path, line, shift: lineShift[line] ?? 0 });
+        const key = `${block.doc}:${source}`;
+        if (!this.#written.has(key)) this.#written.set(key, { target: target.path, line, shift: lineShift[line] ?? 0 });
       });
     }
   }
 
-  /** The tangled file `path`, when the result wrote one. */
-  target(path: string): TangledTarget | undefined {
-    return this.#targets.get(path);
-  }
-
   /** Where a Markdown position was (first) written; `undefined` for prose, fences, `<<name>>` lines and blocks never written. */
   toGenerated(doc: string, line: number, character: number): GeneratedSpot | undefined {
-    const written = this.#written.get(doc)?.get(line + 1);
+    const written = this.#written.get(`${doc}:${line + 1}`);
     if (written === undefined) return undefined;
     return { target: written.target, line: written.line, character: Math.max(0, character - written.shift) };
   }

@@ -146,11 +146,6 @@ export class Book {
     this.host.widen(docs === undefined ? undefined : this.targetsOf(docs));
   }
 
-  /** The absolute file name the service knows a tangled file by. */
-  fileName(target: string): string {
-    return this.host.absolute(target);
-  }
-
   /** The offset of a 0-based line and character in a file the service reads. */
   offsetIn(fileName: string, line: number, character: number): number | undefined {
     const source = this.service.getProgram()?.getSourceFile(fileName);
@@ -172,7 +167,7 @@ export class Book {
     const spot = this.tangled().map.toGenerated(doc, line, character);
     if (spot === undefined) return undefined;
     this.host.widen([spot.target]);
-    const fileName = this.fileName(spot.target);
+    const fileName = this.host.absolute(spot.target);
     const offset = this.offsetIn(fileName, spot.line, spot.character);
     return offset === undefined ? undefined : { fileName, offset };
   }
@@ -211,11 +206,6 @@ export class Book {
   /** A number that moves with every change of the texts, so a judgement made elsewhere can be matched to the texts it judged. */
   get version(): number {
     return this.#version;
-  }
-
-  /** Every document's current text, by path. */
-  texts(): Map<string, string> {
-    return this.model.texts();
   }
 
   /**
@@ -317,7 +307,7 @@ export class Book {
       this.#edited.delete(target);
       const own: CompilerDiagnostic[] = [];
       const ownSpans: [string, BookRange][] = [];
-      const fileName = this.fileName(target);
+      const fileName = this.host.absolute(target);
       const found = [...this.service.getSyntacticDiagnostics(fileName), ...this.service.getSemanticDiagnostics(fileName)];
       for (const d of found) {
         if (d.category !== ts.DiagnosticCategory.Error || d.start === undefined) continue;

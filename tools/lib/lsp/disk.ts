@@ -8,7 +8,7 @@ import { error, type Diagnostic } from "../core/diagnostics.ts";
 import type { TestFacts } from "../rules/judge.ts";
 import { listDocuments, readIfExists } from "../disk/io.ts";
 import { isTypeScriptPath } from "../core/paths.ts";
-import type { TangleInput, TangleResult } from "../core/tangle.ts";
+import { tangle, type TangleInput } from "../core/tangle.ts";
 import { programFiles, readRecords, verifyTestFacts } from "../commands/verify.ts";
 import type { BookEvidence } from "./book.ts";
 
@@ -23,10 +23,13 @@ export function readDocumentText(root: string, path: string): string | undefined
 }
 
 /**
- * The evidence verify would judge `result` with (the documents' disk texts `texts` tangled),
- * and the book-wide problems it found reading it (no test results, a failed run).
+ * The evidence verify would judge the book on disk with (its documents tangled), and the
+ * book-wide problems it found reading it (no test results, a failed run).
  */
-export function readEvidence(root: string, result: TangleResult, texts: ReadonlyMap<string, string>): { evidence: BookEvidence; problems: Diagnostic[] } {
+export function readEvidence(root: string): { evidence: BookEvidence; problems: Diagnostic[] } {
+  const inputs = readBook(root);
+  const result = tangle(inputs);
+  const texts = new Map(inputs.map((i) => [i.path, i.text]));
   const problems: Diagnostic[] = [];
   let tests: TestFacts;
   try {

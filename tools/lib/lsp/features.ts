@@ -8,6 +8,7 @@
 import ts from "typescript";
 import type { BookRange } from "./book.ts";
 import type { Book } from "./book.ts";
+import { pushAt } from "../core/maps.ts";
 
 /** A 0-based position. */
 export interface Position {
@@ -18,12 +19,6 @@ export interface Position {
 /** A place a feature answers with: a Markdown range of the book, or a range of another file (absolute path). */
 export type Place = { readonly kind: "book"; readonly range: BookRange } | { readonly kind: "file"; readonly fileName: string; readonly range: { readonly start: Position; readonly end: Position } };
 
-/** Hover text (Markdown) and the range it covers. */
-export interface HoverAnswer {
-  readonly markdown: string;
-  readonly range?: BookRange;
-}
-
 /** One completion, with what `resolve` needs to find its details again. */
 export interface CompletionAnswer {
   readonly label: string;
@@ -31,13 +26,6 @@ export interface CompletionAnswer {
   readonly sortText: string;
   readonly insertText?: string;
   readonly data: { readonly doc: string; readonly line: number; readonly character: number; readonly name: string; readonly source?: string };
-}
-
-/** A signature help answer, in the protocol's shape. */
-export interface SignatureAnswer {
-  readonly signatures: readonly { readonly label: string; readonly documentation: string; readonly parameters: readonly { readonly label: string; readonly documentation: string }[] }[];
-  readonly activeSignature: number;
-  readonly activeParameter: number;
 }
 
 /** One entry of the chapter's outline. */
@@ -62,8 +50,8 @@ function tagLines(tags: readonly ts.JSDocTagInfo[] | undefined): string[] {
   return (tags ?? []).map((tag) => `*@${tag.name}*${tag.text === undefined ? "" : ` ${plain(tag.text)}`}`);
 }
 
-/** The hover at a Markdown position: the type and documentation TypeScript shows there. */
-export function hover(book: Book, doc: string, position: Position): HoverAnswer | undefined {
+/** The hover at a Markdown position: the type and documentation TypeScript shows there (Markdown), and the range it covers. */
+export function hover(book: Book, doc: string, position: Position): { markdown: string; range?: BookRange } | undefined {
   const at = book.toService(doc, position.line, position.character);
   if (at === undefined) return undefined;
   const info = book.service.getQuickInfoAtPosition(at.fileName, at.offset);
@@ -97,8 +85,8 @@ export function completionDetails(book: Book, data: CompletionAnswer["data"]): {
   return { detail: plain(details.displayParts), documentation: [plain(details.documentation), ...tagLines(details.tags)].filter((s) => s !== "").join("\n\n") };
 }
 
-/** Signature help at a Markdown position. */
-export function signatureHelp(book: Book, doc: string, position: Position): SignatureAnswer | undefined {
+/** Signature help at a Markdown position, in the protocol's shape. */
+export function signatureHelp(book: Book, doc: string, position: Position) {
   const at = book.toService(doc, position.line, position.character);
   if (at === undefined) return undefined;
   const help = book.service.getSignatureHelpItems(at.fileName, at.offset, undefined);
@@ -129,7 +117,7 @@ export function references(book: Book, doc: string, position: Position): Place[]
 }
 
 /** The places of the service's spans, mapped (a span on a line tangle wrote from nothing is left out), each once. */
-function places(book: Book, spans: readonly { readonly fileName: string; readonly textSpan: ts.TextSpan }[]): Place[] {
+export function places(book: Book, spans: readonly { readonly fileName: string; readonly textSpan: ts.TextSpan }[]): Place[] {
   const seen = new Set<string>();
   return spans.flatMap((span) => {
     const place = book.locate(span.fileName, span.textSpan.start, span.textSpan.length);
@@ -151,7 +139,7 @@ export function outline(book: Book, doc: string): OutlineEntry[] {
   const entries: OutlineEntry[] = [];
   book.widen([doc]);
   for (const target of book.targetsOf([doc])) {
-    const fileName = book.fileName(target);
+    const fileName = book.host.absolute(target);
     const tree = book.service.getNavigationTree(fileName);
     for (const item of tree.childItems ?? []) {
       const entry = outlineEntry(book, doc, fileName, item);
@@ -172,15 +160,15 @@ function outlineEntry(book: Book, doc: string, fileName: string, item: ts.Naviga
   return { name: item.text, kind: item.kind, range: range.range, selectionRange, children };
 }
 
-/** Whether the name at a Markdown position can be renamed, and its range; throws `RenameRefused` with TypeScript's reason when not. */
-export function prepareRename(book: Book, doc: string, position: Position): { range: BookRange; placeholder: string } {
+/** Whether the name at a Markdown position can be renamed: its range, and where the service reads it (`at`); throws `RenameRefused` with TypeScript's reason when not. */
+export function prepareRename(book: Book, doc: string, position: Position): { range: BookRange; placeholder: string; at: { fileName: string; offset: number } } {
   const at = book.toService(doc, position.line, position.character);
   if (at === undefined) throw new RenameRefused("nothing to rename here: the position is not in code tangle writes");
   const info = book.service.getRenameInfo(at.fileName, at.offset, { allowRenameOfImportPath: false });
   if (!info.canRename) throw new RenameRefused(info.localizedErrorMessage);
   const place = book.locate(at.fileName, info.triggerSpan.start, info.triggerSpan.length);
   if (place?.kind !== "book") throw new RenameRefused("the name is not in a block of the book");
-  return { range: place.range, placeholder: info.displayName };
+  return { range: place.range, placeholder: info.displayName, at };
 }
 
 /**
@@ -189,9 +177,7 @@ export function prepareRename(book: Book, doc: string, position: Position): { ra
  * from no block (the generated header) or in a file the book does not tangle.
  */
 export function rename(book: Book, doc: string, position: Position, newName: string): Map<string, { range: BookRange; newText: string }[]> {
-  prepareRename(book, doc, position);
-  const at = book.toService(doc, position.line, position.character);
-  if (at === undefined) throw new RenameRefused("nothing to rename here: the position is not in code tangle writes");
+  const { at } = prepareRename(book, doc, position);
   const locations = book.service.findRenameLocations(at.fileName, at.offset, false, false, { providePrefixAndSuffixTextForRename: false }) ?? [];
   const edits = new Map<string, { range: BookRange; newText: string }[]>();
   const seen = new Set<string>();
@@ -205,10 +191,7 @@ export function rename(book: Book, doc: string, position: Position, newName: str
     const key = placeKey(place);
     if (seen.has(key)) continue;
     seen.add(key);
-    const newText = `${location.prefixText ?? ""}${newName}${location.suffixText ?? ""}`;
-    const list = edits.get(place.range.doc);
-    if (list === undefined) edits.set(place.range.doc, [{ range: place.range, newText }]);
-    else list.push({ range: place.range, newText });
+    pushAt(edits, place.range.doc, { range: place.range, newText: `${location.prefixText ?? ""}${newName}${location.suffixText ?? ""}` });
   }
   return edits;
 }

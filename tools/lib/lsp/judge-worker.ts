@@ -11,10 +11,10 @@
  */
 import type { Judgement } from "../rules/judge.ts";
 import { ProjectModel } from "../core/project.ts";
-import { tangle, type TangleInput } from "../core/tangle.ts";
+import type { TangleInput } from "../core/tangle.ts";
 import type { TypeCheckResult } from "../core/evidence.ts";
 import { judgeBook, type BookEvidence } from "./book.ts";
-import { readBook, readEvidence } from "./disk.ts";
+import { readEvidence } from "./disk.ts";
 
 /** One request: the texts that changed since the last one, the ones removed, and the type-check to judge with. */
 export interface JudgeRequest {
@@ -57,8 +57,7 @@ export function serveJudge(port: Channel<JudgeRequest, JudgeReply>, root: string
       for (const path of request.removed) model.remove(path);
       for (const { path, text } of request.texts) model.update(path, text);
       if (evidence === undefined || request.reloadEvidence) {
-        const inputs = readBook(root);
-        const read = readEvidence(root, tangle(inputs), new Map(inputs.map((i) => [i.path, i.text])));
+        const read = readEvidence(root);
         evidence = read.evidence;
         for (const p of read.problems) notes.push(`${p.file}: ${p.message}`);
       }

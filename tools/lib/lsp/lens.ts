@@ -5,8 +5,9 @@
  * found by TypeScript's references when the editor asks for that lens (`testedBy`). Pure.
  */
 import ts from "typescript";
-import type { BlockReport, Judgement } from "../rules/judge.ts";
+import type { BlockReport, Judgement, TestedState } from "../rules/judge.ts";
 import type { Book, BookRange } from "./book.ts";
+import { places } from "./features.ts";
 
 /** One lens: where it stands, its title, and what resolving it needs. */
 export interface Lens {
@@ -25,7 +26,7 @@ export function lenses(judgement: Judgement, doc: string): Lens[] {
     const errors = report.problems.filter((p) => p.severity === "error");
     const out: Lens[] = [{ range, block: index, names: "problems", title: report.checks.compiles ? "compiles ✓" : `compiles ✗ (${errors.filter((p) => p.rule === "compiles").length})` }];
     if (report.checks.tested !== "exempt") {
-      out.push({ range, block: index, names: "tests", title: testedTitle(report) });
+      out.push({ range, block: index, names: "tests", title: testedTitles[report.checks.tested] });
       out.push({ range, block: index, names: "mutants", title: mutantsTitle(report) });
     }
     return out;
@@ -33,18 +34,7 @@ export function lenses(judgement: Judgement, doc: string): Lens[] {
 }
 
 /** Rule 4's state, as the lens says it after the count of tests: empty when the block is tested. */
-function testedTitle(report: BlockReport): string {
-  switch (report.checks.tested) {
-    case "tested":
-      return "";
-    case "unstamped":
-      return "not stamped";
-    case "stale":
-      return "stamp stale";
-    default:
-      return "untested";
-  }
-}
+const testedTitles: Readonly<Record<TestedState, string>> = { tested: "", unstamped: "not stamped", stale: "stamp stale", untested: "untested", exempt: "untested" };
 
 /** Rule 5's verdict: the score of a current record, or why there is none. */
 function mutantsTitle(report: BlockReport): string {
@@ -60,24 +50,15 @@ export function testedBy(book: Book, judgement: Judgement, index: number): BookR
   const { result } = book.tangled();
   const target = result.placements[index]?.target;
   if (report === undefined || target === undefined) return [];
-  const fileName = book.fileName(target);
+  const fileName = book.host.absolute(target);
   const source = book.service.getProgram()?.getSourceFile(fileName);
   if (source === undefined) return [];
   const found: BookRange[] = [];
-  const seen = new Set<string>();
   for (const statement of source.statements) {
     const name = declaredName(statement);
     if (name === undefined || !report.names.includes(name.text)) continue;
-    for (const ref of book.service.getReferencesAtPosition(fileName, name.getStart(source)) ?? []) {
-      const testFile = book.host.tangledPath(ref.fileName);
-      if (testFile === undefined || !/\.test\.(c|m)?tsx?$/.test(testFile)) continue;
-      const place = book.locate(ref.fileName, ref.textSpan.start, ref.textSpan.length);
-      if (place?.kind !== "book") continue;
-      const key = `${place.range.doc}:${place.range.start.line}:${place.range.start.character}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      found.push(place.range);
-    }
+    const refs = (book.service.getReferencesAtPosition(fileName, name.getStart(source)) ?? []).filter((ref) => /\.test\.(c|m)?tsx?$/.test(book.host.tangledPath(ref.fileName) ?? ""));
+    for (const place of places(book, refs)) if (place.kind === "book") found.push(place.range);
   }
   return found;
 }

@@ -38,7 +38,6 @@ import { BackgroundJudge, type JudgeReply, type JudgeRequest, type WorkerChannel
 import { lenses, testBlockCount, testedBy, type Lens } from "./lens.ts";
 import { projectCompilerOptions } from "./tangled-host.ts";
 import { spliceCompletions, spliceDefinitions, spliceNameAt, spliceReferences } from "./splices.ts";
-import { tangle } from "../core/tangle.ts";
 
 /** Options of a server. */
 export interface ServerOptions {
@@ -114,12 +113,18 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     }
   };
 
+  /** A request about a document: `body`'s answer (under `guarded`) for a chapter of `literate/`, `none` for any other file. */
+  const inChapter = <T>(what: string, uri: string, none: T, body: (doc: string, b: Book) => T): T =>
+    guarded(what, () => {
+      const doc = pathOf(uri);
+      return doc === undefined ? none : body(doc, requireBook());
+    });
+
   /** Reads the evidence the judge needs, once after start-up and again after each save. */
   const loadEvidence = (b: Book): void => {
     if (root === undefined || evidenceRead) return;
     evidenceRead = true;
-    const inputs = readBook(root);
-    const { evidence, problems } = readEvidence(root, tangle(inputs), new Map(inputs.map((i) => [i.path, i.text])));
+    const { evidence, problems } = readEvidence(root);
     b.setEvidence(evidence);
     for (const p of problems) log(`lsp: ${p.file}: ${p.message}`);
   };
@@ -193,7 +198,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     const input = b.judgeInput([...openUris.keys()]);
     if (input === undefined) return;
     const asked = performance.now();
-    worker.ask(b.texts(), input.checked, (reply) => {
+    worker.ask(b.model.texts(), input.checked, (reply) => {
       for (const note of reply.notes) log(`lsp: ${note}`);
       if (reply.error !== undefined) {
         log(`lsp: the judge failed: ${reply.error}`);
@@ -271,22 +276,18 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   });
 
   connection.onHover(({ textDocument, position }) =>
-    guarded("hover", () => {
-      const doc = pathOf(textDocument.uri);
-      const answer = doc === undefined ? undefined : hover(requireBook(), doc, position);
+    inChapter("hover", textDocument.uri, null, (doc, b) => {
+      const answer = hover(b, doc, position);
       return answer === undefined ? null : { contents: { kind: MarkupKind.Markdown, value: answer.markdown }, ...(answer.range === undefined ? {} : { range: range(answer.range) }) };
     }),
   );
 
   connection.onCompletion(({ textDocument, position }) =>
-    guarded("completion", (): CompletionItem[] => {
-      const doc = pathOf(textDocument.uri);
-      if (doc === undefined) return [];
-      const b = requireBook();
+    inChapter("completion", textDocument.uri, [], (doc, b): CompletionItem[] => {
       const lineText = (documents.get(textDocument.uri)?.getText({ start: { line: position.line, character: 0 }, end: { line: position.line + 1, character: 0 } }) ?? "").replace(/\r?\n$/, "");
       const spliced = spliceCompletions(b.tangled(), doc, position.line, position.character, lineText);
       if (spliced !== undefined) return spliced.names.map((name) => ({ label: name, kind: CompletionItemKind.Reference, textEdit: { range: range(spliced.replace), newText: `${name}>>` } }));
-      return completions(b, doc, position).map((c) => ({ label: c.label, kind: completionKind(c.kind), sortText: c.sortText, ...(c.insertText === undefined ? {} : { insertText: c.insertText }), data: c.data }));
+      return completions(b, doc, position).map((c) => ({ label: c.label, kind: completionKinds[c.kind] ?? CompletionItemKind.Text, sortText: c.sortText, ...(c.insertText === undefined ? {} : { insertText: c.insertText }), data: c.data }));
     }),
   );
   connection.onCompletionResolve((item) =>
@@ -299,18 +300,14 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   );
 
   connection.onSignatureHelp(({ textDocument, position }) =>
-    guarded("signature help", () => {
-      const doc = pathOf(textDocument.uri);
-      const help = doc === undefined ? undefined : signatureHelp(requireBook(), doc, position);
+    inChapter("signature help", textDocument.uri, null, (doc, b) => {
+      const help = signatureHelp(b, doc, position);
       return help === undefined ? null : { signatures: help.signatures.map((s) => ({ label: s.label, documentation: s.documentation, parameters: s.parameters.map((p) => ({ label: p.label, documentation: p.documentation })) })), activeSignature: help.activeSignature, activeParameter: help.activeParameter };
     }),
   );
 
   connection.onDefinition(({ textDocument, position }) =>
-    guarded("definition", (): Location[] => {
-      const doc = pathOf(textDocument.uri);
-      if (doc === undefined) return [];
-      const b = requireBook();
+    inChapter("definition", textDocument.uri, [], (doc, b): Location[] => {
       const name = spliceNameAt(b.tangled(), doc, position.line);
       if (name !== undefined) return spliceDefinitions(b.tangled(), name).map((r) => ({ uri: uriOf(r.doc), range: range(r) }));
       return definitions(b, doc, position).map(location);
@@ -318,10 +315,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   );
 
   connection.onReferences(({ textDocument, position }) =>
-    guarded("references", (): Location[] => {
-      const doc = pathOf(textDocument.uri);
-      if (doc === undefined) return [];
-      const b = requireBook();
+    inChapter("references", textDocument.uri, [], (doc, b): Location[] => {
       const name = spliceNameAt(b.tangled(), doc, position.line);
       if (name !== undefined) return spliceReferences(b.tangled(), name).map((r) => ({ uri: uriOf(r.doc), range: range(r) }));
       b.widen(undefined);
@@ -329,18 +323,11 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     }),
   );
 
-  connection.onDocumentSymbol(({ textDocument }) =>
-    guarded("document symbols", (): DocumentSymbol[] => {
-      const doc = pathOf(textDocument.uri);
-      return doc === undefined ? [] : outline(requireBook(), doc).map(symbol);
-    }),
-  );
+  connection.onDocumentSymbol(({ textDocument }) => inChapter("document symbols", textDocument.uri, [], (doc, b): DocumentSymbol[] => outline(b, doc).map(symbol)));
 
   connection.onPrepareRename(({ textDocument, position }) =>
-    guarded("rename", () => {
-      const doc = pathOf(textDocument.uri);
-      if (doc === undefined) return null;
-      const prepared = prepareRename(requireBook(), doc, position);
+    inChapter("rename", textDocument.uri, null, (doc, b) => {
+      const prepared = prepareRename(b, doc, position);
       return { range: range(prepared.range), placeholder: prepared.placeholder };
     }),
   );
@@ -358,10 +345,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   );
 
   connection.onCodeLens(({ textDocument }) =>
-    guarded("code lens", (): CodeLens[] => {
-      const doc = pathOf(textDocument.uri);
-      if (doc === undefined) return [];
-      const b = requireBook();
+    inChapter("code lens", textDocument.uri, [], (doc, b): CodeLens[] => {
       const judgement = latestJudgement(b, doc);
       if (judgement === undefined) return [];
       return lenses(judgement, doc).map((lens) => ({ range: range(lens.range), data: { doc, block: lens.block, names: lens.names, title: lens.title } satisfies LensData }));
@@ -400,54 +384,48 @@ function renamedInTheBookOnly(paths: readonly string[]): string {
 }
 
 function symbol(entry: OutlineEntry): DocumentSymbol {
-  return { name: entry.name, kind: symbolKind(entry.kind), range: { start: { ...entry.range.start }, end: { ...entry.range.end } }, selectionRange: { start: { ...entry.selectionRange.start }, end: { ...entry.selectionRange.end } }, children: entry.children.map(symbol) };
+  return { name: entry.name, kind: symbolKinds[entry.kind] ?? SymbolKind.Variable, range: { start: { ...entry.range.start }, end: { ...entry.range.end } }, selectionRange: { start: { ...entry.selectionRange.start }, end: { ...entry.selectionRange.end } }, children: entry.children.map(symbol) };
 }
 
-/** The protocol's symbol kind of a TypeScript element kind. */
-function symbolKind(kind: string): SymbolKind {
-  const kinds: Record<string, SymbolKind> = {
-    function: SymbolKind.Function,
-    class: SymbolKind.Class,
-    interface: SymbolKind.Interface,
-    type: SymbolKind.TypeParameter,
-    enum: SymbolKind.Enum,
-    const: SymbolKind.Constant,
-    let: SymbolKind.Variable,
-    var: SymbolKind.Variable,
-    method: SymbolKind.Method,
-    property: SymbolKind.Property,
-    constructor: SymbolKind.Constructor,
-    getter: SymbolKind.Property,
-    setter: SymbolKind.Property,
-    module: SymbolKind.Module,
-    alias: SymbolKind.Variable,
-  };
-  return kinds[kind] ?? SymbolKind.Variable;
-}
+/** The protocol's symbol kind of a TypeScript element kind (any other: a variable). */
+const symbolKinds: Readonly<Record<string, SymbolKind>> = {
+  function: SymbolKind.Function,
+  class: SymbolKind.Class,
+  interface: SymbolKind.Interface,
+  type: SymbolKind.TypeParameter,
+  enum: SymbolKind.Enum,
+  const: SymbolKind.Constant,
+  let: SymbolKind.Variable,
+  var: SymbolKind.Variable,
+  method: SymbolKind.Method,
+  property: SymbolKind.Property,
+  constructor: SymbolKind.Constructor,
+  getter: SymbolKind.Property,
+  setter: SymbolKind.Property,
+  module: SymbolKind.Module,
+  alias: SymbolKind.Variable,
+};
 
-/** The protocol's completion kind of a TypeScript element kind. */
-function completionKind(kind: string): CompletionItemKind {
-  const kinds: Record<string, CompletionItemKind> = {
-    function: CompletionItemKind.Function,
-    "local function": CompletionItemKind.Function,
-    method: CompletionItemKind.Method,
-    class: CompletionItemKind.Class,
-    interface: CompletionItemKind.Interface,
-    type: CompletionItemKind.TypeParameter,
-    enum: CompletionItemKind.Enum,
-    "enum member": CompletionItemKind.EnumMember,
-    const: CompletionItemKind.Constant,
-    let: CompletionItemKind.Variable,
-    var: CompletionItemKind.Variable,
-    "local var": CompletionItemKind.Variable,
-    parameter: CompletionItemKind.Variable,
-    property: CompletionItemKind.Property,
-    getter: CompletionItemKind.Property,
-    setter: CompletionItemKind.Property,
-    keyword: CompletionItemKind.Keyword,
-    module: CompletionItemKind.Module,
-    alias: CompletionItemKind.Variable,
-    string: CompletionItemKind.Text,
-  };
-  return kinds[kind] ?? CompletionItemKind.Text;
-}
+/** The protocol's completion kind of a TypeScript element kind (any other: text). */
+const completionKinds: Readonly<Record<string, CompletionItemKind>> = {
+  function: CompletionItemKind.Function,
+  "local function": CompletionItemKind.Function,
+  method: CompletionItemKind.Method,
+  class: CompletionItemKind.Class,
+  interface: CompletionItemKind.Interface,
+  type: CompletionItemKind.TypeParameter,
+  enum: CompletionItemKind.Enum,
+  "enum member": CompletionItemKind.EnumMember,
+  const: CompletionItemKind.Constant,
+  let: CompletionItemKind.Variable,
+  var: CompletionItemKind.Variable,
+  "local var": CompletionItemKind.Variable,
+  parameter: CompletionItemKind.Variable,
+  property: CompletionItemKind.Property,
+  getter: CompletionItemKind.Property,
+  setter: CompletionItemKind.Property,
+  keyword: CompletionItemKind.Keyword,
+  module: CompletionItemKind.Module,
+  alias: CompletionItemKind.Variable,
+  string: CompletionItemKind.Text,
+};

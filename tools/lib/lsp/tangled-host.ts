@@ -89,20 +89,10 @@ export class TangledHost implements ts.LanguageServiceHost {
     this.#rename();
   }
 
-  /** True when the program starts from every tangled file. */
-  get whole(): boolean {
-    return this.#roots === undefined;
-  }
-
   #rename(): void {
     this.#projectVersion++;
     const roots = this.#roots;
     this.#names = [...this.#held.keys()].filter((name) => roots === undefined || roots.has(name)).sort();
-  }
-
-  /** The text of a tangled file (absolute or project-relative path), if the host holds it. */
-  text(path: string): string | undefined {
-    return this.#held.get(this.absolute(path))?.text;
   }
 
   getProjectVersion(): string {

@@ -7,14 +7,13 @@
  * The facts come from whoever holds the project: `factsOf` derives the tangle, hashes, syntax
  * trees and definition analyses from a project model (each computed once per tangle), and the
  * caller adds what only it can know: the type-check, the tests' evidence, the mutation records.
- * `judgeTexts` takes the documents as texts in memory, so an editor's unsaved text can be
- * judged. Pure.
+ * A model holds texts in memory, so an editor's unsaved text can be judged. Pure.
  */
 import type { BlockAnalysis, BlockKind } from "../core/definitions.ts";
 import { sortDiagnostics, type Diagnostic } from "../core/diagnostics.ts";
 import type { LiterateBlock } from "../core/document.ts";
 import { spanText } from "../core/mutation.ts";
-import { ProjectModel } from "../core/project.ts";
+import type { ProjectModel } from "../core/project.ts";
 import { bookRunnables, definitionAnalyses, targetTrees } from "../core/project-code.ts";
 import { compiles } from "./compiles.ts";
 import { docComment } from "./doc-comment.ts";
@@ -24,7 +23,6 @@ import { prose } from "./prose.ts";
 import { readingOrder } from "./reading-order.ts";
 import { analysisOf, type Facts, type Findings, type Rule, type RuleId } from "./rule.ts";
 import { tested, type TestedFindings, type TestedState } from "./tested.ts";
-import type { TangleInput } from "../core/tangle.ts";
 
 export type { TestedState } from "./tested.ts";
 export type { Facts, TestFacts, RuleId } from "./rule.ts";
@@ -211,17 +209,6 @@ export function factsOf(model: ProjectModel, known: Pick<Facts, "checked" | "inP
   const result = model.tangle();
   const { analyses, diagnostics } = model.derived(definitionAnalyses);
   return { result, hashes: model.hashes(), analyses, definitionProblems: diagnostics, sources: model.derived(targetTrees), runnables: () => model.derived(bookRunnables), ...known };
-}
-
-/**
- * Judges documents given as texts (an editor's unsaved buffers), with the facts only the caller
- * knows. Throws nothing for documents that do not tangle: their tangle errors are the verdict.
- */
-export function judgeTexts(texts: Iterable<TangleInput>, known: Pick<Facts, "checked" | "inProgram" | "tests" | "records">): Judgement | { readonly tangleErrors: readonly Diagnostic[] } {
-  const model = ProjectModel.of(texts, { scan: "remark" });
-  const result = model.tangle();
-  if (!result.ok) return { tangleErrors: result.diagnostics.filter((d) => d.severity === "error") };
-  return judge(factsOf(model, known));
 }
 
 function blockMutation(block: LiterateBlock, index: number, found: PinnedFindings): BlockMutation | undefined {

@@ -4,24 +4,15 @@
  * equivalents left out, and every `equivalent` declaration names a mutant that survives
  * (`judgePinned`, `core/mutation.ts`). A project with no record file at all is not judged by it.
  */
-import { judgePinned, type BlockScore, type MutantRecord } from "../core/mutation.ts";
-import type { Findings, Rule } from "./rule.ts";
+import { judgePinned, type PinnedVerdict } from "../core/mutation.ts";
+import type { Rule } from "./rule.ts";
 
-/** What rule 5 found, with each recorded block's score and standing survivors (what the pages show). */
-export interface PinnedFindings extends Findings {
-  readonly scores: ReadonlyMap<number, BlockScore>;
-  readonly survivors: ReadonlyMap<number, readonly MutantRecord[]>;
-  /** Chapters with runtime blocks and a record file, and those without one. */
-  readonly recorded: readonly string[];
-  readonly unrecorded: readonly string[];
-}
+/** What rule 5 found (`judgePinned`'s verdict), with each recorded block's score and standing survivors (what the pages show). */
+export type PinnedFindings = PinnedVerdict;
 
 export const pinned: Rule<PinnedFindings> = {
   id: "pinned",
   description: "a runtime block's current mutation record shows at least 80% of its mutants killed by its chapter's tests",
   reads: ["result", "analyses", "hashes", "records"],
-  check: ({ result, analyses, hashes, records }): PinnedFindings => {
-    const verdict = judgePinned(result, analyses, hashes, records);
-    return { byBlock: verdict.byBlock, global: verdict.global, scores: verdict.scores, survivors: verdict.survivors, recorded: verdict.recorded, unrecorded: verdict.unrecorded };
-  },
+  check: ({ result, analyses, hashes, records }) => judgePinned(result, analyses, hashes, records),
 };

@@ -10,6 +10,7 @@ import { judgeExecution, type TestEvidence } from "../core/evidence.ts";
 import { judgeRunnables, type Runnables, type RunVerdicts } from "../core/runs.ts";
 import type { TangleResult } from "../core/tangle.ts";
 import { addTo, analysisOf, isRuntime, type Facts, type Findings, type Rule } from "./rule.ts";
+import { pushAt, valueAt } from "../core/maps.ts";
 
 /** The state of rule 4 for one block. */
 export type TestedState = "tested" | "untested" | "unstamped" | "stale" | "exempt";
@@ -142,10 +143,7 @@ function missedParts(
 function childrenOf(result: TangleResult): Map<number, number[]> {
   const children = new Map<number, number[]>();
   result.placements.forEach((placement, index) => {
-    if (placement === undefined || placement.parent < 0) return;
-    const list = children.get(placement.parent) ?? [];
-    list.push(index);
-    children.set(placement.parent, list);
+    if (placement !== undefined && placement.parent >= 0) pushAt(children, placement.parent, index);
   });
   return children;
 }
@@ -156,9 +154,8 @@ function executedBlock(evidence: TestEvidence, result: TangleResult, index: numb
   const collect = (i: number): void => {
     const b = result.blocks[i];
     if (b === undefined) return;
-    const lines = linesByDoc.get(b.doc) ?? new Set<number>();
+    const lines = valueAt(linesByDoc, b.doc, () => new Set<number>());
     for (let k = 0; k < b.lines.length; k++) lines.add(b.line + 1 + k);
-    linesByDoc.set(b.doc, lines);
     for (const child of children.get(i) ?? []) collect(child);
   };
   collect(index);
