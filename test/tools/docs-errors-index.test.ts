@@ -5,6 +5,21 @@ import ts from "typescript";
 const sites = (text: string, more: { file: string; text: string }[] = []) => findErrorSites([{ file: "generated/a.ts", text }, ...more]).map(({ label, message, kind }) => ({ label, message, kind }));
 
 describe("the index of errors", () => {
+  it("keeps each file's tree between calls, parses again only a changed file, forgets a removed one, and finds the same sites", () => {
+    const trees = new Map<string, ts.SourceFile>();
+    const base = { file: "generated/b.ts", text: "export class ToolError extends Error { constructor(code: string, message: string) { super(message); } }" };
+    const user = (said: string) => ({ file: "generated/a.ts", text: `throw new ToolError("unknown-tool", "${said}");` });
+    expect(findErrorSites([base, user("no tool")], trees).map((s) => s.message)).toEqual(["no tool"]);
+    const baseTree = trees.get("generated/b.ts");
+    const userTree = trees.get("generated/a.ts");
+    expect(findErrorSites([base, user("no such tool")], trees).map((s) => s.message)).toEqual(["no such tool"]);
+    expect(trees.get("generated/b.ts")).toBe(baseTree);
+    expect(trees.get("generated/a.ts")).not.toBe(userTree);
+    // Without the file that declares the error class, its construction is no error site any more.
+    expect(findErrorSites([user("no such tool")], trees)).toEqual([]);
+    expect([...trees.keys()]).toEqual(["generated/a.ts"]);
+  });
+
   it("finds the message by the constructor's `message` parameter, not the first argument", () => {
     const text = `export class DelegateError extends Error { constructor(code: string, message: string) { super(message); } }
       export class HttpError extends Error { constructor(status: number, message: string) { super(message); } }

@@ -93,13 +93,15 @@ export interface DocsMemory {
   highlighted?: Record<string, CodeToken[][]>;
   /** The project as the last build (or `prepareDocs`) read it: a build parses again only the documents that changed. */
   project?: ProjectModel;
+  /** The syntax trees the error index was found in, by file: a build parses again only the files that changed. */
+  readonly errorTrees?: Map<string, ts.SourceFile>;
   /** The site folder the last build wrote, with the key of each file's content and the search index's name: the next build writes only what changed. */
   site?: { readonly out: string; readonly keys: ReadonlyMap<string, string>; readonly searchName: string };
 }
 
 /** Empty memory for the first of several builds. */
 export function docsMemory(): DocsMemory {
-  return { xref: xrefMemory() };
+  return { xref: xrefMemory(), errorTrees: new Map() };
 }
 
 /**
@@ -219,7 +221,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
 
   const rendering = await timed(async () => {
     const model = docsModelStep(tangled, report, xref, tests, api, texts);
-    const errorSites = errorSitesStep(root, tangled, tsFiles, codeVersion, useCache);
+    const errorSites = errorSitesStep(root, tangled, tsFiles, codeVersion, useCache, options.memory);
     const sources = sourceFilesStep(root, tangled, tsFiles, errorSites);
     const paths = [...texts.keys()];
     const cachedPages = pageCacheStep(root, model, codeVersion, { siteTitle, sourceFiles: sources.files, paths, texts, api: api !== undefined, editBase: options.editBase ?? "" }, sources.contents, useCache);
@@ -356,10 +358,10 @@ function docsModelStep(tangled: TangleResult, report: VerifyReport, xref: XrefRe
 }
 
 /** Step 6: the error sites of the harness's and the tools' own sources (tests raise errors on purpose and are left out), cached by their texts. */
-function errorSitesStep(root: string, tangled: TangleResult, tsFiles: ReadonlyMap<string, string>, codeVersion: string, useCache: boolean): ErrorSite[] {
+function errorSitesStep(root: string, tangled: TangleResult, tsFiles: ReadonlyMap<string, string>, codeVersion: string, useCache: boolean, memory: DocsMemory | undefined): ErrorSite[] {
   const toolFiles = listTools(root);
   const errorInputs = [...tangled.targets.filter((t) => tsFiles.has(t.path) && !isTestFile(t.path)).map((t) => ({ file: t.path, text: tsFiles.get(t.path) ?? "" })), ...toolFiles.map((f) => ({ file: f, text: readIfExists(join(root, f)) ?? "" }))];
-  return throughCache(root, "errors", hashParts([codeVersion, ...errorInputs.flatMap((f) => [f.file, f.text])]), useCache, () => findErrorSites(errorInputs)).value;
+  return throughCache(root, "errors", hashParts([codeVersion, ...errorInputs.flatMap((f) => [f.file, f.text])]), useCache, () => findErrorSites(errorInputs, memory?.errorTrees)).value;
 }
 
 /** The files with a source page: every tangled file, and every other file an error is raised in. */

@@ -109,9 +109,21 @@ function enclosingName(node: ts.Node): string | undefined {
   return undefined;
 }
 
-/** Finds the error sites of a set of TypeScript files (error classes may be declared in any of them). */
-export function findErrorSites(files: readonly { readonly file: string; readonly text: string }[]): ErrorSite[] {
-  const sources = files.map((f) => ts.createSourceFile(f.file, f.text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS));
+/**
+ * Finds the error sites of a set of TypeScript files (error classes may be declared in any of
+ * them). `trees`, when given, keeps each file's syntax tree between calls: a file whose text is
+ * the same is not parsed again (the docs worker's builds after a one-block edit).
+ */
+export function findErrorSites(files: readonly { readonly file: string; readonly text: string }[], trees?: Map<string, ts.SourceFile>): ErrorSite[] {
+  const sources = files.map((f) => {
+    const kept = trees?.get(f.file);
+    if (kept !== undefined && kept.text === f.text) return kept;
+    const parsed = ts.createSourceFile(f.file, f.text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    trees?.set(f.file, parsed);
+    return parsed;
+  });
+  const kept = new Set(files.map((f) => f.file));
+  for (const file of trees?.keys() ?? []) if (!kept.has(file)) trees?.delete(file);
   const classes = errorClasses(sources);
   const sites: ErrorSite[] = [];
   for (const source of sources) {
