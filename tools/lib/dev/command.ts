@@ -66,7 +66,7 @@ export async function devCommand(args: readonly string[]): Promise<number> {
   let docs: DevDocs | undefined;
   const session = new DevSession({ root, log, mutate: !values["no-mutate"], docsOnly: values["docs-only"], onLateReport: (report) => docs?.update(report),
     // The docs worker computes the new cross-references while the cycle judges the save.
-    onRead: (documents) => docs?.prepare(documents), ...(compiler === undefined ? {} : { compiler }) });
+    onRead: (documents) => docs?.prepare(documents), beforeMutation: async () => await docs?.idle(), ...(compiler === undefined ? {} : { compiler }) });
   try {
     docs = values["no-docs"] ? undefined : await (await import("./site.ts")).startDevDocs({ root, port, log });
   } catch (caught) {

@@ -66,6 +66,8 @@ export interface DevSessionOptions {
   readonly onLateReport?: (report: CycleReport) => void;
   /** Called after a save's documents were read (with every document's text), before its verdicts; default: nothing. */
   readonly onRead?: (documents: ReadonlyMap<string, string>) => void;
+  /** What a save's mutation run waits for after its verdicts (`npm run dev`: the docs build of its page); default: nothing. */
+  readonly beforeMutation?: () => Promise<void>;
   /** Run the changed blocks' mutants after their verdicts (default true); `--no-mutate` turns it off. */
   readonly mutate?: boolean;
   /**
@@ -112,12 +114,15 @@ export class DevSession {
   /** The mutation run in the background, if any, and the cycle it is for. */
   #mutation: ChildProcess | undefined;
   #generation = 0;
+  #closed = false;
+  readonly #beforeMutation: () => Promise<void>;
 
   constructor(options: DevSessionOptions) {
     this.#root = options.root;
     this.#log = options.log;
     this.#onLate = options.onLateReport ?? (() => {});
     this.#onRead = options.onRead ?? (() => {});
+    this.#beforeMutation = options.beforeMutation ?? (async () => {});
     this.#docsOnly = options.docsOnly ?? false;
     this.#mutate = !this.#docsOnly && (options.mutate ?? true);
     this.#checker = new IncrementalTypeChecker(options.root, options.compiler === undefined ? {} : { compiler: options.compiler });
@@ -261,6 +266,7 @@ export class DevSession {
 
   /** Stops Vitest and a mutation run. */
   async close(): Promise<void> {
+    this.#closed = true;
     this.#cancelMutation();
     await this.#tests.close();
   }
@@ -357,8 +363,21 @@ export class DevSession {
     if (chapters.length === 0) return;
     const generation = this.#generation;
     const started = performance.now();
-    const names = chapters.map((doc) => doc.replace(/^literate\//, "").replace(/\.md$/, ""));
     this.#log(`dev: mutating ${chapters.join(", ")} in the background`);
+    void (async () => {
+      // Once the caller's work for this save is done (the docs build of its page): StrykerJS on
+      // both cores would hold that up. A newer save, or the end of the session, meanwhile: no run.
+      await new Promise((resolve) => setImmediate(resolve));
+      await this.#beforeMutation();
+      if (generation !== this.#generation || this.#closed) return;
+      this.#startMutation(cycle, chapters, blocks, started, rejudge);
+    })();
+  }
+
+  /** Runs `mutate` for `chapters` in a child, then judges again and prints each block's survivors (see `#mutateLater`). */
+  #startMutation(cycle: CycleReport, chapters: readonly string[], blocks: readonly number[], started: number, rejudge: (records: Map<string, string | undefined>) => Judgement): void {
+    const generation = this.#generation;
+    const names = chapters.map((doc) => doc.replace(/^literate\//, "").replace(/\.md$/, ""));
     // Its own process group, so that a newer save stops StrykerJS's workers with it.
     const child = spawn(process.execPath, [launcher, "mutate", "--root", this.#root, ...names.flatMap((n) => ["--chapter", n])], { cwd: this.#root, stdio: ["ignore", "pipe", "pipe"], detached: true });
     this.#mutation = child;
