@@ -8,9 +8,8 @@
  * (`npm run docs:serve`) it only keeps the docs site current: no test runs, no stamp is written.
  */
 import { join, relative, resolve, sep } from "node:path";
-import { parseArgs } from "node:util";
 import { watch } from "chokidar";
-import { userProblems } from "../commands/cli.ts";
+import { parseCommandLine, userProblems } from "../commands/cli.ts";
 import { formatDiagnostic, sortDiagnostics } from "../core/diagnostics.ts";
 import { DevSession } from "./session.ts";
 import type { DevDocs } from "./site.ts";
@@ -29,9 +28,9 @@ const usage = `usage: dev [--root DIR] [--port N] [--no-docs | --docs-only] [--n
 
 /** `dev ARGS`: runs until Ctrl-C (or SIGTERM), then the exit code; its output goes to this process's streams. */
 export async function devCommand(args: readonly string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: [...args],
-    options: {
+  const values = parseCommandLine(
+    args,
+    {
       root: { type: "string", default: process.cwd() },
       port: { type: "string", default: "4173" },
       "no-docs": { type: "boolean", default: false },
@@ -39,14 +38,11 @@ export async function devCommand(args: readonly string[]): Promise<number> {
       "no-mutate": { type: "boolean", default: false },
       stitch: { type: "boolean", default: false },
       compiler: { type: "string" },
-      help: { type: "boolean", short: "h", default: false },
     },
-    strict: true,
-  });
-  if (values.help) {
-    process.stdout.write(`${usage}\n`);
-    return 0;
-  }
+    usage,
+    process.stdout,
+  );
+  if (values === undefined) return 0;
   const compiler = values.compiler;
   if (compiler !== undefined && compiler !== "native" && compiler !== "javascript") {
     process.stderr.write(`dev: --compiler must be \`native\` or \`javascript\`, not \`${compiler}\`\n`);
