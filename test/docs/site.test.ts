@@ -147,10 +147,30 @@ async function seriousViolations(page: Page, path: string): Promise<string[]> {
  * axe-core's serious and critical findings on the page with its colour-contrast rule left out:
  * that rule weighs every highlighted token one by one, seconds a chapter, and `lowContrast`
  * below checks the same thing once per colour (the full rule still runs on a sample of pages).
+ *
+ * Its link-in-text-block rule runs on its own, without the cross-references in code that axe's own
+ * `elementIsDistinct` finds styled apart from their block (the dotted underline): on such a link
+ * the rule's style check passes, so it can report nothing, and finding whether the link sits in a
+ * text block walked the whole code block once per link, most of axe's time on a chapter. A
+ * cross-reference that is not styled apart is judged by the rule as before.
  */
 async function seriousViolationsButContrast(page: Page, path: string): Promise<string[]> {
   if (!(await page.evaluate("typeof window.axe !== 'undefined'"))) await page.addScriptTag({ content: axeSource });
-  const found = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"], runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] }, rules: { "color-contrast": { enabled: false } } }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, failureSummary: n.failureSummary })) })))`)) as AxeViolation[];
+  const found = (await page.evaluate(`(async () => {
+    const blockLike = ["block", "list-item", "table", "flex", "grid", "inline-block"];
+    const isBlock = (e) => { const d = getComputedStyle(e).display; return blockLike.includes(d) || d.startsWith("table-"); };
+    const distinct = [...document.querySelectorAll("pre.code a.ref")].filter((a) => {
+      if (isBlock(a)) return false;
+      let block = a.parentElement;
+      while (block !== null && !isBlock(block)) block = block.parentElement;
+      return block !== null && axe.commons.color.elementIsDistinct(a, block);
+    });
+    const rest = await axe.run(document, { resultTypes: ["violations"], runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] }, rules: { "color-contrast": { enabled: false }, "link-in-text-block": { enabled: false } } });
+    for (const a of distinct) a.setAttribute("data-distinct-link", "");
+    const links = await axe.run({ exclude: ["[data-distinct-link]"] }, { resultTypes: ["violations"], runOnly: { type: "rule", values: ["link-in-text-block"] } });
+    for (const a of distinct) a.removeAttribute("data-distinct-link");
+    return [...rest.violations, ...links.violations].map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, failureSummary: n.failureSummary })) }));
+  })()`)) as AxeViolation[];
   return found.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${path}: ${v.id} (${v.impact ?? "?"}) ${v.help}: ${JSON.stringify(v.nodes[0]?.target)}`);
 }
 
