@@ -147,10 +147,30 @@ async function seriousViolations(page: Page, path: string): Promise<string[]> {
  * axe-core's serious and critical findings on the page with its colour-contrast rule left out:
  * that rule weighs every highlighted token one by one, seconds a chapter, and `lowContrast`
  * below checks the same thing once per colour (the full rule still runs on a sample of pages).
+ *
+ * Its link-in-text-block rule runs on its own, without the cross-references in code that axe's own
+ * `elementIsDistinct` finds styled apart from their block (the dotted underline): on such a link
+ * the rule's style check passes, so it can report nothing, and finding whether the link sits in a
+ * text block walked the whole code block once per link, most of axe's time on a chapter. A
+ * cross-reference that is not styled apart is judged by the rule as before.
  */
 async function seriousViolationsButContrast(page: Page, path: string): Promise<string[]> {
   if (!(await page.evaluate("typeof window.axe !== 'undefined'"))) await page.addScriptTag({ content: axeSource });
-  const found = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"], runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] }, rules: { "color-contrast": { enabled: false } } }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, failureSummary: n.failureSummary })) })))`)) as AxeViolation[];
+  const found = (await page.evaluate(`(async () => {
+    const blockLike = ["block", "list-item", "table", "flex", "grid", "inline-block"];
+    const isBlock = (e) => { const d = getComputedStyle(e).display; return blockLike.includes(d) || d.startsWith("table-"); };
+    const distinct = [...document.querySelectorAll("pre.code a.ref")].filter((a) => {
+      if (isBlock(a)) return false;
+      let block = a.parentElement;
+      while (block !== null && !isBlock(block)) block = block.parentElement;
+      return block !== null && axe.commons.color.elementIsDistinct(a, block);
+    });
+    const rest = await axe.run(document, { resultTypes: ["violations"], runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] }, rules: { "color-contrast": { enabled: false }, "link-in-text-block": { enabled: false } } });
+    for (const a of distinct) a.setAttribute("data-distinct-link", "");
+    const links = await axe.run({ exclude: ["[data-distinct-link]"] }, { resultTypes: ["violations"], runOnly: { type: "rule", values: ["link-in-text-block"] } });
+    for (const a of distinct) a.removeAttribute("data-distinct-link");
+    return [...rest.violations, ...links.violations].map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, failureSummary: n.failureSummary })) }));
+  })()`)) as AxeViolation[];
   return found.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${path}: ${v.id} (${v.impact ?? "?"}) ${v.help}: ${JSON.stringify(v.nodes[0]?.target)}`);
 }
 
@@ -235,15 +255,53 @@ const loopChapter = "chapters/loop.html";
 /** A phone's screen (an iPhone 12 to 15's CSS pixels). */
 const phone = { width: 390, height: 844 };
 
-// The tests run side by side, each in its own tabs of the one browser.
-describe("the docs site", { concurrent: true }, () => {
-  it("builds a page per chapter, with the index and the API reference", () => {
-    const pages = result.model.chapters.map((c) => c.path);
-    expect(pages).toContain(chapter);
-    for (const p of ["index.html", "api/index.html", ...pages]) expect(existsSync(join(result.out, p)), p).toBe(true);
-  });
+/** What the one crawl of the site found: the crawl's own errors and counts, and every chapter's colour and axe findings. */
+interface CrawlFindings {
+  readonly errors: readonly string[];
+  readonly pages: number;
+  readonly diagrams: number;
+  readonly chapterFindings: readonly string[];
+  readonly chaptersJudged: ReadonlySet<string>;
+}
 
-  it("loads every page on a phone's screen without a console error, a failed request, a broken internal link or anchor, or a sideways scroll", async () => {
+/** Whether a site path is a chapter page. */
+const isChapter = (path: string): boolean => /^chapters\/[^/]+\.html$/.test(path);
+
+/**
+ * Judges a chapter as shown in `tab` on a desktop screen: every colour of its text against WCAG AA
+ * in light and dark (`lowContrast`), then axe-core without its colour rule (in dark, where its
+ * link-in-text-block rule still weighs colours). The tab is left phone-sized and light again, with
+ * the chapter's code tokens unwrapped.
+ */
+async function judgeChapter(path: string, tab: Page): Promise<string[]> {
+  const size = tab.viewportSize();
+  const found: string[] = [];
+  try {
+    await tab.setViewportSize({ width: 1280, height: 900 });
+    found.push(...(await lowContrast(tab, path)));
+    await tab.emulateMedia({ colorScheme: "dark" });
+    found.push(...(await lowContrast(tab, `${path} (dark)`)));
+    // The colours checked, a code token's span carries nothing else axe judges: it goes, its text stays,
+    // which takes axe from seconds to a fraction on a chapter (the hovers, lines and marks are kept).
+    await tab.evaluate(`for (const token of document.querySelectorAll("pre.code span:not([class]):not([tabindex])")) token.replaceWith(...token.childNodes)`);
+    found.push(...(await seriousViolationsButContrast(tab, path)));
+  } finally {
+    await tab.emulateMedia({ colorScheme: "light" });
+    if (size !== null) await tab.setViewportSize(size);
+  }
+  return found;
+}
+
+/**
+ * Crawls the site from the index on a phone's screen, in a few tabs, loading each page once, and
+ * judges each chapter on that same visit (`judgeChapter`): a chapter load is most of a check's
+ * cost, so the crawl and the every-chapter check share it. A chapter no link reaches is judged
+ * after the crawl on its own visit. Memoized: both tests await the one pass.
+ */
+function crawlSite(): Promise<CrawlFindings> {
+  crawled ??= (async () => {
+    const chapterFindings: string[] = [];
+    const chaptersJudged = new Set<string>();
     const seen = new Map<string, Set<string>>();
     const wanted: { from: string; path: string; hash: string }[] = [];
     const queued = new Set(["index.html"]);
@@ -272,6 +330,12 @@ describe("the docs site", { concurrent: true }, () => {
       if (found.drawn < found.diagrams) errors.push(`${path}: ${found.diagrams - found.drawn} of ${found.diagrams} diagrams are not SVGs: ${found.diagramErrors.join("; ")}`);
       diagramCount += found.diagrams;
       seen.set(path, new Set(found.ids));
+      // A chapter, loaded once for the crawl, is also judged here for its colours and by axe (the test
+      // "passes axe-core on every chapter…" asserts on these findings), on a desktop screen as before.
+      if (isChapter(path)) {
+        chapterFindings.push(...pageErrors, ...(await judgeChapter(path, page)));
+        chaptersJudged.add(path);
+      }
       for (const link of found.links) {
         const url = new URL(link);
         if (url.origin !== origin) continue;
@@ -315,9 +379,31 @@ describe("the docs site", { concurrent: true }, () => {
     for (const w of wanted) {
       if (!seen.get(w.path)?.has(w.hash)) errors.push(`${w.from}: broken anchor ${w.path}#${w.hash}`);
     }
-    expect(errors).toEqual([]);
-    expect(seen.size).toBeGreaterThan(result.model.chapters.length);
-    expect(diagramCount).toBeGreaterThan(0);
+    const unreached = readdirSync(join(result.out, "chapters")).filter((f) => f.endsWith(".html")).map((f) => `chapters/${f}`).filter((path) => !seen.has(path));
+    await inTabs(unreached, 2, async (path, tab) => {
+      const { errors: pageErrors } = await open(path, tab);
+      chapterFindings.push(...pageErrors, ...(await judgeChapter(path, tab)));
+      chaptersJudged.add(path);
+    });
+    return { errors, pages: seen.size, diagrams: diagramCount, chapterFindings, chaptersJudged };
+  })();
+  return crawled;
+}
+let crawled: Promise<CrawlFindings> | undefined;
+
+// The tests run side by side, each in its own tabs of the one browser.
+describe("the docs site", { concurrent: true }, () => {
+  it("builds a page per chapter, with the index and the API reference", () => {
+    const pages = result.model.chapters.map((c) => c.path);
+    expect(pages).toContain(chapter);
+    for (const p of ["index.html", "api/index.html", ...pages]) expect(existsSync(join(result.out, p)), p).toBe(true);
+  });
+
+  it("loads every page on a phone's screen without a console error, a failed request, a broken internal link or anchor, or a sideways scroll", async () => {
+    const crawl = await crawlSite();
+    expect(crawl.errors).toEqual([]);
+    expect(crawl.pages).toBeGreaterThan(result.model.chapters.length);
+    expect(crawl.diagrams).toBeGreaterThan(0);
   }, 600_000);
 
   it("shows an identifier's type when the pointer rests on it", async () => {
@@ -455,19 +541,10 @@ describe("the docs site", { concurrent: true }, () => {
   it("passes axe-core on every chapter, and every colour of its text, code tokens included, has the contrast WCAG AA asks, in light and dark", async () => {
     const chapters = readdirSync(join(result.out, "chapters")).filter((f) => f.endsWith(".html")).map((f) => `chapters/${f}`);
     expect(chapters.length).toBeGreaterThan(40);
-    const found: string[] = [];
-    await inTabs(chapters, 2, async (path, tab) => {
-      await tab.emulateMedia({ colorScheme: "light" });
-      const { errors } = await open(path, tab);
-      found.push(...errors, ...(await lowContrast(tab, path)));
-      await tab.emulateMedia({ colorScheme: "dark" });
-      found.push(...(await lowContrast(tab, `${path} (dark)`)));
-      // The colours checked, a code token's span carries nothing else axe judges: it goes, its text stays,
-      // which takes axe from seconds to a fraction on a chapter (the hovers, lines and marks are kept).
-      await tab.evaluate(`for (const token of document.querySelectorAll("pre.code span:not([class]):not([tabindex])")) token.replaceWith(...token.childNodes)`);
-      found.push(...(await seriousViolationsButContrast(tab, path)));
-    });
-    expect(found).toEqual([]);
+    // Judged on the crawl's visit to each chapter (`crawlSite`, `judgeChapter`).
+    const crawl = await crawlSite();
+    expect(chapters.filter((path) => !crawl.chaptersJudged.has(path))).toEqual([]);
+    expect(crawl.chapterFindings).toEqual([]);
     // The check sees what it is there to see: faint text added to a page is found, and only it.
     const { page } = await open("404.html");
     await page.emulateMedia({ colorScheme: "light" });
