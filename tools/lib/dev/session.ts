@@ -217,6 +217,8 @@ export class DevSession {
     // Its tests still run with the others' (what they prove is shown), but no wider run is sought
     // for it: a block that does not compile earns no stamp, whatever ran.
     let run: DevRun | undefined;
+    /** The judgement of the last run's evidence, made to decide on a wider run: the verdicts reuse it. */
+    let judgedRun: { readonly run: DevRun; readonly judged: Judgement } | undefined;
     if (testing) {
       const all = new Set(await listing);
       for (const f of ownTests) if (all.has(f)) tests.add(f);
@@ -227,7 +229,8 @@ export class DevSession {
       ];
       run = tests.size > 0 ? await this.#runTests([...tests].sort()) : undefined;
       const unexecutedAfter = (done: DevRun | undefined): number[] => {
-        const executed = done === undefined ? new Set<number>() : this.#judge(known, scope, done, {}).tested.executed;
+        if (done !== undefined) judgedRun = { run: done, judged: this.#judge(known, scope, done, {}) };
+        const executed = done === undefined ? new Set<number>() : (judgedRun?.judged.tested.executed ?? new Set<number>());
         return runtimeChanged.filter((i) => changedSet.has(i) && !broken.has(i) && !executed.has(i));
       };
       let unexecuted = run?.evidence === undefined && run !== undefined ? [] : unexecutedAfter(run);
@@ -242,7 +245,7 @@ export class DevSession {
         unexecuted = unexecutedAfter(run);
       }
     }
-    let judged = this.#judge(known, scope, run, {});
+    let judged = judgedRun !== undefined && judgedRun.run === run ? judgedRun.judged : this.#judge(known, scope, run, {});
     const ran = new Set(run?.evidence === undefined ? [] : run.ran);
     let verdicts = verdictsOf(judged, result, blocks, ran);
     const texts = this.#model.texts();
