@@ -86,6 +86,9 @@ export interface DevCounts {
   readonly tangles: number;
 }
 
+/** How long the saves must pause, after a save's page, before its mutants start. */
+const mutationQuietMs = 1500;
+
 /** The launcher of the toolchain's CLIs (`tools/run.cjs`). */
 const launcher = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "run.cjs");
 
@@ -369,9 +372,12 @@ export class DevSession {
     this.#log(`dev: mutating ${chapters.join(", ")} in the background`);
     void (async () => {
       // Once the caller's work for this save is done (the docs build of its page): StrykerJS on
-      // both cores would hold that up. A newer save, or the end of the session, meanwhile: no run.
+      // both cores would hold that up. Then once the saves pause: a run started between two
+      // quick saves is cancelled by the second, after costing its verdict both cores. A newer
+      // save, or the end of the session, meanwhile: no run.
       await new Promise((resolve) => setImmediate(resolve));
       await this.#beforeMutation();
+      await new Promise((resolve) => setTimeout(resolve, mutationQuietMs));
       if (generation !== this.#generation || this.#closed) return;
       this.#startMutation(cycle, chapters, blocks, started, rejudge);
     })();
