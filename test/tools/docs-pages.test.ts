@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { fillChapterList, renderPage } from "../../tools/lib/docs/layout.ts";
 import { plainTokens } from "../../tools/lib/docs/code-html.ts";
 import { buildModel } from "../../tools/lib/docs/model.ts";
 import { renderBlock, renderSourcePage, withoutInlineSourceMap, type PageContext } from "../../tools/lib/docs/pages.ts";
@@ -119,5 +120,17 @@ describe("a generated file's source page", () => {
     expect(withoutInlineSourceMap(`a;\n${map}`)).toEqual({ code: "a;\n", mapLine: 2 });
     expect(withoutInlineSourceMap(`${map}\nb;\n`)).toEqual({ code: `${map}\nb;\n` });
     expect(withoutInlineSourceMap("a;\n//# sourceMappingURL=a.js.map\n")).toEqual({ code: "a;\n//# sourceMappingURL=a.js.map\n" });
+  });
+});
+
+describe("the sidebar's chapter list", () => {
+  it("puts a chapter's status inside its link, so no link sits in a block of other text (axe's link-in-text-block)", () => {
+    const page = renderPage({ path: "chapters/a.html", title: "A", siteTitle: "Book", body: "<p>text</p>" });
+    const html = fillChapterList(page, "chapters/a.html", [
+      { title: "A", path: "chapters/a.html", status: { ok: true, text: "✓" } },
+      { title: "Act", path: "chapters/act.html", status: { ok: false, text: "10 ✗" } },
+    ]);
+    expect(html).toContain('<li><a href="act.html">Act <span class="status bad">10 ✗</span></a></li>');
+    expect(html).toContain('<li><a href="" aria-current="page">A <span class="status ok">✓</span></a></li>');
   });
 });
