@@ -232,11 +232,12 @@ export class DevSession {
       ];
       run = tests.size > 0 ? await this.#runTests([...tests].sort()) : undefined;
       const unexecutedAfter = (done: DevRun | undefined): number[] => {
-        if (done !== undefined) judgedRun = { run: done, judged: this.#judge(known, scope, done, {}) };
-        const executed = done === undefined ? new Set<number>() : (judgedRun?.judged.tested.executed ?? new Set<number>());
+        judgedRun = done === undefined ? undefined : { run: done, judged: this.#judge(known, scope, done, {}) };
+        const executed = judgedRun?.judged.tested.executed ?? new Set<number>();
         return runtimeChanged.filter((i) => changedSet.has(i) && !broken.has(i) && !executed.has(i));
       };
-      let unexecuted = run?.evidence === undefined && run !== undefined ? [] : unexecutedAfter(run);
+      // A failed run proves nothing more by widening: its failures are the verdict.
+      let unexecuted = run !== undefined && run.evidence === undefined ? [] : unexecutedAfter(run);
       for (const tier of tiers) {
         if (unexecuted.length === 0) break;
         const more = (await tier(unexecuted)).filter((f) => all.has(f) && !tests.has(f));

@@ -51,7 +51,7 @@ export interface Facts {
   readonly sources: ReadonlyMap<string, ts.SourceFile>;
   /** The book's functions and the reads of its value blocks, found on first call (once per tangle). */
   readonly runnables: () => Runnables;
-  /** The one type-check of the whole program. */
+  /** The one type-check of the program: the whole project's (verify), or the book's (`npm run dev`). */
   readonly checked: TypeCheckResult;
   /** The files the type-checked program holds (project-relative); `undefined` when unknown (nothing then checks that each target is in it). */
   readonly inProgram: ReadonlySet<string> | undefined;

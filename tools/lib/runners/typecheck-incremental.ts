@@ -53,6 +53,8 @@ export class IncrementalTypeChecker {
   #cachedHost: { readonly options: string; readonly host: ts.CompilerHost } | undefined;
 
   readonly #native: string | undefined;
+  /** The book's configuration as this checker last read or wrote it. */
+  #bookConfig: string | undefined;
 
   /**
    * `project` is the configuration file, relative to `root` (default `tsconfig.json`);
@@ -77,14 +79,19 @@ export class IncrementalTypeChecker {
     return await this.#checkNative(this.#native, book.config, book.buildInfo);
   }
 
-  /** Writes the book's configuration, when it is not already what `files` asks (a rewrite would make the compiler read it as changed). */
+  /**
+   * Writes the book's configuration, when it is not already what `files` asks (a rewrite would
+   * make the compiler read it as changed): read from disk once, then known from the last write.
+   */
   #writeBookConfig(files: readonly string[]): void {
     const path = join(this.#root, book.config);
     const fromConfig = (file: string): string => relative(dirname(path), join(this.#root, file)).split("\\").join("/");
     const config = `${JSON.stringify({ extends: fromConfig(this.#project), files: [...files].sort().map(fromConfig), include: [] }, null, 2)}\n`;
-    if (readIfExists(path) === config) return;
+    this.#bookConfig ??= readIfExists(path);
+    if (this.#bookConfig === config) return;
     mkdirSync(dirname(path), { recursive: true });
     writeAtomically(path, config);
+    this.#bookConfig = config;
   }
 
   /** One incremental run of the native compiler, without blocking the process (the docs server keeps answering). */
