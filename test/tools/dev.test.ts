@@ -4,7 +4,7 @@
 // type-checker on a real project folder.
 import { afterAll, describe, expect, it } from "vitest";
 import type { Diagnostic } from "../../tools/lib/core/diagnostics.ts";
-import { changedBlocks, devTestFacts, directImporters, formatVerdict, verdictsOf, wantsStamp, writtenBlockKeys, type BlockVerdict } from "../../tools/lib/dev/verdicts.ts";
+import { blockKey, changedBlocks, compileChanges, devTestFacts, directImporters, formatCompileChange, formatVerdict, verdictsOf, wantsStamp, writtenBlockKeys, type BlockVerdict } from "../../tools/lib/dev/verdicts.ts";
 import { livePaths, withLiveScript } from "../../tools/lib/dev/site.ts";
 import { IncrementalTypeChecker } from "../../tools/lib/runners/typecheck-incremental.ts";
 import type { DocumentEvidence, TestEvidence } from "../../tools/lib/core/evidence.ts";
@@ -153,6 +153,43 @@ describe("verdictsOf and formatVerdict", () => {
   it("name every other rule a block fails after its three marks", () => {
     const [code] = verdicts(chapter().replace("Doubling.\n\n", ""), passing(1), [0]);
     expect(formatVerdict(code!).split("\n")[0]).toMatch(/^literate\/a\.md:5 compiles ✓ tested [✓✗] stamped ✗ prose ✗$/);
+  });
+});
+
+describe("compileChanges and formatCompileChange", () => {
+  /** The judgement of `chapter()` when the compiler reports `diagnostics`, and what a check with them changed since `before`, with block 0 the save's scope. */
+  function changesAfter(diagnostics: TypeCheckResult["diagnostics"], before: ReadonlySet<string>) {
+    const model = ProjectModel.of([{ path: "literate/a.md", text: chapter() }], { scan: "remark" });
+    const checked: TypeCheckResult = { compiler: "native", diagnostics, milliseconds: 1 };
+    const judgement = judge(factsOf(model, { checked, inProgram: undefined, records: new Map(), tests: devTestFacts(new Set([0]), undefined, () => undefined) }));
+    const { result, hashes } = tangled(chapter());
+    return { judgement, result, hashes, changes: compileChanges(judgement, result, hashes, new Set([0]), before) };
+  }
+  const { result } = tangled(chapter());
+  const testLine = (result.targets.find((t) => t.path === "test/a.test.ts")?.lineSource.indexOf(23) ?? -1) + 1;
+  const codeLine = (result.targets.find((t) => t.path === "generated/a.ts")?.lineSource.indexOf(10) ?? -1) + 1;
+  const importGone = { file: "test/a.test.ts", line: testLine, column: 10, code: 2305, message: "Module '\"../generated/a.ts\"' has no exported member 'double'." };
+
+  it("name the blocks outside the save's scope that it broke, with their compiler errors, and not the blocks it judges", () => {
+    const typeError = { file: "generated/a.ts", line: codeLine, column: 3, code: 2322, message: "Type 'string' is not assignable to type 'number'." };
+    const { judgement, result: tangledNow, hashes, changes } = changesAfter([importGone, typeError], new Set());
+    expect(changes.broken).toEqual([2]);
+    expect(changes.mended).toEqual([]);
+    // Both fail now: the judged block too, so that the next save does not call it newly broken.
+    expect([...changes.failing].sort()).toEqual([0, 2].map((i) => blockKey("literate/a.md", hashes[i] ?? "")).sort());
+    expect(tangledNow.blocks[2]?.line).toBe(22);
+    expect(formatCompileChange(judgement.blocks[2]!)).toBe(`literate/a.md:22 compiles ✗\n    literate/a.md:23:10 compiles: TS2305: Module '"../generated/a.ts"' has no exported member 'double'.\n      hint: fix the code in this block; the whole program is checked at once`);
+  });
+
+  it("name a block that failed before and compiles now as mended, and a block still failing not at all", () => {
+    const { hashes } = tangled(chapter());
+    const failingBefore = new Set([blockKey("literate/a.md", hashes[2] ?? "")]);
+    const mended = changesAfter([], failingBefore);
+    expect(mended.changes).toEqual({ broken: [], mended: [2], failing: new Set() });
+    expect(formatCompileChange(mended.judgement.blocks[2]!)).toBe("literate/a.md:22 compiles ✓ again");
+    const still = changesAfter([importGone], failingBefore);
+    expect(still.changes.broken).toEqual([]);
+    expect(still.changes.mended).toEqual([]);
   });
 });
 

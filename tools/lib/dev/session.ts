@@ -24,7 +24,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LiterateError, formatDiagnostic, type Diagnostic } from "../core/diagnostics.ts";
-import { blockKey, changedBlocks, devTestFacts, directImporters, formatVerdict, verdictsOf, wantsStamp, writtenBlockKeys, type BlockVerdict } from "./verdicts.ts";
+import { blockKey, changedBlocks, compileChanges, devTestFacts, directImporters, formatCompileChange, formatVerdict, verdictsOf, wantsStamp, writtenBlockKeys, type BlockVerdict } from "./verdicts.ts";
 import { IncrementalTypeChecker } from "../runners/typecheck-incremental.ts";
 import { DevTestRunner, type DevRun } from "../runners/vitest.ts";
 import { listDocuments, readIfExists, statIfExists, writeAtomically, type StatStamp } from "../disk/io.ts";
@@ -103,6 +103,8 @@ export class DevSession {
   readonly #mutate: boolean;
   readonly #docsOnly: boolean;
   #previous: string[] | undefined;
+  /** The keys (`blockKey`) of the blocks that failed to compile after the last check. */
+  #failingToCompile: ReadonlySet<string> = new Set();
   /** Files tangle rewrote since Vitest last ran: a cycle that judges nothing still leaves them to invalidate. */
   readonly #rewritten = new Set<string>();
   /** The documents as the session knows them, and what they tangle to; a cycle updates only the saved ones. */
@@ -167,6 +169,7 @@ export class DevSession {
     const result = this.#model.tangle();
     const hashes = this.#model.hashes();
     const changed = changedBlocks(this.#previous ?? [], result, hashes);
+    const removed = (this.#previous?.length ?? 0) + changed.length - result.placements.filter((p) => p !== undefined).length;
     this.#previous = writtenBlockKeys(result, hashes);
     if (!first && changed.length === 0 && changedDocs.length === 0) return { verdicts: [], documents: [], result, hashes, milliseconds: performance.now() - started };
 
@@ -185,6 +188,7 @@ export class DevSession {
         this.#log(`dev: ${unstamped.length} block(s) carry no current stamp (${where.join(", ")}${unstamped.length > 3 ? ", …" : ""}); ${when}`);
       }
       const judged = judge(factsOf(this.#model, { ...known, tests: devTestFacts(new Set(), undefined, () => undefined) }));
+      if (!this.#docsOnly) this.#reportCompileChanges(judged, result, hashes, new Set(), `dev: {n} block(s) do not compile:`);
       return { verdicts: [], documents: first ? [] : changedDocs, result, hashes, report: this.#report(judged, known.checked), texts: this.#model.texts(), milliseconds: performance.now() - started };
     }
     // A saved chapter's blocks that carry no current stamp (a failed run's, or edited while dev
@@ -194,7 +198,12 @@ export class DevSession {
     const carried = result.blocks.flatMap((b, i) => (!changedSet.has(i) && savedSet.has(b.doc) && runtime(i) && b.attrs.tested !== hashes[i] ? [i] : []));
     const blocks = [...changed, ...carried].sort((a, b) => a - b);
     if (blocks.length === 0) {
-      await checking;
+      // No block to judge (a block removed, prose edited), but the book may compile differently now.
+      const checked = await checking;
+      const judged = judge(factsOf(this.#model, { checked, inProgram: this.#inProgram, records: this.#records, tests: devTestFacts(new Set(), undefined, () => undefined) }));
+      const failing = this.#reportCompileChanges(judged, result, hashes, new Set(), "dev: this save changed whether {n} other block(s) compile:");
+      const what = removed > 0 ? `${removed} block(s) removed, none changed` : "no block changed";
+      this.#log(`dev: ${changedDocs.join(", ")}: ${what} (type-check ${Math.round(checked.milliseconds)} ms)${failing > 0 ? `; ${failing} block(s) do not compile` : ""}`);
       return { verdicts: [], documents: [], result, hashes, milliseconds: performance.now() - started };
     }
     const scope = new Set(blocks);
@@ -213,9 +222,12 @@ export class DevSession {
     const known = { checked, inProgram: this.#inProgram, records: this.#records };
 
     // What is known first: a block that does not compile has its verdict now, before any test result.
-    const early = verdictsOf(judge(factsOf(this.#model, { ...known, tests: devTestFacts(scope, undefined, () => undefined) })), result, blocks, undefined);
+    const judgedEarly = judge(factsOf(this.#model, { ...known, tests: devTestFacts(scope, undefined, () => undefined) }));
+    const early = verdictsOf(judgedEarly, result, blocks, undefined);
     const broken = new Set(blocks.filter((_, k) => early[k]?.compiles === false));
     for (const [k, v] of early.entries()) if (broken.has(blocks[k] ?? -1)) this.#log(formatVerdict(v));
+    // And the blocks elsewhere it broke (an export renamed) or mended, which no test run judges.
+    const failingElsewhere = this.#reportCompileChanges(judgedEarly, result, hashes, scope, "dev: this save changed whether {n} other block(s) compile:");
 
     // Its tests still run with the others' (what they prove is shown), but no wider run is sought
     // for it: a block that does not compile earns no stamp, whatever ran.
@@ -262,7 +274,8 @@ export class DevSession {
     const documents = [...new Set(blocks.map((i) => result.blocks[i]?.doc ?? ""))].filter((d) => d !== "").sort();
     const milliseconds = performance.now() - started;
     const work = `${this.#reads - before.reads} document(s) read, book tangled ${this.#model.counts.tangles - before.tangles} time(s)`;
-    this.#log(`dev: ${verdicts.length} block(s) judged in ${Math.round(milliseconds)} ms (type-check ${Math.round(checked.milliseconds)} ms${run === undefined ? "" : `, tests ${Math.round(run.milliseconds)} ms: ${run.ran.length} file(s)`}; ${work})`);
+    const elsewhere = failingElsewhere > 0 ? `; ${failingElsewhere} other block(s) do not compile` : "";
+    this.#log(`dev: ${verdicts.length} block(s) judged in ${Math.round(milliseconds)} ms (type-check ${Math.round(checked.milliseconds)} ms${run === undefined ? "" : `, tests ${Math.round(run.milliseconds)} ms: ${run.ran.length} file(s)`}; ${work})${elsewhere}`);
     const cycle: CycleReport = { verdicts, documents, result, hashes, report: this.#report(judged, checked), texts, milliseconds };
     // The model takes the stamped texts now that every judgement of this save is made: the next save tangles them.
     const facts = this.#lastFacts;
@@ -276,6 +289,23 @@ export class DevSession {
     this.#closed = true;
     this.#cancelMutation();
     await this.#tests.close();
+  }
+
+  /**
+   * Prints the blocks outside `scope` whose compile state this check changed (`compileChanges`),
+   * under `heading` (`{n}` is their number), and remembers which fail now; returns how many
+   * blocks outside `scope` fail to compile.
+   */
+  #reportCompileChanges(judged: Judgement, result: TangleResult, hashes: readonly string[], scope: ReadonlySet<number>, heading: string): number {
+    const changes = compileChanges(judged, result, hashes, scope, this.#failingToCompile);
+    this.#failingToCompile = changes.failing;
+    const shown = [...changes.broken, ...changes.mended].sort((a, b) => a - b);
+    if (shown.length > 0) this.#log(heading.replace("{n}", String(shown.length)));
+    for (const i of shown) {
+      const report = judged.blocks[i];
+      if (report !== undefined) this.#log(formatCompileChange(report));
+    }
+    return result.blocks.filter((_, i) => !scope.has(i) && judged.blocks[i]?.checks.compiles === false).length;
   }
 
   /** The judge over the model, with a dev run's evidence for `scope`, and the stamps written this cycle. */

@@ -154,3 +154,46 @@ export function formatVerdict(verdict: BlockVerdict): string {
   const details = verdict.problems.map((p) => formatDiagnostic(p).replace(/^/gm, "    "));
   return [head, ...details].join("\n");
 }
+
+/** What a save did to the blocks it did not judge: those it broke, those it mended, and every block that fails to compile now. */
+export interface CompileChanges {
+  /** Blocks outside the save's scope that fail to compile now and did not before. */
+  readonly broken: readonly number[];
+  /** Blocks outside the save's scope that failed to compile before and compile now. */
+  readonly mended: readonly number[];
+  /** The keys (`blockKey`) of every block that fails to compile now, the next call's `before`. */
+  readonly failing: ReadonlySet<string>;
+}
+
+/**
+ * The blocks a save broke or mended without changing them: a renamed export breaks the blocks
+ * that import it, in its chapter or another, and they must be named as soon as the type-check
+ * knows, like the changed block's own error. `before` are the keys of the blocks that failed
+ * after the previous check; `scope` are the blocks the save judges (their verdicts say it).
+ */
+export function compileChanges(judgement: Judgement, result: TangleResult, hashes: readonly string[], scope: ReadonlySet<number>, before: ReadonlySet<string>): CompileChanges {
+  const failing = new Set<string>();
+  const broken: number[] = [];
+  const mended: number[] = [];
+  result.blocks.forEach((block, index) => {
+    const compiles = judgement.blocks[index]?.checks.compiles;
+    if (compiles === undefined) return;
+    const key = blockKey(block.doc, hashes[index] ?? "");
+    if (!compiles) failing.add(key);
+    if (scope.has(index)) return;
+    if (!compiles && !before.has(key)) broken.push(index);
+    if (compiles && before.has(key)) mended.push(index);
+  });
+  return { broken, mended, failing };
+}
+
+/**
+ * A compile change as printed: `literate/b.md:12 compiles ✗` and its compiler errors, indented,
+ * or `literate/b.md:12 compiles ✓ again`.
+ */
+export function formatCompileChange(report: BlockReport): string {
+  const where = `${report.doc}:${report.line}`;
+  if (report.checks.compiles) return `${where} compiles ✓ again`;
+  const details = report.problems.filter((p) => p.rule === "compiles").map((p) => formatDiagnostic(p).replace(/^/gm, "    "));
+  return [`${where} compiles ✗`, ...details].join("\n");
+}

@@ -10,6 +10,7 @@
  * the code as it is now.
  */
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import type { TestModule, Vitest } from "vitest/node";
 import { error, type Diagnostic } from "../core/diagnostics.ts";
 import type { TestEvidence } from "../core/evidence.ts";
@@ -92,13 +93,15 @@ export class DevTestRunner {
     this.#coverage = undefined;
     const specs = (await vitest.globTestSpecifications(files.map((f) => join(this.#root, f)))).filter((s) => files.includes(this.#projectPath(s.moduleId)));
     const result = await vitest.runTestSpecifications(specs, false);
-    const ran = result.testModules.map((m) => this.#projectPath(m.moduleId));
-    const problems = [...result.testModules.flatMap((m) => this.#failures(m)), ...result.unhandledErrors.map((e) => error({ file: "test run", line: 0, column: 0 }, "tested", `unhandled error: ${errorMessage(e)}`, "an error escaped a test; fix it so the run can pass"))];
+    // Vitest's state keeps every file any run of this instance ran: this run's are the ones asked for.
+    const modules = result.testModules.filter((m) => files.includes(this.#projectPath(m.moduleId)));
+    const ran = modules.map((m) => this.#projectPath(m.moduleId));
+    const problems = [...modules.flatMap((m) => this.#failures(m)), ...result.unhandledErrors.map((e) => error({ file: "test run", line: 0, column: 0 }, "tested", `unhandled error: ${errorMessage(e)}`, "an error escaped a test; fix it so the run can pass"))];
     const milliseconds = performance.now() - started;
     if (problems.length > 0) return { ran, problems, milliseconds };
     const coverage = plainCoverage(this.#coverage);
     if (coverage === undefined) return { ran, problems: [error({ file: "test run", line: 0, column: 0 }, "tested", "the run collected no coverage", "check `coverage` in vitest.config.ts")], milliseconds };
-    const tests = result.testModules.reduce((n, m) => n + [...m.children.allTests()].length, 0);
+    const tests = modules.reduce((n, m) => n + [...m.children.allTests()].length, 0);
     const evidence: TestEvidence = { tests: { total: tests, passed: tests, failed: 0 }, startTime, testFiles: ran, documents: documentEvidence(this.#root, coverage) };
     return { ran, evidence, problems: [], milliseconds };
   }
@@ -143,10 +146,10 @@ function markdownPlace(root: string, e: unknown): { file: string; line: number; 
   return { file, line: Number(found[2]), column: Number(found[3]) };
 }
 
-/** An error's message on one line: its first three non-empty lines (a transform error says where on the second). */
+/** An error's message on one line, without terminal colours: its first three non-empty lines (a transform error says where on the second). */
 function errorMessage(e: unknown): string {
   const message = typeof e === "object" && e !== null && "message" in e && typeof e.message === "string" ? e.message : String(e);
-  return message
+  return stripVTControlCharacters(message)
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line !== "")

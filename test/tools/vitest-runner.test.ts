@@ -1,0 +1,48 @@
+// dev's long-lived Vitest (`tools/lib/runners/vitest.ts`) in a real scratch project of two
+// chapters: one instance runs one test file, then another, as dev runs them save after save.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DevTestRunner } from "../../tools/lib/runners/vitest.ts";
+import { Project, doublingChapter } from "./verify-project.ts";
+
+/** A second chapter like the first, with its own module and test file. */
+const triplingChapter = doublingChapter.replaceAll("/a.", "/b.").replaceAll("double", "triple").replaceAll("Doubling", "Tripling").replace("return n * 2;", "return n * 3;").replace("toBe(4)", "toBe(6)");
+
+describe("DevTestRunner", () => {
+  let project: Project;
+  let runner: DevTestRunner;
+
+  beforeAll(() => {
+    project = new Project({ "literate/a.md": doublingChapter, "literate/b.md": triplingChapter });
+    project.tangleNow();
+    runner = new DevTestRunner(project.root);
+  });
+
+  afterAll(async () => {
+    await runner.close();
+    project.remove();
+  });
+
+  it("reports a run's own files only: a file that failed in an earlier run and was not run again is not this run's failure", { timeout: 120_000 }, async () => {
+    const good = project.read("generated/a.ts");
+    // A half-typed block: the module does not parse.
+    project.write("generated/a.ts", `${good}\nexport const half = \n`);
+    const broken = await runner.run(["test/a.test.ts"], ["generated/a.ts"]);
+    expect(broken.ran).toEqual(["test/a.test.ts"]);
+    expect(broken.evidence).toBeUndefined();
+    expect(broken.problems.map((p) => p.message).join("\n")).toMatch(/test file failed: .*generated\/a\.ts/);
+    // One line, plain text: no terminal colour codes in what dev prints and the page shows.
+    expect(broken.problems.map((p) => p.message).join("")).not.toMatch(/\u001b|\\x1b/);
+
+    project.write("generated/a.ts", good);
+    const other = await runner.run(["test/b.test.ts"], ["generated/a.ts"]);
+    expect(other.ran).toEqual(["test/b.test.ts"]);
+    expect(other.problems).toEqual([]);
+    expect(other.evidence?.testFiles).toEqual(["test/b.test.ts"]);
+    expect(other.evidence?.tests).toEqual({ total: 1, passed: 1, failed: 0 });
+
+    // The fixed module was invalidated when the other file ran: its own test now loads it as it is.
+    const again = await runner.run(["test/a.test.ts"], []);
+    expect(again.problems).toEqual([]);
+    expect(again.ran).toEqual(["test/a.test.ts"]);
+  });
+});
