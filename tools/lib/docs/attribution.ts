@@ -20,15 +20,17 @@ export interface AttributionFile {
   readonly tests: readonly { readonly name: string; readonly functions: readonly { readonly url: string; readonly name: string }[] }[];
 }
 
-/** The blocks declaring each function name V8 would report for `target` (constructors go by class name). */
-function functionBlocks(target: TangledTarget): Map<string, number[]> {
-  const source = ts.createSourceFile(target.path, target.content, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+/**
+ * The lines (0-based, in the tangled file) declaring each function name V8 would report for a
+ * tangled file's `content` (constructors go by class name).
+ */
+function functionLines(path: string, content: string): Map<string, number[]> {
+  const source = ts.createSourceFile(path, content, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const byName = new Map<string, number[]>();
   const add = (name: string, node: ts.Node): void => {
-    const block = target.lineBlock[source.getLineAndCharacterOfPosition(node.getStart(source)).line] ?? -1;
-    if (block < 0) return;
+    const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
     const list = valueAt(byName, name, () => []);
-    if (!list.includes(block)) list.push(block);
+    if (!list.includes(line)) list.push(line);
   };
   const visit = (node: ts.Node): void => {
     if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node.name !== undefined) add(node.name.getText(source), node);
@@ -42,23 +44,46 @@ function functionBlocks(target: TangledTarget): Map<string, number[]> {
   return byName;
 }
 
-/** Maps per-test evidence to blocks: global block index → names of the tests that called into it. */
-export function attributeTests(root: string, tangle: TangleResult, files: readonly AttributionFile[]): Map<number, string[]> {
+/**
+ * What a long-lived process keeps between attributions (`npm run dev`'s docs worker): each
+ * tangled file's function lines by its text, so only a changed file is parsed again.
+ */
+export type AttributionMemory = Map<string, Map<string, number[]>>;
+
+/**
+ * Maps per-test evidence to blocks: global block index → names of the tests that called into it.
+ * With `memory`, a tangled file whose text it knows is not parsed again (it keeps the files of this call only).
+ */
+export function attributeTests(root: string, tangle: TangleResult, files: readonly AttributionFile[], memory?: AttributionMemory): Map<number, string[]> {
   const targets = new Map(tangle.targets.map((t) => [t.path, t]));
+  const known = new Map<string, Map<string, number[]>>();
+  const linesOf = (target: TangledTarget): Map<string, number[]> =>
+    valueAt(known, target.content, () => memory?.get(target.content) ?? functionLines(target.path, target.content));
   const names = new Map<string, Map<string, number[]>>();
   const blocksOf = (path: string, fn: string): readonly number[] => {
     const target = targets.get(path);
-    return target === undefined ? [] : (valueAt(names, path, () => functionBlocks(target)).get(fn) ?? []);
+    if (target === undefined) return [];
+    const byName = valueAt(names, path, () => {
+      const blocks = new Map<string, number[]>();
+      for (const [name, lines] of linesOf(target)) blocks.set(name, [...new Set(lines.map((line) => target.lineBlock[line] ?? -1).filter((b) => b >= 0))]);
+      return blocks;
+    });
+    return byName.get(fn) ?? [];
   };
+  const paths = new Map<string, string>();
   const out = new Map<number, Set<string>>();
   for (const file of files) {
     for (const test of file.tests) {
       for (const fn of test.functions) {
-        const path = pathOfUrl(root, fn.url);
-        if (path === undefined) continue;
+        const path = valueAt(paths, fn.url, () => pathOfUrl(root, fn.url) ?? "");
+        if (path === "") continue;
         for (const block of blocksOf(path, fn.name)) valueAt(out, block, () => new Set()).add(test.name);
       }
     }
+  }
+  if (memory !== undefined) {
+    memory.clear();
+    for (const [content, lines] of known) memory.set(content, lines);
   }
   return new Map([...out].map(([block, set]) => [block, [...set].sort()]));
 }

@@ -22,13 +22,13 @@ import type { TangleResult } from "../core/tangle.ts";
 import { verifyProject, type VerifyReport } from "../commands/verify.ts";
 import { apiFolder, buildApi, type ApiResult } from "./api.ts";
 import { writeAssets, writeSearchIndex } from "./assets.ts";
-import { attributeTests, loadAttribution } from "./attribution.ts";
+import { attributeTests, loadAttribution, type AttributionMemory } from "./attribution.ts";
 import { findErrorSites, type ErrorSite } from "./errors-index.ts";
 import type { CodeToken } from "./code-html.ts";
 import { codeTheme, createTokenizer, highlightOnWorker, type Tokenize } from "./highlight.ts";
 import { lineAnchor, sourcePath } from "./html.ts";
 import { buildModel, type DocsModel } from "./model.ts";
-import { notFoundPath, renderBookPage, renderNotFoundPage, sitemapXml } from "./extra-pages.ts";
+import { notFoundPath, renderBookPage, renderNotFoundPage, sitemapXml, type BookSection } from "./extra-pages.ts";
 import { chapterLinks, renderChapterPage, renderIndexPage, renderSourcePage, type IndexedError, type PageContext, type RenderedPage, sourceLanguage, withoutInlineSourceMap } from "./pages.ts";
 import { fillChapterList } from "./layout.ts";
 import { buildSearchIndexes, type SearchEntry } from "./search.ts";
@@ -95,13 +95,17 @@ export interface DocsMemory {
   project?: ProjectModel;
   /** The syntax trees the error index was found in, by file: a build parses again only the files that changed. */
   readonly errorTrees?: Map<string, ts.SourceFile>;
+  /** The function lines of each tangled file the test attribution read, by its text: a build parses again only the files that changed. */
+  readonly attribution?: AttributionMemory;
+  /** The whole-book page's chapter sections, by their chapter page's key: a build renders again only the changed chapters' sections. */
+  readonly bookSections?: Map<string, BookSection>;
   /** The site folder the last build wrote, with the key of each file's content and the search index's name: the next build writes only what changed. */
   site?: { readonly out: string; readonly keys: ReadonlyMap<string, string>; readonly searchName: string };
 }
 
 /** Empty memory for the first of several builds. */
 export function docsMemory(): DocsMemory {
-  return { xref: xrefMemory(), errorTrees: new Map() };
+  return { xref: xrefMemory(), errorTrees: new Map(), attribution: new Map(), bookSections: new Map() };
 }
 
 /**
@@ -212,7 +216,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
 
   const staging = `${out}.tmp-build-${process.pid}`;
   const apiStarted = performance.now();
-  const tests = attributeTests(root, tangled, loadAttribution(root));
+  const tests = attributeTests(root, tangled, loadAttribution(root), options.memory?.attribution);
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   const api = options.api === false ? undefined : await apiStep({ root, staging, out, tangled, xref, sourcesKey, useCache, entryPoints: options.apiEntryPoints, cachedSteps, progress });
@@ -230,7 +234,8 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     const { pages, fresh } = renderStep(ctx, model, texts, sources, cachedPages, highlighting, progress);
     const errors = indexErrors(model, tangled, errorSites);
     pages.push(renderIndexPage(ctx, { errors, globalProblems: report.problems.filter((p) => !report.blocks.some((b) => b.problems.includes(p)) && p.line === 0), apiProblems: (api?.problems ?? []).map((p) => p.message), apiStrict: api?.strict ?? false, generatedFiles: [...sources.files].sort(), description }));
-    pages.push(renderNotFoundPage(ctx), renderBookPage(ctx, texts));
+    const bookSections = options.memory?.bookSections;
+    pages.push(renderNotFoundPage(ctx), renderBookPage(ctx, texts, bookSections === undefined ? undefined : { keys: cachedPages.chapterKeys, memo: bookSections }));
     storeRenderCachesStep(root, highlighting, cachedPages, fresh, options.memory, { useCache, quick: options.quick === true });
     return { model, pages, sources, cachedPages, highlighting, errors };
   });

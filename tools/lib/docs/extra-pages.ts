@@ -5,6 +5,7 @@
 import type { Code } from "mdast";
 import { renderChapter } from "./chapter.ts";
 import { blockAnchor, escapeHtml } from "./html.ts";
+import type { ChapterModel } from "./model.ts";
 import { blockLabel, hrefRewriter, shell, type PageContext, type RenderedPage } from "./pages.ts";
 
 /** Where the 404 page is: the site's root, where static hosts look for it. */
@@ -33,42 +34,71 @@ export function renderNotFoundPage(ctx: PageContext): RenderedPage {
  * it in grey anyway); each chapter's ids are prefixed with its name, so they stay unique and the
  * links between chapters land inside the page.
  */
-export function renderBookPage(ctx: PageContext, texts: ReadonlyMap<string, string>): RenderedPage {
+export function renderBookPage(ctx: PageContext, texts: ReadonlyMap<string, string>, sections?: BookSections): RenderedPage {
   const slugOf = (chapterPath: string): string => chapterPath.replace(/^chapters\//, "").replace(/\.html$/, "");
   const inBook = new Set(ctx.model.chapters.map((c) => slugOf(c.path)));
-  let diagrams = false;
-  const parts = ctx.model.chapters.map((chapter) => {
-    const slug = slugOf(chapter.path);
-    const byLine = new Map(chapter.blocks.map((g) => [ctx.model.blocks[g]?.block.line ?? -1, ctx.model.blocks[g]]));
-    const renderCode = (node: Code, line: number): string | undefined => {
-      const b = byLine.get(line);
-      if (node.lang === "mermaid") {
-        diagrams = true;
-        return `<figure class="diagram"><pre class="mermaid">${escapeHtml(node.value)}</pre><figcaption><details><summary>The diagram as text</summary><pre class="diagram-text">${escapeHtml(node.value)}</pre></details></figcaption></figure>`;
-      }
-      if (b === undefined) return undefined;
-      const label = blockLabel(b);
-      return `<figure class="block" id="${blockAnchor(b.block.index)}"><figcaption class="block-head"><span class="label">${escapeHtml(label)}</span></figcaption><pre class="code" tabindex="0" aria-label="code: ${escapeHtml(label)}"><code>${escapeHtml(b.block.lines.join("\n"))}</code></pre></figure>`;
-    };
-    const rendered = renderChapter(texts.get(chapter.doc) ?? "", { renderCode, rewriteHref: hrefRewriter(ctx, chapter.doc, bookPath), ...(ctx.parsed === undefined ? {} : { parsed: ctx.parsed }) });
-    const html = rendered.html
-      .replace(/ id="([^"]*)"/g, (_m, id: string) => ` id="${slug}--${id}"`)
-      .replace(/ href="([^"]*)"/g, (m, href: string) => {
-        if (href.startsWith("#")) return ` href="#${slug}--${href.slice(1)}"`;
-        const other = /^chapters\/([^/#]+)\.html(?:#(.*))?$/.exec(href);
-        if (other === null || !inBook.has(other[1] ?? "")) return m;
-        return ` href="#${other[1] ?? ""}${other[2] === undefined ? "" : `--${other[2]}`}"`;
-      });
-    return `<section class="book-chapter" id="${slug}" aria-labelledby="${slug}--${rendered.headings.find((h) => h.depth === 1)?.id ?? ""}">\n${html}\n</section>`;
+  const kept = new Map<string, BookSection>();
+  const parts = ctx.model.chapters.map((chapter, i) => {
+    const key = sections?.keys[i];
+    const known = key === undefined ? undefined : (kept.get(key) ?? sections?.memo.get(key));
+    const section = known ?? bookSection(ctx, chapter, texts, slugOf(chapter.path), inBook);
+    if (key !== undefined) kept.set(key, section);
+    return section;
   });
+  if (sections !== undefined) {
+    sections.memo.clear();
+    for (const [key, section] of kept) sections.memo.set(key, section);
+  }
   const contents = `<nav class="book-contents" aria-label="Contents of the book"><h2>Contents</h2><ol>${ctx.model.chapters.map((c) => `<li><a href="#${slugOf(c.path)}">${escapeHtml(c.title)}</a></li>`).join("")}</ol></nav>`;
   const body = `<article class="book">
 <h1>${escapeHtml(ctx.siteTitle)}: the whole book</h1>
 <p class="lead">Every chapter on one page, in reading order, to print or to read offline. Code is shown plain; the chapters' own pages have its types and links.</p>
 ${contents}
-${parts.join("\n")}
+${parts.map((part) => part.html).join("\n")}
 </article>`;
-  return { path: bookPath, html: shell(ctx, { path: bookPath, title: "The whole book", body, diagrams }), headings: [], sections: [] };
+  return { path: bookPath, html: shell(ctx, { path: bookPath, title: "The whole book", body, diagrams: parts.some((part) => part.diagrams) }), headings: [], sections: [] };
+}
+
+/** A chapter's section of the whole-book page, and whether it draws a diagram. */
+export interface BookSection {
+  readonly html: string;
+  readonly diagrams: boolean;
+}
+
+/**
+ * The sections a long-lived process keeps between builds (`npm run dev`'s docs worker), by the
+ * key of each chapter's page (`keys`, in chapter order; a section shows nothing its page's key
+ * does not cover): a one-chapter edit renders one section again. `memo` keeps this call's only.
+ */
+export interface BookSections {
+  readonly keys: readonly (string | undefined)[];
+  readonly memo: Map<string, BookSection>;
+}
+
+/** One chapter's section of the whole-book page: its ids prefixed with its `slug`, its links to chapters in the book made links inside the page. */
+function bookSection(ctx: PageContext, chapter: ChapterModel, texts: ReadonlyMap<string, string>, slug: string, inBook: ReadonlySet<string>): BookSection {
+  let diagrams = false;
+  const byLine = new Map(chapter.blocks.map((g) => [ctx.model.blocks[g]?.block.line ?? -1, ctx.model.blocks[g]]));
+  const renderCode = (node: Code, line: number): string | undefined => {
+    const b = byLine.get(line);
+    if (node.lang === "mermaid") {
+      diagrams = true;
+      return `<figure class="diagram"><pre class="mermaid">${escapeHtml(node.value)}</pre><figcaption><details><summary>The diagram as text</summary><pre class="diagram-text">${escapeHtml(node.value)}</pre></details></figcaption></figure>`;
+    }
+    if (b === undefined) return undefined;
+    const label = blockLabel(b);
+    return `<figure class="block" id="${blockAnchor(b.block.index)}"><figcaption class="block-head"><span class="label">${escapeHtml(label)}</span></figcaption><pre class="code" tabindex="0" aria-label="code: ${escapeHtml(label)}"><code>${escapeHtml(b.block.lines.join("\n"))}</code></pre></figure>`;
+  };
+  const rendered = renderChapter(texts.get(chapter.doc) ?? "", { renderCode, rewriteHref: hrefRewriter(ctx, chapter.doc, bookPath), ...(ctx.parsed === undefined ? {} : { parsed: ctx.parsed }) });
+  const html = rendered.html
+    .replace(/ id="([^"]*)"/g, (_m, id: string) => ` id="${slug}--${id}"`)
+    .replace(/ href="([^"]*)"/g, (m, href: string) => {
+      if (href.startsWith("#")) return ` href="#${slug}--${href.slice(1)}"`;
+      const other = /^chapters\/([^/#]+)\.html(?:#(.*))?$/.exec(href);
+      if (other === null || !inBook.has(other[1] ?? "")) return m;
+      return ` href="#${other[1] ?? ""}${other[2] === undefined ? "" : `--${other[2]}`}"`;
+    });
+  return { html: `<section class="book-chapter" id="${slug}" aria-labelledby="${slug}--${rendered.headings.find((h) => h.depth === 1)?.id ?? ""}">\n${html}\n</section>`, diagrams };
 }
 
 /**
