@@ -208,6 +208,34 @@ describe("the sidebar's statuses", () => {
   }, 120_000);
 });
 
+describe("the page cache", () => {
+  it("renders again a chapter whose page shows what changed in another (a hover, a linked block's place), and not a chapter that shows none of it", async () => {
+    const dir = scratchProject("docs-build-keys");
+    try {
+      const alpha = (comment: string, above = ""): string => `---\ntangle: generated/alpha.ts\n---\n# alpha\n\n${above}A constant.\n\n${fence}ts\n/** ${comment} */\nexport const alpha = 1;\n${fence}\n`;
+      const beta = `---\ntangle: generated/beta.ts\n---\n# beta\n\nOne more than alpha.\n\n${fence}ts\nimport { alpha } from "./alpha.ts";\nexport const beta = alpha + 1;\n${fence}\n`;
+      const gamma = `---\ntangle: generated/gamma.ts\n---\n# gamma\n\nA constant of its own.\n\n${fence}ts\nexport const gamma = 3;\n${fence}\n`;
+      const write = (files: Readonly<Record<string, string>>): void => {
+        for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, "literate", `${name}.md`), text);
+        runTangle({ root: dir });
+      };
+      const chaptersRendered = async (): Promise<string[]> => (await buildDocs({ root: dir, out: join(dir, "site"), api: false })).rendered.filter((path) => path.startsWith("chapters/")).sort();
+      write({ alpha: alpha("The first."), beta, gamma });
+      expect(await chaptersRendered()).toEqual(["chapters/alpha.html", "chapters/beta.html", "chapters/gamma.html"]);
+      expect(await chaptersRendered()).toEqual([]);
+      // alpha's hover changes: beta shows it on its use of alpha.
+      write({ alpha: alpha("The very first.") });
+      expect(await chaptersRendered()).toEqual(["chapters/alpha.html", "chapters/beta.html"]);
+      expect(readFileSync(join(dir, "site", "chapters", "beta.html"), "utf8")).toContain("The very first.");
+      // alpha's block moves down a line: beta links to it.
+      write({ alpha: alpha("The very first.", "A word first.\n\n") });
+      expect(await chaptersRendered()).toEqual(["chapters/alpha.html", "chapters/beta.html"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 describe("the docs build reads documents as tangle does", () => {
   it("refuses a document that is not UTF-8 at its first bad byte, building nothing", async () => {
     const bad = join(process.cwd(), "bench", ".corpus", `docs-build-utf8-${process.pid}`);

@@ -40,7 +40,7 @@ import type { Root as MdastRoot } from "mdast";
 import ts from "typescript";
 import { createRequire } from "node:module";
 import { isTypeScriptPath } from "../core/paths.ts";
-import { pushAt } from "../core/maps.ts";
+import { pushAt, valueAt } from "../core/maps.ts";
 
 /** Options of a build. */
 export interface DocsOptions {
@@ -788,19 +788,35 @@ const pagesFolder = "pages";
 function pageKeys(model: DocsModel, codeVersion: string, input: { siteTitle: string; sourceFiles: ReadonlySet<string>; paths: readonly string[]; texts: ReadonlyMap<string, string>; api: boolean; editBase: string }): { chapters: string[]; source: (file: string, content: string) => string } {
   const shared = hashParts([codeVersion, input.siteTitle, String(input.api), input.editBase, JSON.stringify(chapterLinks(model).map((link) => [link.title, link.path])), JSON.stringify(model.chapters.map((c) => [c.doc, c.title, c.description ?? ""])), JSON.stringify([...input.sourceFiles]), JSON.stringify(input.paths)]);
   const symbols = model.xref.symbols;
-  const about = (g: number): string => {
-    const r = model.blocks[g];
-    return r === undefined ? "" : JSON.stringify([r.href, r.block.doc, r.block.line, r.block.attrs, r.block.lang, r.report?.names ?? [], r.report?.kind ?? "", r.tests]);
-  };
-  const blockFacts = (g: number): string => {
+  // What pages say of other blocks and of symbols is hashed once per page that shows it (a block
+  // much used is linked from most of a chapter's blocks), and each is made once per build.
+  const abouts = new Map<number, string>();
+  const about = (g: number): string =>
+    valueAt(abouts, g, () => {
+      const r = model.blocks[g];
+      return r === undefined ? "" : JSON.stringify([r.href, r.block.doc, r.block.line, r.block.attrs, r.block.lang, r.report?.names ?? [], r.report?.kind ?? "", r.tests]);
+    });
+  const symbolTexts = new Map<number, string>();
+  const symbolText = (i: number): string => valueAt(symbolTexts, i, () => JSON.stringify([i, symbols[i] ?? null]));
+  /** A block's own facts, its links (by index) and its identifiers (compact); what it links to and names goes into `linked` and `named`. */
+  const blockFacts = (g: number, linked: Set<number>, named: Set<number>): string => {
     const b = model.blocks[g];
     if (b === undefined) return "";
-    const linked = new Set<number>([...b.usedBy, ...b.splicedInto, ...b.chunkRefs.flatMap((c) => c.blocks), ...b.identifiers.flatMap((i) => (i.definedIn === undefined ? [] : [i.definedIn]))]);
-    const hovers = [...new Set(b.identifiers.map((i) => i.symbol))].map((i) => symbols[i]?.hover ?? "");
-    return JSON.stringify([{ ...b, block: shownBlock(b.block) }, [...linked].map(about), hovers]);
+    const links = [...b.usedBy, ...b.splicedInto, ...b.chunkRefs.flatMap((c) => c.blocks), ...b.identifiers.flatMap((i) => (i.definedIn === undefined ? [] : [i.definedIn]))];
+    for (const l of links) linked.add(l);
+    for (const i of b.identifiers) named.add(i.symbol);
+    const identifiers = b.identifiers.map((i) => [i.line, i.column, i.length, i.symbol, i.isDefinition ? 1 : 0, i.definedIn ?? -1]);
+    return JSON.stringify([{ ...b, block: shownBlock(b.block), identifiers }, links]);
   };
   // A chapter's summary shows on its own page only (the sidebar's statuses are filled in at write time).
-  const chapters = model.chapters.map((c, i) => hashParts([shared, "chapter", String(i), JSON.stringify(c.summary ?? null), input.texts.get(c.doc) ?? "", ...c.blocks.map(blockFacts)]));
+  const chapters = model.chapters.map((c, i) => {
+    const linked = new Set<number>();
+    const named = new Set<number>();
+    const facts = c.blocks.map((g) => blockFacts(g, linked, named));
+    const linkedFacts = [...linked].sort((a, b) => a - b).map((g) => `${g} ${about(g)}`);
+    const hovers = [...named].sort((a, b) => a - b).map((s) => `${s} ${symbols[s]?.hover ?? ""}`);
+    return hashParts([shared, "chapter", String(i), JSON.stringify(c.summary ?? null), input.texts.get(c.doc) ?? "", ...facts, ...linkedFacts, ...hovers]);
+  });
   const occurrencesByFile = new Map<string, XrefResult["occurrences"][number][]>();
   for (const o of model.xref.occurrences) pushAt(occurrencesByFile, o.file, o);
   const targets = new Map(model.targets.map((t) => [t.path, t]));
@@ -808,9 +824,10 @@ function pageKeys(model: DocsModel, codeVersion: string, input: { siteTitle: str
     const target = targets.get(file);
     if (target === undefined) return hashParts([shared, "source", file, content]);
     const occurrences = occurrencesByFile.get(file) ?? [];
-    const used = [...new Set(occurrences.map((o) => o.symbol))].map((i) => JSON.stringify([i, symbols[i] ?? null]));
+    const compact = occurrences.map((o) => [o.line, o.character, o.length, o.symbol, o.isDefinition ? 1 : 0]);
+    const used = [...new Set(occurrences.map((o) => o.symbol))].map(symbolText);
     const blocks = [...new Set(target.lineBlock)].map(about);
-    return hashParts([shared, "source", file, content, JSON.stringify(occurrences), JSON.stringify([target.lineBlock, target.lineSource, target.sources]), ...used, ...blocks]);
+    return hashParts([shared, "source", file, content, JSON.stringify(compact), JSON.stringify([target.lineBlock, target.lineSource, target.sources]), ...used, ...blocks]);
   };
   return { chapters, source };
 }
