@@ -15,6 +15,10 @@ describe("the index of errors", () => {
     expect(findErrorSites([base, user("no such tool")], trees).map((s) => s.message)).toEqual(["no such tool"]);
     expect(trees.get("generated/b.ts")).toBe(baseTree);
     expect(trees.get("generated/a.ts")).not.toBe(userTree);
+    // An unchanged file is read again against a changed error class: here its message is now the first argument.
+    const swapped = { ...base, text: base.text.replace("constructor(code: string, message: string)", "constructor(message: string, code: string)") };
+    expect(findErrorSites([swapped, user("no such tool")], trees).map((s) => s.message)).toEqual(["unknown-tool"]);
+    expect(findErrorSites([base, user("no such tool")], trees).map((s) => s.message)).toEqual(["no such tool"]);
     // Without the file that declares the error class, its construction is no error site any more.
     expect(findErrorSites([user("no such tool")], trees)).toEqual([]);
     expect([...trees.keys()]).toEqual(["generated/a.ts"]);

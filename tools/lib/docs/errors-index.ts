@@ -63,10 +63,26 @@ interface ErrorClass {
 
 const builtinErrors = ["Error", "TypeError", "RangeError", "SyntaxError", "ReferenceError", "URIError", "EvalError", "AggregateError"];
 
-/** Collects the error classes declared in the sources: those extending a known error class. */
-function errorClasses(sources: readonly ts.SourceFile[]): Map<string, ErrorClass> {
-  const classes = new Map<string, ErrorClass>(builtinErrors.map((name) => [name, { params: name === "AggregateError" ? ["errors", "message"] : ["message", "options"] }]));
-  const declared: { name: string; base: string; params?: string[] }[] = [];
+/** A class declared with an `extends` clause: its name, its base, its constructor's parameters. */
+interface DeclaredClass {
+  readonly name: string;
+  readonly base: string;
+  readonly params?: string[];
+}
+
+/**
+ * What the walks of a syntax tree found, kept with the tree: a tree that a long-lived process
+ * keeps between calls (`findErrorSites`'s `trees`) is walked again only when its text changed,
+ * or, for its error sites, when the error classes it was read against did.
+ */
+const classesOfTree = new WeakMap<ts.SourceFile, readonly DeclaredClass[]>();
+const sitesOfTree = new WeakMap<ts.SourceFile, { readonly classes: string; readonly sites: readonly ErrorSite[] }>();
+
+/** The classes `source` declares with an `extends` clause. */
+function classesDeclaredIn(source: ts.SourceFile): readonly DeclaredClass[] {
+  const known = classesOfTree.get(source);
+  if (known !== undefined) return known;
+  const declared: DeclaredClass[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isClassDeclaration(node) && node.name !== undefined) {
       const base = node.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword)?.types[0]?.expression;
@@ -77,7 +93,15 @@ function errorClasses(sources: readonly ts.SourceFile[]): Map<string, ErrorClass
     }
     ts.forEachChild(node, visit);
   };
-  for (const source of sources) visit(source);
+  visit(source);
+  classesOfTree.set(source, declared);
+  return declared;
+}
+
+/** Collects the error classes declared in the sources: those extending a known error class. */
+function errorClasses(sources: readonly ts.SourceFile[]): Map<string, ErrorClass> {
+  const classes = new Map<string, ErrorClass>(builtinErrors.map((name) => [name, { params: name === "AggregateError" ? ["errors", "message"] : ["message", "options"] }]));
+  const declared = sources.flatMap(classesDeclaredIn);
   // Classes extend classes declared in any order: settle until nothing new is known.
   for (let changed = true; changed; ) {
     changed = false;
@@ -125,51 +149,66 @@ export function findErrorSites(files: readonly { readonly file: string; readonly
   const kept = new Set(files.map((f) => f.file));
   for (const file of trees?.keys() ?? []) if (!kept.has(file)) trees?.delete(file);
   const classes = errorClasses(sources);
+  const classesKey = JSON.stringify([...classes]);
   const sites: ErrorSite[] = [];
   for (const source of sources) {
-    const file = source.fileName;
-    const lineOf = (node: ts.Node): number => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
-    const add = (node: ts.Node, kind: ErrorSite["kind"], label: string, message: ts.Expression | undefined): void => {
-      const text = message === undefined ? undefined : messageText(message);
-      if (text !== undefined) sites.push({ file, line: lineOf(node), kind, label, message: text });
-    };
-    const visit = (node: ts.Node): void => {
-      if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && classes.has(node.expression.text)) {
-        const name = node.expression.text;
-        const params = paramsOf(classes, name);
-        const args = node.arguments ?? [];
-        let index = params.findIndex((p) => messageParam.test(p));
-        if (index < 0) index = args.findIndex((a) => messageText(a) !== undefined);
-        const code = params.findIndex((p) => /^code$/i.test(p));
-        const codeArg = code < 0 ? undefined : args[code];
-        const label = codeArg !== undefined && ts.isStringLiteralLike(codeArg) ? `${name} ${codeArg.text}` : name;
-        const arg = args[index];
-        // An object argument carries its message as a property (`new X({ message: … })`).
-        const message = arg !== undefined && ts.isObjectLiteralExpression(arg) ? propertyValue(arg, "message") : arg;
-        add(node, "throw", label, message);
-      } else if (ts.isCallExpression(node)) {
-        const callee = node.expression;
-        const args = node.arguments;
-        if (ts.isIdentifier(callee) && (callee.text === "error" || callee.text === "warning") && args.length >= 3) {
-          const rule = args[1];
-          if (rule !== undefined && ts.isStringLiteral(rule)) add(node, "diagnostic", rule.text, args[2]);
-        } else if (ts.isPropertyAccessExpression(callee) && callee.name.text === "push" && ts.isIdentifier(callee.expression) && problemLists.test(callee.expression.text) && args.length === 1) {
-          const where = enclosingName(node);
-          add(node, "problem", `${where === undefined ? "" : `${where} `}${callee.expression.text.replace(/s$/, "")}`, args[0]);
-        } else if (ts.isIdentifier(callee) && callee.text === "fail" && args.length >= 1) {
-          const where = enclosingName(node);
-          add(node, "fail", where === undefined ? "failure" : `${where} failure`, args[0]);
-        } else {
-          const status = args.find((a): a is ts.NumericLiteral => ts.isNumericLiteral(a) && Number(a.text) >= 400 && Number(a.text) < 600);
-          const body = args.find(ts.isObjectLiteralExpression);
-          const message = body === undefined ? undefined : (propertyValue(body, "error") ?? propertyValue(body, "message"));
-          if (status !== undefined && message !== undefined) add(node, "http", `HTTP ${status.text}`, message);
-        }
-      }
-      ts.forEachChild(node, visit);
-    };
-    visit(source);
+    const known = sitesOfTree.get(source);
+    if (known?.classes === classesKey) {
+      sites.push(...known.sites);
+      continue;
+    }
+    const found = sitesIn(source, classes);
+    sitesOfTree.set(source, { classes: classesKey, sites: found });
+    sites.push(...found);
   }
+  return sites;
+}
+
+/** The error sites of one file, read against the project's error `classes`. */
+function sitesIn(source: ts.SourceFile, classes: ReadonlyMap<string, ErrorClass>): ErrorSite[] {
+  const sites: ErrorSite[] = [];
+  const file = source.fileName;
+  const lineOf = (node: ts.Node): number => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+  const add = (node: ts.Node, kind: ErrorSite["kind"], label: string, message: ts.Expression | undefined): void => {
+    const text = message === undefined ? undefined : messageText(message);
+    if (text !== undefined) sites.push({ file, line: lineOf(node), kind, label, message: text });
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && classes.has(node.expression.text)) {
+      const name = node.expression.text;
+      const params = paramsOf(classes, name);
+      const args = node.arguments ?? [];
+      let index = params.findIndex((p) => messageParam.test(p));
+      if (index < 0) index = args.findIndex((a) => messageText(a) !== undefined);
+      const code = params.findIndex((p) => /^code$/i.test(p));
+      const codeArg = code < 0 ? undefined : args[code];
+      const label = codeArg !== undefined && ts.isStringLiteralLike(codeArg) ? `${name} ${codeArg.text}` : name;
+      const arg = args[index];
+      // An object argument carries its message as a property (`new X({ message: … })`).
+      const message = arg !== undefined && ts.isObjectLiteralExpression(arg) ? propertyValue(arg, "message") : arg;
+      add(node, "throw", label, message);
+    } else if (ts.isCallExpression(node)) {
+      const callee = node.expression;
+      const args = node.arguments;
+      if (ts.isIdentifier(callee) && (callee.text === "error" || callee.text === "warning") && args.length >= 3) {
+        const rule = args[1];
+        if (rule !== undefined && ts.isStringLiteral(rule)) add(node, "diagnostic", rule.text, args[2]);
+      } else if (ts.isPropertyAccessExpression(callee) && callee.name.text === "push" && ts.isIdentifier(callee.expression) && problemLists.test(callee.expression.text) && args.length === 1) {
+        const where = enclosingName(node);
+        add(node, "problem", `${where === undefined ? "" : `${where} `}${callee.expression.text.replace(/s$/, "")}`, args[0]);
+      } else if (ts.isIdentifier(callee) && callee.text === "fail" && args.length >= 1) {
+        const where = enclosingName(node);
+        add(node, "fail", where === undefined ? "failure" : `${where} failure`, args[0]);
+      } else {
+        const status = args.find((a): a is ts.NumericLiteral => ts.isNumericLiteral(a) && Number(a.text) >= 400 && Number(a.text) < 600);
+        const body = args.find(ts.isObjectLiteralExpression);
+        const message = body === undefined ? undefined : (propertyValue(body, "error") ?? propertyValue(body, "message"));
+        if (status !== undefined && message !== undefined) add(node, "http", `HTTP ${status.text}`, message);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
   return sites;
 }
 
