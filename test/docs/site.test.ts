@@ -293,26 +293,31 @@ const isChapter = (path: string): boolean => /^chapters\/[^/]+\.html$/.test(path
 /**
  * Judges a chapter as shown in `tab` on a desktop screen: every colour of its text against WCAG AA
  * in light and dark (`lowContrast`), then axe-core without its colour rule (in dark, where its
- * link-in-text-block rule still weighs colours). The tab is left phone-sized and light again, with
- * the chapter's code tokens unwrapped.
+ * link-in-text-block rule still weighs colours). The tab is left desktop-sized and dark, with the
+ * chapter's code tokens unwrapped: `phoneTab` makes it a phone's again before its next page.
  */
 async function judgeChapter(path: string, tab: Page): Promise<string[]> {
-  const size = tab.viewportSize();
   const found: string[] = [];
-  try {
-    await tab.setViewportSize({ width: 1280, height: 900 });
-    found.push(...(await lowContrast(tab, path)));
-    await tab.emulateMedia({ colorScheme: "dark" });
-    found.push(...(await lowContrast(tab, `${path} (dark)`)));
-    // The colours checked, a code token's span carries nothing else axe judges: it goes, its text stays,
-    // which takes axe from seconds to a fraction on a chapter (the hovers, lines and marks are kept).
-    await tab.evaluate(`for (const token of document.querySelectorAll("pre.code span:not([class]):not([tabindex])")) token.replaceWith(...token.childNodes)`);
-    found.push(...(await seriousViolationsButContrast(tab, path)));
-  } finally {
-    await tab.emulateMedia({ colorScheme: "light" });
-    if (size !== null) await tab.setViewportSize(size);
-  }
+  await tab.setViewportSize({ width: 1280, height: 900 });
+  found.push(...(await lowContrast(tab, path)));
+  await tab.emulateMedia({ colorScheme: "dark" });
+  found.push(...(await lowContrast(tab, `${path} (dark)`)));
+  // The colours checked, a code token's span carries nothing else axe judges: it goes, its text stays,
+  // which takes axe from seconds to a fraction on a chapter (the hovers, lines and marks are kept).
+  await tab.evaluate(`for (const token of document.querySelectorAll("pre.code span:not([class]):not([tabindex])")) token.replaceWith(...token.childNodes)`);
+  found.push(...(await seriousViolationsButContrast(tab, path)));
   return found;
+}
+
+/**
+ * Makes `tab` a phone's screen in the light again, on an empty page: resized and recoloured on
+ * the chapter it showed, the browser would lay out and restyle that whole page once more, for
+ * nothing, as the tab's next page replaces it.
+ */
+async function phoneTab(tab: Page): Promise<void> {
+  await tab.goto("about:blank");
+  await tab.setViewportSize(phone);
+  await tab.emulateMedia({ colorScheme: "light" });
 }
 
 /** Every file of the built site, as site paths (`chapters/loop.html`), sorted. */
@@ -441,7 +446,10 @@ function crawlSite(): Promise<CrawlFindings> {
     const loaded = browserSample(files, sizeOf, seeded(sampleSeed));
     // The largest pages first (the heaviest chapters take seconds to judge): the tabs finish together, none left with a long one at the end.
     const queue = [...loaded].sort((a, b) => sizeOf(b) - sizeOf(a));
+    // The tabs that judged a chapter, left on a desktop screen in the dark.
+    const judged = new Set<Page>();
     const visit = async (path: string, tab: Page): Promise<void> => {
+      if (judged.delete(tab)) await phoneTab(tab);
       // One script per page: wait for the diagrams to settle, then take the inventory.
       const { page, errors: pageErrors } = await open(path, tab, false);
       const found = (await page.evaluate(`(async () => ({ settled: ${waitsForDiagrams(path)} ? await ${settled} : true, ...${inventory} }))()`)) as { settled: boolean; ids: string[]; links: string[]; foreign: string[]; diagrams: number; drawn: number; diagramErrors: string[]; width: number };
@@ -456,6 +464,7 @@ function crawlSite(): Promise<CrawlFindings> {
       // A chapter, loaded once for the visit, is also judged here for its colours and by axe (the test
       // "passes axe-core on every chapter…" asserts on these findings), on a desktop screen.
       if (isChapter(path)) {
+        judged.add(tab);
         chapterFindings.push(...pageErrors, ...(await judgeChapter(path, page)));
         chaptersJudged.add(path);
       }
