@@ -20,7 +20,7 @@ import { HtmlValidate } from "html-validate";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDocs, type DocsResult } from "../../tools/lib/docs/build.ts";
-import { pageLinks, siteLinkProblems, siteTarget, type PageLinks } from "../../tools/lib/docs/site-links.ts";
+import { pageLinks, siteLinkProblems, siteTarget, type PageLinks } from "./site-links.ts";
 import { serveStatic } from "../../tools/lib/docs/static.ts";
 
 const chromiumPath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";

@@ -1,8 +1,8 @@
-// The docs site's static link check (tools/lib/docs/site-links.ts), on small sites written here:
+// The docs site's static link check (test/docs/site-links.ts, a helper of the browser suite), on small sites written here:
 // the browser suite trusts it with every page's links and anchors, so it must find each kind of
 // breakage, and find nothing on a sound site.
 import { describe, expect, it } from "vitest";
-import { pageLinks, siteLinkProblems, siteTarget } from "../../tools/lib/docs/site-links.ts";
+import { pageLinks, siteLinkProblems, siteTarget } from "../docs/site-links.ts";
 
 /** The problems of a site given as site path → HTML; every other file the site holds is in `assets`. */
 function problemsOf(site: Readonly<Record<string, string>>, assets: readonly string[] = []): string[] {

@@ -15,7 +15,7 @@ const folders = ["core", "rules", "disk", "runners", "commands", "docs", "dev", 
 const pureFolders = ["core", "rules"];
 
 /** The docs site's modules that compute over in-memory inputs only. */
-const docsPure = ["html", "errors-index", "search", "chapter", "attribution-folder", "code-html", "layout", "highlight", "model", "pages", "extra-pages", "site-links"].map((name) => `tools/lib/docs/${name}.ts`);
+const docsPure = ["html", "errors-index", "search", "chapter", "attribution-folder", "code-html", "layout", "highlight", "model", "pages", "extra-pages"].map((name) => `tools/lib/docs/${name}.ts`);
 
 /** Every TypeScript file under `folder`, as repository paths. */
 const filesUnder = (folder: string): string[] =>
