@@ -10,11 +10,14 @@
 // reports every function of every script the worker loaded), so it is read only where it can
 // change: a test file whose imports never reach generated/ (the toolchain's tests) reads nothing
 // and records no test, as it would record none if it read; and the count after a test is the
-// count before the next one of the same suite, as no hook of ours or of a suite runs between them.
+// count before the next one when no hook runs between them (the `beforeAll` and `afterAll` of the
+// suites one leaves and the other enters; our `beforeEach` is the first to run and our
+// `afterEach` the last, being the file's first).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { afterAll, afterEach, beforeEach, type RunnerTestSuite, type TestContext } from "vitest";
+import { getHooks } from "vitest/suite";
 import { attributionFolder } from "../../tools/lib/docs/attribution-folder.ts";
 
 interface ScriptCoverage {
@@ -27,7 +30,7 @@ session.connect();
 const generated = `${join(process.cwd(), "generated")}/`;
 /** The counts before each running test, by its id. */
 const before = new Map<string, Map<string, number>>();
-/** The counts read after the last test that ended, and its suite: the next test of that suite starts from them. */
+/** The counts read after the last test that ended, and its suite: the next test starts from them when no hook runs in between. */
 let last: { readonly suite: RunnerTestSuite | undefined; readonly counts: Map<string, number> } | undefined;
 /** Whether this file's tests can call generated/ (see `reachesGenerated`), decided at its first test. */
 let measured: boolean | undefined;
@@ -64,6 +67,29 @@ function reachesGenerated(file: string, seen = new Set<string>()): boolean {
   return false;
 }
 
+/** A suite and the suites around it, outermost first. */
+function suitesOf(suite: RunnerTestSuite | undefined): RunnerTestSuite[] {
+  const out: RunnerTestSuite[] = [];
+  for (let at = suite; at !== undefined; at = at.suite) out.unshift(at);
+  return out;
+}
+
+/** Whether going from a test of suite `from` to the next test, of suite `to`, runs no hook: no `afterAll` of a suite left, no `beforeAll` of one entered, no around-hook anywhere. */
+function noHookBetween(from: RunnerTestSuite | undefined, to: RunnerTestSuite | undefined): boolean {
+  const left = suitesOf(from);
+  const entered = suitesOf(to);
+  let shared = 0;
+  while (shared < left.length && left[shared] === entered[shared]) shared++;
+  // A suite vitest keeps no hooks for counts as one that has some.
+  const hooks = (suite: RunnerTestSuite): Partial<ReturnType<typeof getHooks>> => (getHooks(suite) as ReturnType<typeof getHooks> | undefined) ?? { beforeAll: [() => {}] };
+  const none = (list: readonly unknown[] | undefined): boolean => list !== undefined && list.length === 0;
+  return (
+    [...left, ...entered].every((suite) => none(hooks(suite).aroundEach) && none(hooks(suite).aroundAll)) &&
+    left.slice(shared).every((suite) => none(hooks(suite).afterAll)) &&
+    entered.slice(shared).every((suite) => none(hooks(suite).beforeAll))
+  );
+}
+
 function fullName(context: TestContext): string {
   const names: string[] = [context.task.name];
   for (let suite = context.task.suite; suite !== undefined && suite.name !== "" && suite.name !== context.task.file.name; suite = suite.suite) names.unshift(suite.name);
@@ -74,7 +100,7 @@ beforeEach(async (context) => {
   testFile = context.task.file.filepath;
   measured ??= reachesGenerated(testFile);
   if (!measured) return;
-  const from = last !== undefined && last.suite === context.task.suite ? last.counts : undefined;
+  const from = last !== undefined && noHookBetween(last.suite, context.task.suite) ? last.counts : undefined;
   last = undefined;
   before.set(context.task.id, from ?? (await counts()));
 });
