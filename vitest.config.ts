@@ -18,32 +18,43 @@ const collectsCoverage = process.argv.some((arg) => arg === "--coverage" || arg.
 // them, unless TMPDIR already names a folder.
 const scratch = process.env["TMPDIR"] ?? (existsSync("/dev/shm") ? "/dev/shm" : undefined);
 
-// The test files that take longest, longest first (wall time, measured with `npm run bench:test`,
-// which prints each run's slowest files). They start first, so on two cores no long file is left
-// to run alone at the end. Several of them mostly wait (on child processes, servers and vitest
-// runs in scratch projects: dev-cli, docs-worker, dev, bench-dev, repair): they start early too,
-// beside files that keep the cores busy. The other files follow in vitest's own order (longest
-// first once it has timings in its cache).
+// The test files that take longest, longest first (wall time in `vitest run --coverage` with its
+// three workers, measured 2026-11-27 on the shared two-core machine). They start first, so on two
+// cores no long file is left to run alone at the end: before this list named mcp, stitch's
+// differential, mock-llm and walkthrough, they started last and ran alone for the last minute.
+// Several of them mostly wait (on child processes, servers and vitest runs in scratch projects:
+// dev-cli, end-to-end, mcp, bench-dev, process-signals), beside files that keep the cores busy.
+// The other files follow in vitest's own order (longest first once it has timings in its cache;
+// a clean clone has none).
 const slowest = [
-  "test/tools/verify.test.ts",
   "test/tools/dev-cli.test.ts",
-  "test/tools/lsp.test.ts",
   "test/end-to-end.test.ts",
-  "test/tools/docs-worker.test.ts",
-  "test/tools/dev.test.ts",
-  "test/operating.test.ts",
-  "test/tools/layers.test.ts",
-  "test/tools/bench-dev.test.ts",
-  "test/tools/mutation.test.ts",
-  "test/tools/typecheck.test.ts",
-  "test/agent-tools.test.ts",
-  "test/tools/tangle-cli.test.ts",
+  "test/tools/verify.test.ts",
+  "test/mcp.test.ts",
+  "test/tools/lsp.test.ts",
   "test/tools/docs-build.test.ts",
+  "test/tools/stitch.differential.test.ts",
+  "test/mock-llm.test.ts",
+  "test/walkthrough.test.ts",
+  "test/tools/bench-dev.test.ts",
   "test/process-signals.test.ts",
-  "test/tools/docs-xref.test.ts",
+  "test/operating.test.ts",
+  "test/agent-tools.test.ts",
+  "test/tools/judge.differential.test.ts",
   "test/tools/markdown.differential.test.ts",
   "test/tools/verify-reading.test.ts",
+  "test/tools/dev.test.ts",
   "test/repair.test.ts",
+  "test/tools/docs-xref.test.ts",
+  "test/tools/tangle-cli.test.ts",
+  "test/tools/typecheck.test.ts",
+  "test/reply.test.ts",
+  "test/tools/stitch.test.ts",
+  "test/tools/mutation.test.ts",
+  "test/tools/docs-worker.test.ts",
+  "test/schema.test.ts",
+  "test/thinking.test.ts",
+  "test/daemon-door.test.ts",
 ];
 
 /** Starts the files in `slowest` first, in that order. */

@@ -205,7 +205,10 @@ describe("the verify CLI, npm run dev's verdict and its page's badges", () => {
       const line = faultLine(saved(c.text), name);
       await waitFor(new RegExp(`${doc}:${line} compiles . (tested|tests pass|type-only)?`), from);
     }
-    const judged = output.lastIndexOf("block(s) judged");
+    // The cycle's summary line comes after its verdicts: wait for it rather than read where it is
+    // now (under load it may not be printed yet), then for the build that follows it.
+    const lastVerdict = Math.max(...Object.entries(book).map(([name, c]) => output.lastIndexOf(`literate/${name}.md:${faultLine(saved(c.text), name)} compiles`)));
+    const judged = lastVerdict + (await waitFor(/block\(s\) judged/, lastVerdict)).index;
     await waitFor(/dev: docs updated/, judged);
     const lines = output.slice(from).split("\n");
     for (const [name, c] of Object.entries(book)) {

@@ -50,7 +50,9 @@ describe("the language server's diagnostics and verify's verdicts on a book that
     client = await BookClient.start(project.root);
     for (const name of Object.keys(book)) await client.open(`literate/${name}.md`, readFileSync(join(project.root, `literate/${name}.md`), "utf8"));
     await client.waitForDiagnostics(`literate/${Object.keys(book).at(-1) ?? ""}.md`);
-    // The judge's verdict follows the type errors; then the server is quiet.
+    // The judge's verdict follows the type errors (under load, by more than any quiet spell: wait
+    // for the server to say it published it); then the server is quiet.
+    await client.waitForLog(/the judge's verdict published/, 120_000, 0);
     await client.quiet(1500);
   }, 120_000);
   afterAll(async () => {

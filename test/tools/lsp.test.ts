@@ -39,8 +39,12 @@ function applyEdits(text: string, edits: readonly TextEdit[]): string {
   return [...edits].sort((a, b) => offset(b.range.start) - offset(a.range.start)).reduce((out, e) => out.slice(0, offset(e.range.start)) + e.newText + out.slice(offset(e.range.end)), text);
 }
 
-/** A language service over the files on disk: TypeScript's own answers on generated/. */
-function diskService(root: string, files: readonly string[]): ts.LanguageService {
+/**
+ * A language service over the files on disk: TypeScript's own answers on generated/. `texts`
+ * holds what was written to some of them (project-relative paths), read from there instead, so
+ * that the answers stay those of the tangle when a test edits the files afterwards.
+ */
+function diskService(root: string, files: readonly string[], texts: ReadonlyMap<string, string> = new Map()): ts.LanguageService {
   const config = ts.readConfigFile(join(root, "tsconfig.json"), (p) => ts.sys.readFile(p));
   const options = ts.parseJsonConfigFileContent(config.config, ts.sys, root).options;
   const host: ts.LanguageServiceHost = {
@@ -48,7 +52,7 @@ function diskService(root: string, files: readonly string[]): ts.LanguageService
     getScriptFileNames: () => files.map((f) => join(root, f)),
     getScriptVersion: () => "1",
     getScriptSnapshot: (name) => {
-      const text = ts.sys.readFile(name);
+      const text = texts.get(name.slice(root.length + 1)) ?? ts.sys.readFile(name);
       return text === undefined ? undefined : ts.ScriptSnapshot.fromString(text);
     },
     getCurrentDirectory: () => root,
@@ -92,6 +96,18 @@ function exportedNamesUsedElsewhere(root: string, tangled: ReadonlyMap<string, s
   }
   const stride = Math.max(1, Math.floor(candidates.length / count));
   return candidates.filter((_, i) => i % stride === 0).slice(0, count);
+}
+
+/** A tangled copy of a book, 20 names to rename in it, and TypeScript's and the server's renames of each (see `renameCase`). */
+interface RenameCase {
+  readonly copy: string;
+  readonly tangled: ReadonlyMap<string, string>;
+  readonly files: readonly string[];
+  readonly chosen: readonly { file: string; name: string; start: number }[];
+  /** TypeScript's rename locations of each chosen name, in the copy's tangled files. */
+  readonly locations: readonly (readonly { path: string; start: number; length: number }[])[];
+  /** The server's rename of each chosen name. */
+  readonly serverEdits: readonly WorkspaceEdit[];
 }
 
 /** The tangled TypeScript files of the fixture. */
@@ -353,6 +369,38 @@ describe("the language server on this repository's book", () => {
     await client.stop();
   });
 
+  /**
+   * What both rename tests start from, made once by whichever runs first: a copy of the book
+   * tangled to disk, TypeScript's service over it, 20 exported functions of its generated/ used
+   * in other files, TypeScript's rename locations of each, and the server's rename of each asked
+   * at its declaration's Markdown place in this repository's book (the same texts as the copy's).
+   */
+  let renames: Promise<RenameCase> | undefined;
+  const renameCase = (): Promise<RenameCase> => (renames ??= makeRenameCase());
+  async function makeRenameCase(): Promise<RenameCase> {
+    const copy = tempDir("lsp-rename-");
+    cpSync(join(root, "literate"), join(copy, "literate"), { recursive: true });
+    cpSync(join(root, "tsconfig.json"), join(copy, "tsconfig.json"));
+    symlinkSync(join(root, "node_modules"), join(copy, "node_modules"), "dir");
+    const tangled = runTangle({ root: copy }).result?.files ?? new Map<string, string>();
+    const files = [...tangled.keys()].filter((f) => f.endsWith(".ts"));
+    const service = diskService(copy, files, tangled);
+    const program = service.getProgram();
+    const chosen = exportedNamesUsedElsewhere(copy, tangled, program, 20);
+    expect(chosen).toHaveLength(20);
+    const locations = chosen.map(({ file, start }) =>
+      (service.findRenameLocations(join(copy, file), start, false, false, { providePrefixAndSuffixTextForRename: false }) ?? []).map((l) => ({ path: l.fileName.slice(copy.length + 1), start: l.textSpan.start, length: l.textSpan.length })),
+    );
+    const serverEdits: WorkspaceEdit[] = [];
+    for (const { file, name, start } of chosen) {
+      const at = program?.getSourceFile(join(copy, file))?.getLineAndCharacterOfPosition(start);
+      const asked = at === undefined ? undefined : throughMap(copy, file, at.line, at.character);
+      if (asked === undefined) throw new Error(`unmapped ${file} ${name}`);
+      serverEdits.push(await client.request<WorkspaceEdit>("textDocument/rename", { textDocument: { uri: client.uri(asked.doc) }, position: { line: asked.line, character: asked.character }, newName: `${name}Renamed` }));
+    }
+    return { copy, tangled, files, chosen, locations, serverEdits };
+  }
+
   it("jumps from a name one chapter imports to the block of the chapter that defines it", async () => {
     const text = readFileSync(join(root, "literate/memory.md"), "utf8");
     await client.open("literate/memory.md", text);
@@ -365,68 +413,42 @@ describe("the language server on this repository's book", () => {
   });
 
   it("renames 20 exported functions used across chapters so that, applied and tangled in memory, generated/ is what TypeScript's rename on generated/ makes", async () => {
+    const { tangled, files, chosen, locations, serverEdits } = await renameCase();
     const inputs = readBook(root);
-    const tangled = tangle(inputs);
-    const files = [...tangled.files.keys()].filter((f) => f.endsWith(".ts"));
-    const service = diskService(root, files);
-    const program = service.getProgram();
-    const chosen = exportedNamesUsedElsewhere(root, tangled.files, program, 20);
-    expect(chosen).toHaveLength(20);
     const withoutMap = (t: string): string => t.replace(/\/\/# sourceMappingURL=.*\n?$/, "");
-    for (const { file, name, start } of chosen) {
+    for (const [k, { name }] of chosen.entries()) {
       const newName = `${name}Renamed`;
-      const at = program?.getSourceFile(join(root, file))?.getLineAndCharacterOfPosition(start);
-      const asked = at === undefined ? undefined : throughMap(root, file, at.line, at.character);
-      if (asked === undefined) throw new Error(`unmapped ${file} ${name}`);
-      const edit = await client.request<WorkspaceEdit>("textDocument/rename", { textDocument: { uri: client.uri(asked.doc) }, position: { line: asked.line, character: asked.character }, newName });
-      const edited = new Map(Object.entries(edit.changes ?? {}).map(([uri, edits]) => [fileURLToPath(uri).slice(root.length + 1), edits]));
+      const edited = new Map(Object.entries(serverEdits[k]?.changes ?? {}).map(([uri, edits]) => [fileURLToPath(uri).slice(root.length + 1), edits]));
       const renamed = tangle(inputs.map((input) => ({ path: input.path, text: applyEdits(input.text, edited.get(input.path) ?? []) })));
-      const locations = service.findRenameLocations(join(root, file), start, false, false, { providePrefixAndSuffixTextForRename: false }) ?? [];
       for (const path of files) {
-        const original = tangled.files.get(path) ?? "";
-        const spans = locations.filter((l) => l.fileName === join(root, path)).sort((a, b) => b.textSpan.start - a.textSpan.start);
-        const expected = spans.reduce((out, l) => out.slice(0, l.textSpan.start) + newName + out.slice(l.textSpan.start + l.textSpan.length), original);
+        const original = tangled.get(path) ?? "";
+        const spans = (locations[k] ?? []).filter((l) => l.path === path).sort((a, b) => b.start - a.start);
+        const expected = spans.reduce((out, l) => out.slice(0, l.start) + newName + out.slice(l.start + l.length), original);
         expect(withoutMap(renamed.files.get(path) ?? ""), `${name}: ${path}`).toBe(withoutMap(expected));
       }
     }
   }, 180_000);
 
   it("renames the same 20 names so that the book is what TypeScript's rename on generated/, stitched back, makes of it", async () => {
-    // One copy of the book, tangled to disk; TypeScript renames all 20 names in its generated/ and
-    // tests, and one stitch run takes every rename back into the copy's Markdown: book A.
-    const copy = tempDir("lsp-rename-stitch-");
-    cpSync(join(root, "literate"), join(copy, "literate"), { recursive: true });
-    cpSync(join(root, "tsconfig.json"), join(copy, "tsconfig.json"));
-    symlinkSync(join(root, "node_modules"), join(copy, "node_modules"), "dir");
-    const tangled = runTangle({ root: copy }).result?.files ?? new Map<string, string>();
-    const files = [...tangled.keys()].filter((f) => f.endsWith(".ts"));
-    const service = diskService(copy, files);
-    const chosen = exportedNamesUsedElsewhere(copy, tangled, service.getProgram(), 20);
-    expect(chosen).toHaveLength(20);
+    // TypeScript renames all 20 names in the copy's generated/ and tests, and one stitch run
+    // takes every rename back into the copy's Markdown: book A.
+    const { copy, tangled, chosen, locations, serverEdits } = await renameCase();
     const spans = new Map<string, { start: number; length: number; text: string }[]>();
-    for (const { file, name, start } of chosen) {
-      for (const l of service.findRenameLocations(join(copy, file), start, false, false, { providePrefixAndSuffixTextForRename: false }) ?? []) {
-        const path = l.fileName.slice(copy.length + 1);
-        spans.set(path, [...(spans.get(path) ?? []), { start: l.textSpan.start, length: l.textSpan.length, text: `${name}Renamed` }]);
-      }
+    for (const [k, { name }] of chosen.entries()) {
+      for (const l of locations[k] ?? []) spans.set(l.path, [...(spans.get(l.path) ?? []), { start: l.start, length: l.length, text: `${name}Renamed` }]);
     }
     for (const [path, edits] of spans) {
-      const text = [...edits].sort((a, b) => b.start - a.start).reduce((out, e) => out.slice(0, e.start) + e.text + out.slice(e.start + e.length), readFileSync(join(copy, path), "utf8"));
+      const text = [...edits].sort((a, b) => b.start - a.start).reduce((out, e) => out.slice(0, e.start) + e.text + out.slice(e.start + e.length), tangled.get(path) ?? readFileSync(join(copy, path), "utf8"));
       writeFileSync(join(copy, path), text);
     }
     const stitched = runStitch({ root: copy });
     expect(stitched.edited).toEqual([...spans.keys()].sort());
     const bookA = readBook(copy);
 
-    // The server's rename of each name, asked at its declaration's Markdown place in this
-    // repository's book (the same texts), every edit applied to the Markdown: book B.
+    // The server's rename of each name, every edit applied to this repository's Markdown: book B.
     const inputs = readBook(root);
     const edits = new Map<string, TextEdit[]>();
-    for (const { file, name, start } of chosen) {
-      const at = service.getProgram()?.getSourceFile(join(copy, file))?.getLineAndCharacterOfPosition(start);
-      const asked = at === undefined ? undefined : throughMap(copy, file, at.line, at.character);
-      if (asked === undefined) throw new Error(`unmapped ${file} ${name}`);
-      const edit = await client.request<WorkspaceEdit>("textDocument/rename", { textDocument: { uri: client.uri(asked.doc) }, position: { line: asked.line, character: asked.character }, newName: `${name}Renamed` });
+    for (const edit of serverEdits) {
       for (const [uri, list] of Object.entries(edit.changes ?? {})) {
         const path = fileURLToPath(uri).slice(root.length + 1);
         edits.set(path, [...(edits.get(path) ?? []), ...list]);
