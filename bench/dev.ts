@@ -46,6 +46,11 @@ export interface DevBenchOptions {
   readonly edits: number;
   /** The unhappy path: saves of a type error into the block whose body follows the line containing `anchor` in `doc`. */
   readonly typeErrors?: { readonly doc: string; readonly anchor: string; readonly edits: number };
+  /**
+   * The other unhappy path: saves of `line(n)` right after the line containing `anchor` in `doc`,
+   * a change of behaviour that a test of the book fails (each save then undone, and its verdict awaited).
+   */
+  readonly failingTests?: { readonly doc: string; readonly anchor: string; readonly line: (n: number) => string; readonly edits: number };
   /** Saves of the edited block whose mutants are then awaited (0 or absent: none). */
   readonly mutationEdits?: number;
   /** Give up on any one wait after this long (default 600 s: a cold first docs build took 285 s at a load average of 45 on two cores). */
@@ -69,6 +74,8 @@ export interface DevBenchResult {
   readonly docsBuildMs: readonly number[];
   /** Per type-error save: to the error's Markdown location on stdout. */
   readonly typeErrorMs: readonly number[];
+  /** Per failing-test save: to the block's `compiles ✓ tested ✗` verdict. */
+  readonly failingTestMs: readonly number[];
   /** Per mutation save: to the block's mutation line (`… pinned … mutants …`). */
   readonly mutationMs: readonly number[];
   /** The last mutation line seen, with the survivors under it. */
@@ -263,6 +270,28 @@ export async function runDevBench(options: DevBenchOptions): Promise<DevBenchRes
       }
     }
 
+    const failingTestMs: number[] = [];
+    const failing = options.failingTests;
+    if (failing !== undefined) {
+      const other = join(root, failing.doc);
+      const original = readFileSync(other, "utf8");
+      for (let n = 1; n <= failing.edits; n++) {
+        const broken = editBlock(original, failing.anchor, n, failing.line);
+        const verdictLine = `${failing.doc}:${broken.fenceLine} compiles ✓ tested ✗`;
+        const fromLine = lines.length;
+        const saved = performance.now();
+        writeFileSync(other, broken.text);
+        const judged = await waitIn(lines, fromLine, (l) => l.startsWith(`${failing.doc}:${broken.fenceLine} `), timeoutMs, `verdict for ${failing.doc}:${broken.fenceLine}`, context, dead);
+        if (!judged.value.startsWith(verdictLine)) throw new Error(`dev bench: failing-test save ${n} was judged \`${judged.value}\`, not \`${verdictLine}\`; dev's output:\n${context()}`);
+        failingTestMs.push(judged.at - saved);
+        log(`dev bench: failing test ${n}: verdict after ${(judged.at - saved).toFixed(0)} ms (${judged.value})`);
+        const restoredFrom = lines.length;
+        writeFileSync(other, original);
+        await waitIn(lines, restoredFrom, (l) => l.startsWith(`${failing.doc}:${broken.fenceLine} compiles ✓ tested ✓`), timeoutMs, `verdict for the restored ${failing.doc}`, context, dead);
+        await waitIn(lines, restoredFrom, (l) => l.startsWith("dev: docs updated"), timeoutMs, "docs updated line", context, dead);
+      }
+    }
+
     const mutationMs: number[] = [];
     let mutationLine = "";
     for (let n = 1; n <= (options.mutationEdits ?? 0); n++) {
@@ -277,7 +306,7 @@ export async function runDevBench(options: DevBenchOptions): Promise<DevBenchRes
       log(`dev bench: mutation save ${n}: after ${(scored.at - saved).toFixed(0)} ms: ${scored.value}`);
       await waitIn(lines, fromLine, (l) => l.startsWith("dev: docs updated"), timeoutMs, "docs updated line", context, dead);
     }
-    return { startMs: watching.at - started, firstDocsMs: firstDocs.at - started, verdictMs, pageMs, verdict, docsBuildMs, typeErrorMs, mutationMs, mutationLine };
+    return { startMs: watching.at - started, firstDocsMs: firstDocs.at - started, verdictMs, pageMs, verdict, docsBuildMs, typeErrorMs, failingTestMs, mutationMs, mutationLine };
   } finally {
     stream?.destroy();
     if (!dead()) child.kill("SIGINT");
@@ -330,6 +359,7 @@ export async function benchDev(projectRoot: string, edits: number, print: (line:
       anchor: "export function contentHash(",
       edits,
       typeErrors: { doc: "literate/signals.md", anchor: "export function createSignal(", edits: Math.max(3, Math.round(edits / 2)) },
+      failingTests: { doc: "literate/memory.md", anchor: "export function contentHash(", line: (n) => `if (type === "note") return "devBenchBroken${n}";`, edits: 3 },
       mutationEdits: 2,
       log: print,
     });
@@ -343,6 +373,11 @@ export async function benchDev(projectRoot: string, edits: number, print: (line:
         samples: result.typeErrorMs,
         limitMs: 1500,
         note: "a line `const devBenchTypeError<n>: number = \"<n>\";` saved into the body of createSignal in literate/signals.md; write of the file to the diagnostic's `literate/signals.md:LINE:COLUMN compiles: TS2322` line on stdout (each save then undone, and its verdict awaited)",
+      },
+      {
+        name: "dev: save of a failing test to its verdict (literate/memory.md)",
+        samples: result.failingTestMs,
+        note: "a line `if (type === \"note\") return \"devBenchBroken<n>\";` saved into the body of contentHash, which memory's ingest tests fail; write of the file to the block's `compiles ✓ tested ✗` line (no target: the tests must run and fail first; each save then undone, and its verdict awaited)",
       },
       {
         name: "dev: save to the changed block's mutation survivors (literate/memory.md)",

@@ -38,8 +38,9 @@ describe("the dev bench on a one-chapter project", () => {
   const project = new Project({ "literate/a.md": chapter });
   afterAll(() => project.remove());
 
-  it("times one save to its verdict and to the chapter's page showing the edit, one type error to its location, and stops dev", async () => {
-    const result = await runDevBench({ root: project.root, launcher, doc: "literate/a.md", anchor: "export function double(", edits: 1, typeErrors: { doc: "literate/a.md", anchor: "export function double(", edits: 1 } });
+  it("times one save to its verdict and to the chapter's page showing the edit, one type error to its location, one failing test to its verdict, and stops dev", async () => {
+    const failingTests = { doc: "literate/a.md", anchor: "export function double(", line: (n: number) => `if (n === 2) return ${4 + n};`, edits: 1 };
+    const result = await runDevBench({ root: project.root, launcher, doc: "literate/a.md", anchor: "export function double(", edits: 1, typeErrors: { doc: "literate/a.md", anchor: "export function double(", edits: 1 }, failingTests });
     expect(result.verdict).toBe("literate/a.md:9 compiles ✓ tested ✓ stamped ✓");
     expect(result.verdictMs).toHaveLength(1);
     expect(result.pageMs).toHaveLength(1);
@@ -50,5 +51,8 @@ describe("the dev bench on a one-chapter project", () => {
     // The type error was located, then undone: the chapter is as the correct save left it.
     expect(result.typeErrorMs).toHaveLength(1);
     expect(project.read("literate/a.md")).not.toContain("devBenchTypeError");
+    // The failing test was judged, then undone too.
+    expect(result.failingTestMs).toHaveLength(1);
+    expect(project.read("literate/a.md")).not.toContain("if (n === 2)");
   }, 240_000);
 });
