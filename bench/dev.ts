@@ -46,16 +46,21 @@ export interface DevBenchOptions {
   readonly edits: number;
   /** The unhappy path: saves of a type error into the block whose body follows the line containing `anchor` in `doc`. */
   readonly typeErrors?: { readonly doc: string; readonly anchor: string; readonly edits: number };
-  /**
-   * The other unhappy path: saves of `line(n)` right after the line containing `anchor` in `doc`,
-   * a change of behaviour that a test of the book fails (each save then undone, and its verdict awaited).
-   */
-  readonly failingTests?: { readonly doc: string; readonly anchor: string; readonly line: (n: number) => string; readonly edits: number };
+  /** The other unhappy path: saves of a change of behaviour that a test of the book fails. */
+  readonly failingTests?: UnhappySaves;
   /** Saves of the edited block whose mutants are then awaited (0 or absent: none). */
   readonly mutationEdits?: number;
   /** Give up on any one wait after this long (default 600 s: a cold first docs build took 285 s at a load average of 45 on two cores). */
   readonly timeoutMs?: number;
   readonly log?: (line: string) => void;
+}
+
+/** Saves of `line(n)` right after the line containing `anchor` in `doc`, `edits` times, each then undone. */
+export interface UnhappySaves {
+  readonly doc: string;
+  readonly anchor: string;
+  readonly line: (n: number) => string;
+  readonly edits: number;
 }
 
 /** What one run measured, in milliseconds. */
@@ -249,48 +254,37 @@ export async function runDevBench(options: DevBenchOptions): Promise<DevBenchRes
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
 
-    const typeErrorMs: number[] = [];
-    const unhappy = options.typeErrors;
-    if (unhappy !== undefined) {
-      const other = join(root, unhappy.doc);
+    /**
+     * The unhappy saves of `spec`: `line(n)` saved into its block, timed to the first output line
+     * `answers` accepts (given the block's fence line), which `holds` must then hold of; each save
+     * then undone, and the restored block's verdict and page awaited before the next.
+     */
+    const unhappySaves = async (spec: UnhappySaves | undefined, what: string, answers: (fenceLine: number) => (line: string) => boolean, holds: (fenceLine: number, line: string) => boolean): Promise<number[]> => {
+      const times: number[] = [];
+      if (spec === undefined) return times;
+      const other = join(root, spec.doc);
       const original = readFileSync(other, "utf8");
-      for (let n = 1; n <= unhappy.edits; n++) {
-        const broken = editBlock(original, unhappy.anchor, n, (k) => `const devBenchTypeError${k}: number = "${k}";`);
+      for (let n = 1; n <= spec.edits; n++) {
+        const broken = editBlock(original, spec.anchor, n, spec.line);
         const fromLine = lines.length;
         const saved = performance.now();
         writeFileSync(other, broken.text);
-        const located = await waitIn(lines, fromLine, (l) => new RegExp(`^\\s+${unhappy.doc.replace(/[.]/g, "\\.")}:\\d+:\\d+ compiles: TS\\d+`).test(l), timeoutMs, `type error located in ${unhappy.doc}`, context, dead);
-        typeErrorMs.push(located.at - saved);
-        log(`dev bench: type error ${n}: located after ${(located.at - saved).toFixed(0)} ms (${located.value.trim()})`);
-        // The chapter as it was, and its verdict, before the next save.
+        const answer = await waitIn(lines, fromLine, answers(broken.fenceLine), timeoutMs, `${what} in ${spec.doc}`, context, dead);
+        if (!holds(broken.fenceLine, answer.value)) throw new Error(`dev bench: ${what} save ${n} was answered \`${answer.value}\`; dev's output:\n${context()}`);
+        times.push(answer.at - saved);
+        log(`dev bench: ${what} ${n}: after ${(answer.at - saved).toFixed(0)} ms (${answer.value.trim()})`);
         const restoredFrom = lines.length;
         writeFileSync(other, original);
-        await waitIn(lines, restoredFrom, (l) => l.startsWith(`${unhappy.doc}:${broken.fenceLine} compiles ✓`), timeoutMs, `verdict for the restored ${unhappy.doc}`, context, dead);
+        await waitIn(lines, restoredFrom, (l) => l.startsWith(`${spec.doc}:${broken.fenceLine} compiles ✓`), timeoutMs, `verdict for the restored ${spec.doc}`, context, dead);
         await waitIn(lines, restoredFrom, (l) => l.startsWith("dev: docs updated"), timeoutMs, "docs updated line", context, dead);
       }
-    }
-
-    const failingTestMs: number[] = [];
-    const failing = options.failingTests;
-    if (failing !== undefined) {
-      const other = join(root, failing.doc);
-      const original = readFileSync(other, "utf8");
-      for (let n = 1; n <= failing.edits; n++) {
-        const broken = editBlock(original, failing.anchor, n, failing.line);
-        const verdictLine = `${failing.doc}:${broken.fenceLine} compiles ✓ tested ✗`;
-        const fromLine = lines.length;
-        const saved = performance.now();
-        writeFileSync(other, broken.text);
-        const judged = await waitIn(lines, fromLine, (l) => l.startsWith(`${failing.doc}:${broken.fenceLine} `), timeoutMs, `verdict for ${failing.doc}:${broken.fenceLine}`, context, dead);
-        if (!judged.value.startsWith(verdictLine)) throw new Error(`dev bench: failing-test save ${n} was judged \`${judged.value}\`, not \`${verdictLine}\`; dev's output:\n${context()}`);
-        failingTestMs.push(judged.at - saved);
-        log(`dev bench: failing test ${n}: verdict after ${(judged.at - saved).toFixed(0)} ms (${judged.value})`);
-        const restoredFrom = lines.length;
-        writeFileSync(other, original);
-        await waitIn(lines, restoredFrom, (l) => l.startsWith(`${failing.doc}:${broken.fenceLine} compiles ✓ tested ✓`), timeoutMs, `verdict for the restored ${failing.doc}`, context, dead);
-        await waitIn(lines, restoredFrom, (l) => l.startsWith("dev: docs updated"), timeoutMs, "docs updated line", context, dead);
-      }
-    }
+      return times;
+    };
+    const typeError = options.typeErrors === undefined ? undefined : { ...options.typeErrors, line: (k: number) => `const devBenchTypeError${k}: number = "${k}";` };
+    const located = new RegExp(`^\\s+${(typeError?.doc ?? "").replace(/[.]/g, "\\.")}:\\d+:\\d+ compiles: TS\\d+`);
+    const typeErrorMs = await unhappySaves(typeError, "type error", () => (l) => located.test(l), () => true);
+    const failingDoc = options.failingTests?.doc ?? "";
+    const failingTestMs = await unhappySaves(options.failingTests, "failing test", (fence) => (l) => l.startsWith(`${failingDoc}:${fence} `), (fence, l) => l.startsWith(`${failingDoc}:${fence} compiles ✓ tested ✗`));
 
     const mutationMs: number[] = [];
     let mutationLine = "";
