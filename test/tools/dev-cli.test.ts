@@ -191,6 +191,61 @@ describe("npm run dev, when the author saves again while the tests run (and with
   }, 240_000);
 });
 
+describe("npm run dev, when a save breaks or mends blocks it did not change", () => {
+  /** A second chapter whose block imports `double` from the first's module. */
+  const quadrupling = [
+    "---",
+    "tangle: generated/b.ts",
+    "---",
+    "# Quadrupling",
+    "",
+    "Twice doubling.",
+    "",
+    `${fence}ts`,
+    'import { double } from "./a.ts";',
+    "",
+    "/** Four times `n`. */",
+    "export const quadruple = (n: number): number => double(double(n));",
+    fence,
+    "",
+  ].join("\n");
+  let project: Project;
+  let dev: Dev;
+
+  beforeAll(async () => {
+    project = new Project({ "literate/a.md": chapter, "literate/b.md": quadrupling });
+    dev = new Dev(project.root, ["--no-docs", "--no-mutate"]);
+    await dev.waitFor(/dev: watching /);
+  }, 180_000);
+
+  afterAll(async () => {
+    if (dev.child.exitCode === null) dev.child.kill("SIGKILL");
+    await dev.exited;
+    project.remove();
+  });
+
+  it("names the block in another chapter that a renamed export breaks, with its error, then says it compiles again; and says what a save that changes no block did", async () => {
+    const renamed = dev.output.length;
+    project.write("literate/a.md", chapter.replaceAll("double", "twice"));
+    const broken = await dev.waitFor(/dev: this save changed whether 1 other block\(s\) compile:\nliterate\/b\.md:8 compiles ✗\n\s+literate\/b\.md:9:10 compiles: TS2305: [^\n]*'double'/, renamed);
+    await dev.waitFor(/block\(s\) judged in \d+ ms [^\n]*; 1 other block\(s\) do not compile/, renamed);
+    // Printed with what the type-check knew, before the chapter's tests ran.
+    const after = dev.output.slice(renamed);
+    expect(after.indexOf(broken[0])).toBeGreaterThanOrEqual(0);
+    expect(after.indexOf(broken[0])).toBeLessThan(after.indexOf("dev: running test/a.test.ts"));
+
+    const restored = dev.output.length;
+    project.write("literate/a.md", chapter);
+    await dev.waitFor(/dev: this save changed whether 1 other block\(s\) compile:\nliterate\/b\.md:8 compiles ✓ again/, restored);
+    await dev.waitFor(/block\(s\) judged in \d+ ms [^\n]*\)\n/, restored);
+
+    // The first chapter's blocks are stamped now: a prose edit changes none of them.
+    const prose = dev.output.length;
+    project.write("literate/a.md", project.read("literate/a.md").replace("Doubling is what this chapter is about.", "Doubling is all this chapter is about."));
+    await dev.waitFor(/dev: literate\/a\.md: no block changed \(type-check \d+ ms\)\n/, prose);
+  }, 240_000);
+});
+
 describe("npm run dev, when the docs' port is taken", () => {
   it("says so, with a hint, and exits 1", async () => {
     const project = new Project({ "literate/a.md": chapter });
