@@ -251,4 +251,14 @@ describe("npm run mutate --sample, in a real project", { timeout: 120_000 }, () 
     expect(ok.stdout).toContain("still killed: literate/half.md:10:10 killed: ArithmeticOperator, replaced by `n * 2`");
     expect(ok.code).toBe(1);
   });
+
+  it("refuses to run without vitest.mutate.config.ts, naming the file and what to put in it, as a user error", async () => {
+    const project = new Project({ [doc]: chapter() });
+    projects.push(project);
+    expect((await run(process.execPath, [launcher, "tangle", "--root", project.root], project.root)).code).toBe(0);
+    const refused = await run(process.execPath, [launcher, "mutate", "--root", project.root, "--chapter", "half"], project.root);
+    expect(refused.stderr).toContain("vitest.mutate.config.ts usage: `npm run mutate` runs the tests with `vitest.mutate.config.ts`, which this project does not have");
+    expect(refused.stderr).toMatch(/hint: add it: a Vitest configuration/);
+    expect(refused.code).toBe(1);
+  });
 });

@@ -32,9 +32,9 @@ import {
 } from "../core/mutation.ts";
 import { ProjectModel } from "../core/project.ts";
 import { definitionAnalyses, targetTrees } from "../core/project-code.ts";
-import { listDocuments, readIfExists, writeAtomically } from "../disk/io.ts";
+import { listDocuments, readIfExists, statIfExists, writeAtomically } from "../disk/io.ts";
 import { describeBookScore, factsOf, judge } from "../rules/judge.ts";
-import { confirmModuleLevel, recheck, runStryker, scratchCopy, type Book } from "../runners/stryker.ts";
+import { confirmModuleLevel, mutationConfig, recheck, runStryker, scratchCopy, type Book } from "../runners/stryker.ts";
 import { readRecords, requireCurrentFiles } from "./verify.ts";
 
 const usage = `usage: mutate [--chapter NAME]... [--all] [--fresh | --changed-only] [--sample N [--seed S]] [--concurrency N] [--root DIR]
@@ -135,6 +135,12 @@ async function sampleRecheck(book: Book, count: number, seed: number): Promise<n
 }
 
 /** `mutate ARGS`: the exit code, having printed its report on this process's streams (run it under `runCli`). */
+/** Refuses, as a user error, a project without `vitest.mutate.config.ts`: StrykerJS would stop on it with an internal error. */
+function requireMutationConfig(root: string): void {
+  if (statIfExists(join(root, mutationConfig)) !== undefined) return;
+  throw new LiterateError([error({ file: mutationConfig, line: 0, column: 0 }, "usage", `\`npm run mutate\` runs the tests with \`${mutationConfig}\`, which this project does not have`, "add it: a Vitest configuration whose `include` names the book's unit tests (`test/*.test.ts`), without coverage, like this repository's")]);
+}
+
 export async function mutateCommand(args: readonly string[]): Promise<number> {
   const flags = {
     chapter: { type: "string", multiple: true, default: [] as string[] },
@@ -156,6 +162,7 @@ export async function mutateCommand(args: readonly string[]): Promise<number> {
   const concurrency = Math.max(1, whole("concurrency", values.concurrency, 1));
   const book = readBook(values.root);
   if (values.sample !== undefined) {
+    requireMutationConfig(book.root);
     return sampleRecheck(book, whole("sample", values.sample, 0), whole("seed", values.seed, Math.floor(Math.random() * 1_000_000)));
   }
   const docs = book.result.documents.map((d) => d.path);
@@ -171,6 +178,7 @@ export async function mutateCommand(args: readonly string[]): Promise<number> {
   } else {
     chapters = docs.filter((doc) => readIfExists(join(book.root, recordPath(doc))) !== undefined);
   }
+  if (chapters.length > 0) requireMutationConfig(book.root);
   for (const doc of chapters) await mutateChapter(book, doc, concurrency, values.fresh, values["changed-only"]);
   // Rule 5 as verify judges it: the judge, with this rule alone (the others need a type-check and evidence mutate has no use for).
   // Not read: rule 5 alone runs.

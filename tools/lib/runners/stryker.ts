@@ -27,6 +27,9 @@ export interface Book {
   readonly hashes: readonly string[];
 }
 
+/** The Vitest configuration, at the project's root, that the mutants' tests run with (StrykerJS's and the re-checks'). */
+export const mutationConfig = "vitest.mutate.config.ts";
+
 /** Runs StrykerJS on `mutate` ranges with `tests` only; returns its JSON report. */
 export async function runStryker(root: string, mutate: readonly string[], tests: string, concurrency: number): Promise<StrykerReport> {
   const { Stryker } = await import("@stryker-mutator/core");
@@ -42,7 +45,7 @@ export async function runStryker(root: string, mutate: readonly string[], tests:
     const options: PartialStrykerOptions = {
       testRunner: "vitest",
       plugins: ["@stryker-mutator/vitest-runner"],
-      vitest: { configFile: "vitest.mutate.config.ts", related: false },
+      vitest: { configFile: mutationConfig, related: false },
       testFiles: [tests],
       coverageAnalysis: "perTest",
       mutate: [...mutate],
@@ -102,7 +105,7 @@ function runWithMutant(dir: string, book: Book, block: number, mutant: MutantRec
     const out = join(dir, "recheck.json");
     rmSync(out, { force: true });
     const filter = names.length > 0 ? ["-t", testNamePattern(names)] : [];
-    spawnSync(process.execPath, [vitest, "run", "--config", "vitest.mutate.config.ts", tests, ...filter, "--reporter=json", `--outputFile=${out}`], { cwd: dir, stdio: "ignore" });
+    spawnSync(process.execPath, [vitest, "run", "--config", mutationConfig, tests, ...filter, "--reporter=json", `--outputFile=${out}`], { cwd: dir, stdio: "ignore" });
     const report = parseJson(readIfExists(out) ?? "{}") as { testResults?: { status?: string; assertionResults?: { fullName?: string; status?: string }[] }[] };
     const files = report.testResults ?? [];
     const results = files.flatMap((f) => f.assertionResults ?? []).filter((a) => a.status === "passed" || a.status === "failed");
