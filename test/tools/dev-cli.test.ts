@@ -1,12 +1,14 @@
 // `npm run dev` end to end: the launcher started as a child process on a real project folder,
 // edited on disk as an author's editor would, its output read line by line (the reads and tangles
 // of a save too, which it counts).
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { copyFileSync, mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { get, type IncomingMessage } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blockHashes } from "../../tools/lib/core/stamps.ts";
 import { tangle } from "../../tools/lib/core/tangle.ts";
-import { Project, doublingChapter as chapter, edit, launcher, lineOf } from "./verify-project.ts";
+import { Project, doublingChapter as chapter, edit, launcher, lineOf, repository } from "./verify-project.ts";
 
 const fence = "```";
 
@@ -243,6 +245,46 @@ describe("npm run dev, when a save breaks or mends blocks it did not change", ()
     const prose = dev.output.length;
     project.write("literate/a.md", project.read("literate/a.md").replace("Doubling is what this chapter is about.", "Doubling is all this chapter is about."));
     await dev.waitFor(/dev: literate\/a\.md: no block changed \(type-check \d+ ms\)\n/, prose);
+  }, 240_000);
+});
+
+describe("npm run dev, in a chapter that keeps a mutation record", () => {
+  let project: Project;
+  let dev: Dev;
+
+  beforeAll(async () => {
+    project = new Project({ "literate/a.md": chapter });
+    // StrykerJS links the project's node_modules into its sandbox and passes over one that is itself a link.
+    rmSync(join(project.root, "node_modules"));
+    mkdirSync(join(project.root, "node_modules"));
+    for (const entry of readdirSync(join(repository, "node_modules"))) symlinkSync(join(repository, "node_modules", entry), join(project.root, "node_modules", entry));
+    copyFileSync(join(repository, "vitest.mutate.config.ts"), join(project.root, "vitest.mutate.config.ts"));
+    project.tangleNow();
+    const recorded = spawnSync(process.execPath, [launcher, "mutate", "--root", project.root, "--chapter", "a"], { cwd: project.root, env: childEnvironment(), encoding: "utf8" });
+    if (recorded.status !== 0) throw new Error(`mutate failed:\n${recorded.stdout}${recorded.stderr}`);
+    dev = new Dev(project.root, ["--no-docs"]);
+    await dev.waitFor(/dev: watching /);
+  }, 240_000);
+
+  afterAll(async () => {
+    if (dev.child.exitCode === null) dev.child.kill("SIGKILL");
+    await dev.exited;
+    project.remove();
+  });
+
+  it("mutates a saved block in the background once the saves pause, prints its score and survivors at the block, and leaves out the run of a save that a newer one replaced", async () => {
+    // Two quick saves: the first one's run never starts (the saves did not pause), only the second's reports.
+    const first = dev.output.length;
+    project.write("literate/a.md", edit(chapter, "return n * 2;", "return n + n;"));
+    await dev.waitFor(/dev: mutating literate\/a\.md in the background/, first);
+    const second = dev.output.length;
+    project.write("literate/a.md", edit(project.read("literate/a.md"), "return n + n;", "return 2 * n;"));
+    await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✓ stamped ✓ pinned ✗/, second);
+    const scored = await dev.waitFor(/literate\/a\.md:9 pinned ([✓✗]) mutants (\d+)% \((\d+) killed, (\d+) survive\) after \d+ ms/, second);
+    expect(Number(scored[3])).toBeGreaterThan(0);
+    expect(dev.output.slice(first).match(/ pinned [✓✗] mutants /g)).toHaveLength(1);
+    // The run rewrote the chapter's record for the block as it is now.
+    expect(project.read("mutation/a.json")).toContain(hashOf(project.read("literate/a.md"), 0));
   }, 240_000);
 });
 
