@@ -246,6 +246,25 @@ describe("npm run dev, when a save breaks or mends blocks it did not change", ()
     project.write("literate/a.md", project.read("literate/a.md").replace("Doubling is what this chapter is about.", "Doubling is all this chapter is about."));
     await dev.waitFor(/dev: literate\/a\.md: no block changed \(type-check \d+ ms\)\n/, prose);
   }, 240_000);
+
+  it("judges a save made right after its own stamp write, which no watcher event may report", async () => {
+    const bodies = ["return n * 2;", "return n + n;"];
+    const flip = (): void => {
+      const text = project.read("literate/a.md");
+      const body = bodies.find((b) => text.includes(b)) ?? "";
+      project.write("literate/a.md", edit(text, body, body === bodies[0] ? (bodies[1] ?? "") : (bodies[0] ?? "")));
+    };
+    // A save 45 ms after the stamp write reached no event on this machine; the others are around it.
+    for (const delay of [0, 30, 45, 60]) {
+      const from = dev.output.length;
+      flip();
+      await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✓ stamped ✓/, from);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      const again = dev.output.length;
+      flip();
+      await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✓ stamped ✓/, again, 30);
+    }
+  }, 240_000);
 });
 
 describe("npm run dev, in a chapter that keeps a mutation record", () => {

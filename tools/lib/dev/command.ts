@@ -26,6 +26,9 @@ const usage = `usage: dev [--root DIR] [--port N] [--no-docs | --docs-only] [--n
   --stitch     take a save of a tangled file (generated/, tangled tests) back into the Markdown
   --compiler   type-check with the native compiler (default) or the JavaScript API`;
 
+/** How long after a cycle dev looks for saves of the documents it stamped that no watcher event reported (see `DevSession.unseenSaves`). */
+const unseenSaveCheckMs = 300;
+
 /** `dev ARGS`: runs until Ctrl-C (or SIGTERM), then the exit code; its output goes to this process's streams. */
 export async function devCommand(args: readonly string[]): Promise<number> {
   const values = parseCommandLine(
@@ -94,7 +97,15 @@ export async function devCommand(args: readonly string[]): Promise<number> {
     } finally {
       running = false;
     }
+    // A save right after dev's own stamp write may reach no watcher event: once the events have
+    // settled, a stamped document that changed since is taken as saved.
+    clearTimeout(settled);
+    settled = setTimeout(() => {
+      for (const path of session.unseenSaves()) saved.add(path);
+      if (saved.size > 0) void cycle();
+    }, unseenSaveCheckMs);
   };
+  let settled: NodeJS.Timeout | undefined;
   await cycle();
   const watcher = watch(join(root, "literate"), { ignoreInitial: true });
   let timer: NodeJS.Timeout | undefined;
@@ -112,6 +123,7 @@ export async function devCommand(args: readonly string[]): Promise<number> {
   return await new Promise<number>((done) => {
     const stop = (): void => {
       clearTimeout(timer);
+      clearTimeout(settled);
       void (async () => {
         await watcher.close();
         await stitcher?.close();

@@ -284,6 +284,24 @@ export class DevSession {
     return cycle;
   }
 
+  /**
+   * The documents dev stamped whose file has changed since (their stat is no longer that of dev's
+   * write): saves the watcher may not have reported. An author's save a few tens of milliseconds
+   * after dev's atomic stamp write reached no watcher event (chokidar folds the events of a path
+   * replaced by a rename), so the caller asks this once the events have settled. Each is then read
+   * by the next cycle like any save.
+   */
+  unseenSaves(): string[] {
+    const unseen: string[] = [];
+    for (const [path, own] of this.#ownWrites) {
+      const stat = statIfExists(join(this.#root, path));
+      if (stat !== undefined && stat.size === own.size && stat.mtimeMs === own.mtimeMs) continue;
+      this.#ownWrites.delete(path);
+      unseen.push(path);
+    }
+    return unseen.sort();
+  }
+
   /** Stops Vitest and a mutation run. */
   async close(): Promise<void> {
     this.#closed = true;
