@@ -28,6 +28,7 @@ const scratch = process.env["TMPDIR"] ?? (existsSync("/dev/shm") ? "/dev/shm" : 
 // a clean clone has none).
 const slowest = [
   "test/tools/dev-cli.test.ts",
+  "test/tools/dev-cli.saves.test.ts",
   "test/end-to-end.test.ts",
   "test/tools/verify.test.ts",
   "test/mcp.test.ts",

@@ -1,62 +1,11 @@
 // `npm run dev` end to end: the launcher started as a child process on a real project folder,
 // edited on disk as an author's editor would, its output read line by line (the reads and tangles
 // of a save too, which it counts).
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { copyFileSync, mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
-import { join } from "node:path";
-import { get, type IncomingMessage } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blockHashes } from "../../tools/lib/core/stamps.ts";
-import { tangle } from "../../tools/lib/core/tangle.ts";
-import { Project, doublingChapter as chapter, edit, launcher, lineOf, repository } from "./verify-project.ts";
+import { Dev, hashOf, listen } from "./dev-process.ts";
+import { Project, doublingChapter as chapter, edit, lineOf } from "./verify-project.ts";
 
 const fence = "```";
-
-/** The environment of a child: ours without what the vitest running this file set for its workers. */
-function childEnvironment(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("VITEST") && key !== "NODE_V8_COVERAGE" && key !== "TEST") env[key] = value;
-  env["NO_COLOR"] = "1";
-  return env;
-}
-
-/** A running `node tools/run.cjs dev`, with everything it printed so far. */
-class Dev {
-  readonly child: ChildProcessWithoutNullStreams;
-  output = "";
-  readonly exited: Promise<number | null>;
-
-  constructor(root: string, args: readonly string[]) {
-    this.child = spawn(process.execPath, [launcher, "dev", "--root", root, ...args], { cwd: root, env: childEnvironment() });
-    this.child.stdout.setEncoding("utf8").on("data", (chunk: string) => (this.output += chunk));
-    this.child.stderr.setEncoding("utf8").on("data", (chunk: string) => (this.output += chunk));
-    this.exited = new Promise((resolve) => this.child.on("close", (code) => resolve(code)));
-  }
-
-  /** Resolves with the match once the output after `from` matches `pattern`; generous bound, then fails with the output. */
-  async waitFor(pattern: RegExp, from = 0, seconds = 120): Promise<RegExpExecArray> {
-    const until = Date.now() + seconds * 1000;
-    for (;;) {
-      const found = pattern.exec(this.output.slice(from));
-      if (found !== null) return found;
-      if (Date.now() > until || this.child.exitCode !== null) throw new Error(`no match for ${String(pattern)} in:\n${this.output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
-
-/** The stamp hash a block of `text` must carry: the `index`-th block's hash. */
-/** Listens to the dev server's event stream at `url`, keeping every chunk it sends. */
-async function listen(url: string): Promise<{ readonly events: string[]; readonly stream: IncomingMessage }> {
-  const events: string[] = [];
-  const stream = await new Promise<IncomingMessage>((resolve) => get(new URL("__dev/events", url), resolve));
-  stream.setEncoding("utf8").on("data", (chunk: string) => events.push(chunk));
-  return { events, stream };
-}
-
-function hashOf(text: string, index: number): string {
-  return blockHashes(tangle([{ path: "literate/a.md", text }]))[index] ?? "";
-}
 
 describe("npm run dev", () => {
   let project: Project;
@@ -190,120 +139,6 @@ describe("npm run dev, when the author saves again while the tests run (and with
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(dev.output.slice(from).match(/dev: stitched/g)).toHaveLength(1);
     expect(dev.output.slice(from)).not.toMatch(/stitch refused/);
-  }, 240_000);
-});
-
-describe("npm run dev, when a save breaks or mends blocks it did not change", () => {
-  /** A second chapter whose block imports `double` from the first's module. */
-  const quadrupling = [
-    "---",
-    "tangle: generated/b.ts",
-    "---",
-    "# Quadrupling",
-    "",
-    "Twice doubling.",
-    "",
-    `${fence}ts`,
-    'import { double } from "./a.ts";',
-    "",
-    "/** Four times `n`. */",
-    "export const quadruple = (n: number): number => double(double(n));",
-    fence,
-    "",
-  ].join("\n");
-  let project: Project;
-  let dev: Dev;
-
-  beforeAll(async () => {
-    project = new Project({ "literate/a.md": chapter, "literate/b.md": quadrupling });
-    dev = new Dev(project.root, ["--no-docs", "--no-mutate"]);
-    await dev.waitFor(/dev: watching /);
-  }, 180_000);
-
-  afterAll(async () => {
-    if (dev.child.exitCode === null) dev.child.kill("SIGKILL");
-    await dev.exited;
-    project.remove();
-  });
-
-  it("names the block in another chapter that a renamed export breaks, with its error, then says it compiles again; and says what a save that changes no block did", async () => {
-    const renamed = dev.output.length;
-    project.write("literate/a.md", chapter.replaceAll("double", "twice"));
-    const broken = await dev.waitFor(/dev: this save changed whether 1 other block\(s\) compile:\nliterate\/b\.md:8 compiles ✗\n\s+literate\/b\.md:9:10 compiles: TS2305: [^\n]*'double'/, renamed);
-    await dev.waitFor(/block\(s\) judged in \d+ ms [^\n]*; 1 other block\(s\) do not compile/, renamed);
-    // Printed with what the type-check knew, before the chapter's tests ran.
-    const after = dev.output.slice(renamed);
-    expect(after.indexOf(broken[0])).toBeGreaterThanOrEqual(0);
-    expect(after.indexOf(broken[0])).toBeLessThan(after.indexOf("dev: running test/a.test.ts"));
-
-    const restored = dev.output.length;
-    project.write("literate/a.md", chapter);
-    await dev.waitFor(/dev: this save changed whether 1 other block\(s\) compile:\nliterate\/b\.md:8 compiles ✓ again/, restored);
-    await dev.waitFor(/block\(s\) judged in \d+ ms [^\n]*\)\n/, restored);
-
-    // The first chapter's blocks are stamped now: a prose edit changes none of them.
-    const prose = dev.output.length;
-    project.write("literate/a.md", project.read("literate/a.md").replace("Doubling is what this chapter is about.", "Doubling is all this chapter is about."));
-    await dev.waitFor(/dev: literate\/a\.md: no block changed \(type-check \d+ ms\)\n/, prose);
-  }, 240_000);
-
-  it("judges a save made right after its own stamp write, which no watcher event may report", async () => {
-    const bodies = ["return n * 2;", "return n + n;"];
-    const flip = (): void => {
-      const text = project.read("literate/a.md");
-      const body = bodies.find((b) => text.includes(b)) ?? "";
-      project.write("literate/a.md", edit(text, body, body === bodies[0] ? (bodies[1] ?? "") : (bodies[0] ?? "")));
-    };
-    // A save 45 ms after the stamp write reached no event on this machine; the others are around it.
-    for (const delay of [0, 30, 45, 60]) {
-      const from = dev.output.length;
-      flip();
-      await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✓ stamped ✓/, from);
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      const again = dev.output.length;
-      flip();
-      await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✓ stamped ✓/, again, 30);
-    }
-  }, 240_000);
-});
-
-describe("npm run dev, in a chapter that keeps a mutation record", () => {
-  let project: Project;
-  let dev: Dev;
-
-  beforeAll(async () => {
-    project = new Project({ "literate/a.md": chapter });
-    // StrykerJS links the project's node_modules into its sandbox and passes over one that is itself a link.
-    rmSync(join(project.root, "node_modules"));
-    mkdirSync(join(project.root, "node_modules"));
-    for (const entry of readdirSync(join(repository, "node_modules"))) symlinkSync(join(repository, "node_modules", entry), join(project.root, "node_modules", entry));
-    copyFileSync(join(repository, "vitest.mutate.config.ts"), join(project.root, "vitest.mutate.config.ts"));
-    project.tangleNow();
-    const recorded = spawnSync(process.execPath, [launcher, "mutate", "--root", project.root, "--chapter", "a"], { cwd: project.root, env: childEnvironment(), encoding: "utf8" });
-    if (recorded.status !== 0) throw new Error(`mutate failed:\n${recorded.stdout}${recorded.stderr}`);
-    dev = new Dev(project.root, ["--no-docs"]);
-    await dev.waitFor(/dev: watching /);
-  }, 240_000);
-
-  afterAll(async () => {
-    if (dev.child.exitCode === null) dev.child.kill("SIGKILL");
-    await dev.exited;
-    project.remove();
-  });
-
-  it("mutates a saved block in the background once the saves pause, prints its score and survivors at the block, and leaves out the run of a save that a newer one replaced", async () => {
-    // Two quick saves: the first one's run never starts (the saves did not pause), only the second's reports.
-    const first = dev.output.length;
-    project.write("literate/a.md", edit(chapter, "return n * 2;", "return n + n;"));
-    await dev.waitFor(/dev: mutating literate\/a\.md in the background/, first);
-    const second = dev.output.length;
-    project.write("literate/a.md", edit(project.read("literate/a.md"), "return n + n;", "return 2 * n;"));
-    await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✓ stamped ✓ pinned ✗/, second);
-    const scored = await dev.waitFor(/literate\/a\.md:9 pinned ([✓✗]) mutants (\d+)% \((\d+) killed, (\d+) survive\) after \d+ ms/, second);
-    expect(Number(scored[3])).toBeGreaterThan(0);
-    expect(dev.output.slice(first).match(/ pinned [✓✗] mutants /g)).toHaveLength(1);
-    // The run rewrote the chapter's record for the block as it is now.
-    expect(project.read("mutation/a.json")).toContain(hashOf(project.read("literate/a.md"), 0));
   }, 240_000);
 });
 
