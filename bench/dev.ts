@@ -256,10 +256,11 @@ export async function runDevBench(options: DevBenchOptions): Promise<DevBenchRes
 
     /**
      * The unhappy saves of `spec`: `line(n)` saved into its block, timed to the first output line
-     * `answers` accepts (given the block's fence line), which `holds` must then hold of; each save
-     * then undone, and the restored block's verdict and page awaited before the next.
+     * `answers` (given the document and the block's fence line), which `holds` must then hold of;
+     * each save then undone, and the restored block's verdict and page awaited before the next.
      */
-    const unhappySaves = async (spec: UnhappySaves | undefined, what: string, answers: (fenceLine: number) => (line: string) => boolean, holds: (fenceLine: number, line: string) => boolean): Promise<number[]> => {
+    type LineTest = (doc: string, fenceLine: number, line: string) => boolean;
+    const unhappySaves = async (spec: UnhappySaves | undefined, what: string, answers: LineTest, holds: LineTest = () => true): Promise<number[]> => {
       const times: number[] = [];
       if (spec === undefined) return times;
       const other = join(root, spec.doc);
@@ -269,8 +270,8 @@ export async function runDevBench(options: DevBenchOptions): Promise<DevBenchRes
         const fromLine = lines.length;
         const saved = performance.now();
         writeFileSync(other, broken.text);
-        const answer = await waitIn(lines, fromLine, answers(broken.fenceLine), timeoutMs, `${what} in ${spec.doc}`, context, dead);
-        if (!holds(broken.fenceLine, answer.value)) throw new Error(`dev bench: ${what} save ${n} was answered \`${answer.value}\`; dev's output:\n${context()}`);
+        const answer = await waitIn(lines, fromLine, (l) => answers(spec.doc, broken.fenceLine, l), timeoutMs, `${what} in ${spec.doc}`, context, dead);
+        if (!holds(spec.doc, broken.fenceLine, answer.value)) throw new Error(`dev bench: ${what} save ${n} was answered \`${answer.value}\`; dev's output:\n${context()}`);
         times.push(answer.at - saved);
         log(`dev bench: ${what} ${n}: after ${(answer.at - saved).toFixed(0)} ms (${answer.value.trim()})`);
         const restoredFrom = lines.length;
@@ -281,10 +282,8 @@ export async function runDevBench(options: DevBenchOptions): Promise<DevBenchRes
       return times;
     };
     const typeError = options.typeErrors === undefined ? undefined : { ...options.typeErrors, line: (k: number) => `const devBenchTypeError${k}: number = "${k}";` };
-    const located = new RegExp(`^\\s+${(typeError?.doc ?? "").replace(/[.]/g, "\\.")}:\\d+:\\d+ compiles: TS\\d+`);
-    const typeErrorMs = await unhappySaves(typeError, "type error", () => (l) => located.test(l), () => true);
-    const failingDoc = options.failingTests?.doc ?? "";
-    const failingTestMs = await unhappySaves(options.failingTests, "failing test", (fence) => (l) => l.startsWith(`${failingDoc}:${fence} `), (fence, l) => l.startsWith(`${failingDoc}:${fence} compiles ✓ tested ✗`));
+    const typeErrorMs = await unhappySaves(typeError, "type error", (doc, _fence, l) => new RegExp(`^\\s+${doc.replace(/[.]/g, "\\.")}:\\d+:\\d+ compiles: TS\\d+`).test(l));
+    const failingTestMs = await unhappySaves(options.failingTests, "failing test", (doc, fence, l) => l.startsWith(`${doc}:${fence} `), (doc, fence, l) => l.startsWith(`${doc}:${fence} compiles ✓ tested ✗`));
 
     const mutationMs: number[] = [];
     let mutationLine = "";

@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDocs, type DocsResult } from "../../tools/lib/docs/build.ts";
 import { pageLinks, siteLinkProblems, siteTarget, type PageLinks } from "./site-links.ts";
 import { serveStatic } from "../../tools/lib/docs/static.ts";
+import { mulberry32 } from "../../tools/lib/core/seeded.ts";
 
 const chromiumPath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
 
@@ -377,18 +378,6 @@ function pageKind(path: string): string {
 /** The seed of this run's random pick of pages: `DOCS_SAMPLE_SEED`, else a new one, named in any failure so the same pages can be loaded again. */
 const sampleSeed = Number(process.env["DOCS_SAMPLE_SEED"] ?? Math.floor(Math.random() * 2 ** 31));
 
-/** A pseudo-random number generator (mulberry32) over [0, 1), from a seed: the same seed, the same numbers. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 /**
  * The pages the browser loads, sorted. Every link and anchor of every page is checked without a
  * browser (`staticLinks`); what needs one (console errors, failed requests, the links scripts
@@ -443,7 +432,7 @@ function crawlSite(): Promise<CrawlFindings> {
     let diagramCount = 0;
     const files = siteFiles(result.out);
     const sizeOf = (path: string): number => statSync(join(result.out, path)).size;
-    const loaded = browserSample(files, sizeOf, seeded(sampleSeed));
+    const loaded = browserSample(files, sizeOf, mulberry32(sampleSeed));
     // The largest pages first (the heaviest chapters take seconds to judge): the tabs finish together, none left with a long one at the end.
     const queue = [...loaded].sort((a, b) => sizeOf(b) - sizeOf(a));
     // The tabs that judged a chapter, left on a desktop screen in the dark.

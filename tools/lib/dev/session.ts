@@ -292,14 +292,15 @@ export class DevSession {
    * by the next cycle like any save.
    */
   unseenSaves(): string[] {
-    const unseen: string[] = [];
-    for (const [path, own] of this.#ownWrites) {
-      const stat = statIfExists(join(this.#root, path));
-      if (stat !== undefined && stat.size === own.size && stat.mtimeMs === own.mtimeMs) continue;
-      this.#ownWrites.delete(path);
-      unseen.push(path);
-    }
-    return unseen.sort();
+    return [...this.#ownWrites.keys()].filter((path) => !this.#isOwnWrite(path, statIfExists(join(this.#root, path)))).sort();
+  }
+
+  /** Whether `stat` of `path` is that of dev's own last write of it; when not, dev's write is forgotten (the file is someone's save). */
+  #isOwnWrite(path: string, stat: StatStamp | undefined): boolean {
+    const own = this.#ownWrites.get(path);
+    if (own !== undefined && stat !== undefined && stat.size === own.size && stat.mtimeMs === own.mtimeMs) return true;
+    this.#ownWrites.delete(path);
+    return false;
   }
 
   /** Stops Vitest and a mutation run. */
@@ -346,10 +347,8 @@ export class DevSession {
     const listed = paths ?? listDocuments(this.#root);
     const changed: string[] = [];
     for (const path of listed) {
-      const own = this.#ownWrites.get(path);
       const stat = statIfExists(join(this.#root, path));
-      if (own !== undefined && stat !== undefined && stat.size === own.size && stat.mtimeMs === own.mtimeMs) continue;
-      this.#ownWrites.delete(path);
+      if (this.#isOwnWrite(path, stat)) continue;
       if (stat !== undefined) this.#reads++;
       const text = stat === undefined ? undefined : readIfExists(join(this.#root, path));
       if (text === undefined ? this.#model.remove(path) : this.#model.update(path, text)) changed.push(path);

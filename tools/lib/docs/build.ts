@@ -798,15 +798,17 @@ function pageKeys(model: DocsModel, codeVersion: string, input: { siteTitle: str
     });
   const symbolTexts = new Map<number, string>();
   const symbolText = (i: number): string => valueAt(symbolTexts, i, () => JSON.stringify([i, symbols[i] ?? null]));
-  /** A block's own facts, its links (by index) and its identifiers (compact); what it links to and names goes into `linked` and `named`. */
+  /** A block's own facts, its identifiers compact; the blocks it links to and the symbols it names go into `linked` and `named`. */
   const blockFacts = (g: number, linked: Set<number>, named: Set<number>): string => {
     const b = model.blocks[g];
     if (b === undefined) return "";
-    const links = [...b.usedBy, ...b.splicedInto, ...b.chunkRefs.flatMap((c) => c.blocks), ...b.identifiers.flatMap((i) => (i.definedIn === undefined ? [] : [i.definedIn]))];
-    for (const l of links) linked.add(l);
-    for (const i of b.identifiers) named.add(i.symbol);
+    for (const l of [...b.usedBy, ...b.splicedInto, ...b.chunkRefs.flatMap((c) => c.blocks)]) linked.add(l);
+    for (const i of b.identifiers) {
+      named.add(i.symbol);
+      if (i.definedIn !== undefined) linked.add(i.definedIn);
+    }
     const identifiers = b.identifiers.map((i) => [i.line, i.column, i.length, i.symbol, i.isDefinition ? 1 : 0, i.definedIn ?? -1]);
-    return JSON.stringify([{ ...b, block: shownBlock(b.block), identifiers }, links]);
+    return JSON.stringify({ ...b, block: shownBlock(b.block), identifiers });
   };
   // A chapter's summary shows on its own page only (the sidebar's statuses are filled in at write time).
   const chapters = model.chapters.map((c, i) => {

@@ -40,7 +40,7 @@ export function renderBookPage(ctx: PageContext, texts: ReadonlyMap<string, stri
   const kept = new Map<string, BookSection>();
   const parts = ctx.model.chapters.map((chapter, i) => {
     const key = sections?.keys[i];
-    const known = key === undefined ? undefined : (kept.get(key) ?? sections?.memo.get(key));
+    const known = key === undefined ? undefined : sections?.memo.get(key);
     const section = known ?? bookSection(ctx, chapter, texts, slugOf(chapter.path), inBook);
     if (key !== undefined) kept.set(key, section);
     return section;
