@@ -64,6 +64,18 @@ describe("npm run dev, when a save breaks or mends blocks it did not change", ()
     await dev.waitFor(/dev: literate\/a\.md: no block changed \(type-check \d+ ms\)\n/, prose);
   }, 240_000);
 
+  it("reports a problem of the file system at its file, not as a bug, and judges the next save", async () => {
+    // A folder named like a chapter: reading it fails as a full disk or a lost permission would, with an error code.
+    const from = dev.output.length;
+    mkdirSync(join(project.root, "literate", "folder.md"));
+    await dev.waitFor(/literate\/folder\.md file-system: cannot write or read `[^`]*literate\/folder\.md`: a folder stands where a file is expected \(EISDIR\)\n\s+hint: [^\n]+\ndev: this save could not be judged/, from);
+    expect(dev.output.slice(from)).not.toContain("internal error");
+    rmSync(join(project.root, "literate", "folder.md"), { recursive: true });
+    const next = dev.output.length;
+    project.write("literate/a.md", project.read("literate/a.md").replace("Doubling is", "Doubling, here, is"));
+    await dev.waitFor(/dev: literate\/a\.md: no block changed/, next);
+  }, 240_000);
+
   it("judges a save made right after its own stamp write, which no watcher event may report", async () => {
     const bodies = ["return n * 2;", "return n + n;"];
     const flip = (): void => {

@@ -29,6 +29,20 @@ const usage = `usage: dev [--root DIR] [--port N] [--no-docs | --docs-only] [--n
 /** How long after a cycle dev looks for saves of the documents it stamped that no watcher event reported (see `DevSession.unseenSaves`). */
 const unseenSaveCheckMs = 300;
 
+/**
+ * Logs what a step threw: a user's or the environment's problem (a full disk, no permission) at
+ * its place, and returns true; anything else as a bug (`where` names the step), and returns false.
+ */
+function logProblems(log: (line: string) => void, caught: unknown, where: string): boolean {
+  const problems = userProblems(caught);
+  if (problems === undefined) {
+    log(`dev: internal error${where} (this is a bug, please report it):\n${caught instanceof Error ? (caught.stack ?? caught.message) : String(caught)}`);
+    return false;
+  }
+  for (const d of sortDiagnostics(problems)) log(formatDiagnostic(d));
+  return true;
+}
+
 /** `dev ARGS`: runs until Ctrl-C (or SIGTERM), then the exit code; its output goes to this process's streams. */
 export async function devCommand(args: readonly string[]): Promise<number> {
   const values = parseCommandLine(
@@ -90,8 +104,8 @@ export async function devCommand(args: readonly string[]): Promise<number> {
           const report = await session.cycle(paths);
           docs?.update(report);
         } catch (caught) {
-          // A bug in a cycle is reported, and the next save tries again: the author's loop stays up.
-          log(`dev: internal error (this is a bug, please report it):\n${caught instanceof Error ? (caught.stack ?? caught.message) : String(caught)}`);
+          // A failed cycle is reported, and the next save tries again: the author's loop stays up.
+          if (logProblems(log, caught, "")) log("dev: this save could not be judged (the problem above); the next save is judged again");
         }
       }
     } finally {
@@ -164,13 +178,7 @@ async function watchTargets(root: string, log: (line: string) => void, cycling: 
           : `dev: stitched ${report.edits.length} edit(s) from ${report.edited.join(", ")} into ${report.documents.join(", ")}`,
       );
     } catch (caught) {
-      const problems = userProblems(caught);
-      if (problems === undefined) {
-        log(`dev: internal error in stitch (this is a bug, please report it):\n${caught instanceof Error ? (caught.stack ?? caught.message) : String(caught)}`);
-        return;
-      }
-      for (const d of sortDiagnostics(problems)) log(formatDiagnostic(d));
-      log("dev: stitch refused the edit(s) above; nothing was written");
+      if (logProblems(log, caught, " in stitch")) log("dev: stitch refused the edit(s) above; nothing was written");
     }
   };
   watcher.on("all", (_event, path) => {

@@ -163,7 +163,7 @@ export class DevSession {
     } catch (caught) {
       if (!(caught instanceof LiterateError)) throw caught;
       for (const d of caught.diagnostics) this.#log(formatDiagnostic(d));
-      this.#log("dev: the documents do not tangle; the generated files are kept as they were");
+      this.#log("dev: tangle stopped on the problem(s) above; the generated files are kept as they were");
       return { tangleErrors: caught.diagnostics, verdicts: [], documents: [], milliseconds: performance.now() - started };
     }
     const result = this.#model.tangle();

@@ -96,7 +96,10 @@ export function readIfExists(path: string): string | undefined {
     return readFileSync(path, "utf8");
   } catch (caught) {
     if (isMissing(caught)) return undefined;
-    throw caught;
+    // Node leaves the path out of some of its errors (a folder read as a file): the report names it.
+    const failure = caught as NodeJS.ErrnoException;
+    failure.path ??= path;
+    throw failure;
   }
 }
 
