@@ -1,5 +1,7 @@
 // dev's long-lived Vitest (`tools/lib/runners/vitest.ts`) in a real scratch project of two
 // chapters: one instance runs one test file, then another, as dev runs them save after save.
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DevTestRunner } from "../../tools/lib/runners/vitest.ts";
 import { Project, doublingChapter } from "./verify-project.ts";
@@ -44,5 +46,49 @@ describe("DevTestRunner", () => {
     const again = await runner.run(["test/a.test.ts"], []);
     expect(again.problems).toEqual([]);
     expect(again.ran).toEqual(["test/a.test.ts"]);
+  });
+
+  it("runs a test file written after it started (a new chapter's), and no longer lists one deleted since", { timeout: 120_000 }, async () => {
+    expect(await runner.testFiles()).toEqual(["test/a.test.ts", "test/b.test.ts"]);
+    project.write("test/c.test.ts", project.read("test/b.test.ts"));
+    expect(await runner.testFiles()).toEqual(["test/a.test.ts", "test/b.test.ts", "test/c.test.ts"]);
+    const run = await runner.run(["test/c.test.ts"], []);
+    expect(run.problems).toEqual([]);
+    expect(run.evidence?.testFiles).toEqual(["test/c.test.ts"]);
+    expect(run.evidence?.tests).toEqual({ total: 1, passed: 1, failed: 0 });
+    rmSync(join(project.root, "test/c.test.ts"));
+    const gone = await runner.run(["test/c.test.ts"], []);
+    expect(gone.evidence).toBeUndefined();
+    expect(gone.problems.map((p) => `${p.file}: ${p.message}`)).toEqual(["test/c.test.ts: `test/c.test.ts` is not a test file Vitest runs"]);
+    expect(await runner.testFiles()).toEqual(["test/a.test.ts", "test/b.test.ts"]);
+  });
+
+  it("fails a run whose coverage cannot be written (a full disk) at the file, and the process and the next run go on", { timeout: 120_000 }, async () => {
+    // A test that takes the place of the folder Vitest writes each file's coverage into: the
+    // write fails as on a full disk. Vitest answers an unhandled rejection by exiting the process.
+    project.write(
+      "test/blocked.test.ts",
+      [
+        'import { rmSync, writeFileSync } from "node:fs";',
+        'import { expect, it } from "vitest";',
+        'import { double } from "../generated/a.ts";',
+        'it("blocks the coverage write", () => {',
+        '  const folder = new URL("../.cache/dev/coverage/.tmp", import.meta.url);',
+        "  rmSync(folder, { recursive: true, force: true });",
+        '  writeFileSync(folder, "");',
+        "  expect(double(2)).toBe(4);",
+        "});",
+        "",
+      ].join("\n"),
+    );
+    const blocked = await runner.run(["test/blocked.test.ts"], []);
+    expect(blocked.evidence).toBeUndefined();
+    expect(blocked.problems).toHaveLength(1);
+    expect(blocked.problems[0]?.file).toMatch(/^\.cache\/dev\/coverage\/\.tmp\/coverage-\d+\.json$/);
+    expect(blocked.problems[0]?.message).toMatch(/^the test run stopped: ENOTDIR/);
+
+    const next = await runner.run(["test/a.test.ts"], []);
+    expect(next.problems).toEqual([]);
+    expect(next.evidence?.testFiles).toEqual(["test/a.test.ts"]);
   });
 });

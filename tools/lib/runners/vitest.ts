@@ -11,7 +11,7 @@
  */
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { stripVTControlCharacters } from "node:util";
-import type { TestModule, Vitest } from "vitest/node";
+import type { CoverageProvider, TestModule, Vitest } from "vitest/node";
 import { error, type Diagnostic } from "../core/diagnostics.ts";
 import type { TestEvidence } from "../core/evidence.ts";
 import { documentEvidence, isIstanbulFile, type IstanbulFile } from "./vitest-evidence.ts";
@@ -51,6 +51,7 @@ export class DevTestRunner {
         coverage: { enabled: true, provider: "v8", reporter: [], reportsDirectory: join(this.#root, ".cache", "dev", "coverage") },
       });
       await vitest.standalone();
+      settleCoverageWrites(await vitest.createCoverageProvider());
       // Vitest's logger exits the process on Ctrl-C (with a code of its own); `npm run dev` closes
       // itself, Vitest included, and exits 0.
       signals.forEach((signal, i) => {
@@ -61,9 +62,14 @@ export class DevTestRunner {
     return this.#vitest;
   }
 
-  /** Every test file of the project (project-relative), as the configuration selects them. */
+  /**
+   * Every test file of the project (project-relative), as the configuration selects them now:
+   * Vitest keeps the list it globbed first, which would leave out a chapter's test file tangled
+   * since (a new chapter's tests never ran) and keep a deleted one.
+   */
   async testFiles(): Promise<string[]> {
     const vitest = await this.#instance();
+    vitest.clearSpecificationsCache();
     const specs = await vitest.globTestSpecifications();
     return [...new Set(specs.map((s) => this.#projectPath(s.moduleId)))].sort();
   }
@@ -91,8 +97,20 @@ export class DevTestRunner {
     const vitest = await this.#instance();
     for (const path of changed) vitest.invalidateFile(join(this.#root, path));
     this.#coverage = undefined;
+    vitest.clearSpecificationsCache();
     const specs = (await vitest.globTestSpecifications(files.map((f) => join(this.#root, f)))).filter((s) => files.includes(this.#projectPath(s.moduleId)));
-    const result = await vitest.runTestSpecifications(specs, false);
+    const found = new Set(specs.map((s) => this.#projectPath(s.moduleId)));
+    const missing = files.filter((f) => !found.has(f));
+    if (missing.length > 0) {
+      const problems = missing.map((f) => error({ file: f, line: 0, column: 0 }, "tested", `\`${f}\` is not a test file Vitest runs`, "check that it exists and that `include` in vitest.config.ts selects it"));
+      return { ran: [], problems, milliseconds: performance.now() - started };
+    }
+    let result: Awaited<ReturnType<Vitest["runTestSpecifications"]>>;
+    try {
+      result = await vitest.runTestSpecifications(specs, false);
+    } catch (stopped) {
+      return { ran: [], problems: [stoppedRun(this.#root, stopped)], milliseconds: performance.now() - started };
+    }
     // Vitest's state keeps every file any run of this instance ran: this run's are the ones asked for.
     const modules = result.testModules.filter((m) => files.includes(this.#projectPath(m.moduleId)));
     const ran = modules.map((m) => this.#projectPath(m.moduleId));
@@ -131,6 +149,43 @@ export class DevTestRunner {
   #projectPath(file: string): string {
     return relative(this.#root, file).split(sep).join("/");
   }
+}
+
+/**
+ * Keeps a coverage file that could not be written (a full disk) from escaping as an unhandled
+ * rejection, which Vitest answers by exiting the process: `npm run dev` would stop mid-save.
+ * Vitest writes each test file's coverage as the file ends and awaits those writes when the run
+ * ends, so the failed write still fails that run, which `run` reports; the next run writes anew.
+ * The pending writes are Vitest's own (`pendingPromises`, not in its types, a new list each run):
+ * a Vitest that no longer keeps them fails here, loudly, rather than leaving dev to be stopped by a full disk.
+ */
+function settleCoverageWrites(provider: CoverageProvider | null): void {
+  if (provider === null) return;
+  const pending = (): unknown[] => {
+    const writes: unknown = Reflect.get(provider, "pendingPromises");
+    if (!Array.isArray(writes)) throw new Error("vitest's coverage provider keeps no `pendingPromises`: settleCoverageWrites in tools/lib/runners/vitest.ts needs updating for this Vitest");
+    return writes;
+  };
+  pending();
+  const afterFile = provider.onAfterSuiteRun.bind(provider);
+  provider.onAfterSuiteRun = (meta) => {
+    const returned = afterFile(meta);
+    const write = pending().at(-1);
+    if (write instanceof Promise) write.catch(() => undefined);
+    return returned;
+  };
+}
+
+/**
+ * A run that Vitest could not finish, as the problem dev prints: a file-system error (the
+ * coverage of a full disk) at the file it names, anything else at the run.
+ */
+function stoppedRun(root: string, stopped: unknown): Diagnostic {
+  const path = typeof stopped === "object" && stopped !== null && "path" in stopped && typeof stopped.path === "string" ? stopped.path : undefined;
+  const code = typeof stopped === "object" && stopped !== null && "code" in stopped && typeof stopped.code === "string" ? stopped.code : undefined;
+  const file = path === undefined ? "test run" : relative(root, path).split(sep).join("/");
+  const hint = code === "ENOSPC" ? "the disk is full: free some space and save again" : code === undefined ? "save again to run the tests anew" : "fix what the file system reported and save again";
+  return error({ file, line: 0, column: 0 }, "tested", `the test run stopped: ${errorMessage(stopped)}`, hint);
 }
 
 /**
