@@ -6,7 +6,7 @@
  * against the target. With `--clean-clone` it does so in a fresh `git clone` of this project's
  * committed HEAD in the temporary folder, after `npm ci` there (timed, printed, not counted),
  * which is how the target is stated: no caches, no earlier test timings. With `--phases` it runs the test script's steps one by one instead (the
- * `&&`-separated commands of `package.json`'s `test`, after `pretest`), each timed, stopping at
+ * `&&`-separated commands of `package.json`'s `test`, a parenthesized group as one, after `pretest`), each timed, stopping at
  * the first that fails as `npm test` would (with `--keep-going` too, it runs them all, to time a
  * branch whose stamps are stale); the total is their sum. Either way it then reads the
  * JSON results the two vitest runs leave in `coverage/` and prints each run's slowest files, to
@@ -90,12 +90,28 @@ if (cleanClone) {
     process.exit(install.code);
   }
 }
+/** The `&&`-separated commands of a script, leaving whole a parenthesized group (the docs warm-up that runs beside the first vitest run). */
+function topLevelSteps(script: string): string[] {
+  const steps: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < script.length; i++) {
+    if (script[i] === "(") depth++;
+    else if (script[i] === ")") depth--;
+    else if (depth === 0 && script.startsWith("&&", i)) {
+      steps.push(script.slice(start, i).trim());
+      start = i + 2;
+    }
+  }
+  return [...steps, script.slice(start).trim()];
+}
+
 print(`npm test on ${root}; load average at start: ${load()}`);
 let code: number;
 let total: number;
 if (phases) {
   const scripts = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
-  const steps = [...(scripts["pretest"] === undefined ? [] : [scripts["pretest"]]), ...(scripts["test"] ?? "").split("&&").map((s) => s.trim())];
+  const steps = [...(scripts["pretest"] === undefined ? [] : [scripts["pretest"]]), ...topLevelSteps(scripts["test"] ?? "")];
   const rows: string[] = [];
   total = 0;
   code = 0;

@@ -13,7 +13,7 @@
 // count before the next one when no hook runs between them (the `beforeAll` and `afterAll` of the
 // suites one leaves and the other enters; our `beforeEach` is the first to run and our
 // `afterEach` the last, being the file's first).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { afterAll, afterEach, beforeEach, type RunnerTestSuite, type TestContext } from "vitest";
@@ -127,5 +127,9 @@ afterAll(() => {
   const folder = join(process.cwd(), attributionFolder);
   mkdirSync(folder, { recursive: true });
   const name = relative(process.cwd(), testFile).replace(/[^\w.-]+/g, "_");
-  writeFileSync(join(folder, `${name}.json`), `${JSON.stringify({ version: 1, testFile: relative(process.cwd(), testFile), tests }, null, 1)}\n`);
+  // Written whole, then renamed into place: a docs build reading the folder meanwhile (`npm test`
+  // warms the docs' caches beside this phase) sees the file as it was or as it is, never half of it.
+  const file = join(folder, `${name}.json`);
+  writeFileSync(`${file}.${process.pid}.tmp`, `${JSON.stringify({ version: 1, testFile: relative(process.cwd(), testFile), tests }, null, 1)}\n`);
+  renameSync(`${file}.${process.pid}.tmp`, file);
 });

@@ -1,7 +1,7 @@
 // `docs --worker`, the docs builder `npm run dev` keeps alive: a real child process over IPC,
 // building a one-chapter project once per request.
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { WorkerReply, WorkerRequest } from "../../tools/lib/docs/command.ts";
@@ -72,4 +72,30 @@ describe("docs --worker", () => {
     expect(exact.code, exact.output).toBe(0);
     expect(exact.output).not.toContain("(the changed files only)");
   }, 180_000);
+});
+
+describe("docs --warm", () => {
+  const project = new Project({ "literate/a.md": chapter, "literate/b.md": other });
+  afterAll(() => project.remove());
+
+  it("fills the caches without writing a site, so the next build takes its cross-references from them", async () => {
+    await runProcess(process.execPath, [launcher, "tangle", "--root", project.root], project.root);
+    const warm = await runProcess(process.execPath, [launcher, "docs", "--warm", "--root", project.root, "--no-api"], project.root);
+    expect(warm.status, warm.stderr).toBe(0);
+    expect(warm.stdout).toMatch(/^docs: caches under \.cache\/docs warmed in \d+ ms\n$/);
+    expect(existsSync(join(project.root, "site"))).toBe(false);
+    expect(readdirSync(join(project.root, ".cache", "docs")).filter((name) => name.startsWith("xref-"))).toHaveLength(1);
+
+    const build = await runProcess(process.execPath, [launcher, "docs", "--root", project.root, "--no-api"], project.root);
+    expect(build.status, build.stderr).toBe(0);
+    expect(build.stdout).toMatch(/docs: cross-references: .* \(cached for these sources\)\n/);
+    expect(readFileSync(join(project.root, "site", "chapters", "a.html"), "utf8")).toContain("Doubling is what this chapter is about.");
+  });
+
+  it("refuses the flags of a site it does not write, and names them", async () => {
+    const run = await runProcess(process.execPath, [launcher, "docs", "--warm", "--root", project.root, "--out", join(project.root, "elsewhere"), "--no-cache"], project.root);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("docs: --warm writes no site and reads no report, so it takes no --out, --no-cache");
+    expect(existsSync(join(project.root, "elsewhere"))).toBe(false);
+  });
 });

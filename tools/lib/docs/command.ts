@@ -3,13 +3,15 @@
  * `--out DIR`); with `--worker`, builds on each request of `npm run dev`'s docs site
  * (`dev/site.ts`), over the IPC channel, keeping the previous build's program in memory.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseCommandLine, runTool } from "../commands/cli.ts";
 import type { VerifyReport } from "../commands/verify.ts";
 import { formatDiagnostic } from "../core/diagnostics.ts";
 import { buildDocs, docsMemory, prepareDocs, type DocsOptions } from "./build.ts";
 
-const usage = `usage: docs [--out DIR] [--root DIR] [--verify-json FILE] [--api-entry PATH]... [--no-api] [--no-cache] [--edit-base URL] [--site-url URL] [--worker]
+const usage = `usage: docs [--out DIR] [--root DIR] [--verify-json FILE] [--api-entry PATH]... [--no-api] [--no-cache] [--edit-base URL] [--site-url URL] [--worker] [--warm]
 
   --out          the site folder (default: site)
   --root         the project root (default: the current folder)
@@ -20,7 +22,9 @@ const usage = `usage: docs [--out DIR] [--root DIR] [--verify-json FILE] [--api-
   --edit-base    where "Edit this page" points: URL + the document's repository-relative path
                  (default: the copy of the Markdown in the site, at that same path)
   --site-url     the address the site is published at, for sitemap.xml's absolute URLs
-  --worker       build on each request from the parent process (\`npm run dev\`), keeping the previous build's program in memory`;
+  --worker       build on each request from the parent process (\`npm run dev\`), keeping the previous build's program in memory
+  --warm         fill the caches under .cache/docs (cross-references, API reference, highlighted code, pages) for
+                 the documents as they are, writing no site: \`npm test\` runs it beside its first test phase`;
 
 /**
  * A request to the docs worker (`docs --worker`): build the site again (with every identifier
@@ -58,6 +62,7 @@ export async function docsCommand(args: readonly string[]): Promise<number> {
     "edit-base": { type: "string" },
     "site-url": { type: "string" },
     worker: { type: "boolean", default: false },
+    warm: { type: "boolean", default: false },
   } as const;
   const values = parseCommandLine(args, flags, usage, process.stdout);
   if (values === undefined) return 0;
@@ -73,6 +78,14 @@ export async function docsCommand(args: readonly string[]): Promise<number> {
     ...(values["edit-base"] === undefined ? {} : { editBase: values["edit-base"] }),
     ...(values["site-url"] === undefined ? {} : { siteUrl: values["site-url"] }),
   };
+  if (values.warm) {
+    const clashing = (["out", "verify-json", "worker", "no-cache"] as const).filter((flag) => values[flag] !== undefined && values[flag] !== false);
+    if (clashing.length > 0) {
+      process.stderr.write(`docs: --warm writes no site and reads no report, so it takes no ${clashing.map((flag) => `--${flag}`).join(", ")}\n  hint: run \`npm run docs\` for a site\n`);
+      return 1;
+    }
+    return await warmCaches(options);
+  }
   if (values.worker) {
     const send = process.send?.bind(process);
     if (send === undefined) {
@@ -82,6 +95,31 @@ export async function docsCommand(args: readonly string[]): Promise<number> {
     return await serveBuilds(options, send);
   }
   return (await buildOnce(options, { stdout: process.stdout, stderr: process.stderr })).code;
+}
+
+/**
+ * The report a warming build renders with: no block judged. Its pages are thrown away; what it
+ * leaves is what does not depend on the report (cross-references, API reference, highlighted
+ * code), which the build after verify's report then takes from the cache.
+ */
+const noReport: VerifyReport = { ok: false, blocks: [], documents: [], problems: [], typeCheck: { compiler: "none", milliseconds: 0 } };
+
+/**
+ * `--warm`: a build into a temporary folder, removed after, whose one line says how long it took.
+ * `npm test` runs it beside its first phase, which leaves part of two cores idle, so that the
+ * site its browser tests build once verify has reported (a cold build is about 30 s) finds the
+ * slow steps done. A build that fails prints its problems and exits 1 as `npm run docs` would.
+ */
+async function warmCaches(options: DocsOptions): Promise<number> {
+  const out = mkdtempSync(join(tmpdir(), "docs-warm-"));
+  try {
+    const result = await buildDocs({ ...options, out, progress: () => {}, verifyReport: noReport });
+    for (const p of result.problems) process.stderr.write(`${formatDiagnostic(p)}\n`);
+    process.stdout.write(`docs: caches under .cache/docs warmed in ${Math.round(result.timings.total)} ms${result.ok ? "" : `, with ${result.problems.length} problem(s)`}\n`);
+    return result.ok ? 0 : 1;
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 }
 
 /** One build, its problems and a summary line written to `streams`; code 0 when it passed, 1 with problems; the pages it rendered. */
