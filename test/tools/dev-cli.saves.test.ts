@@ -76,6 +76,15 @@ describe("npm run dev, when a save breaks or mends blocks it did not change", ()
     await dev.waitFor(/dev: literate\/a\.md: no block changed/, next);
   }, 240_000);
 
+  it("runs the tests of a chapter added while it runs, and stamps its blocks", async () => {
+    // Its test file did not exist when dev's Vitest listed the project's test files.
+    const from = dev.output.length;
+    const tripling = chapter.replaceAll("/a.", "/c.").replaceAll("double", "triple").replace("Doubling", "Tripling").replace("return n * 2;", "return n * 3;").replace("toBe(4)", "toBe(6)");
+    project.write("literate/c.md", tripling);
+    await dev.waitFor(/dev: running test\/c\.test\.ts\nliterate\/c\.md:9 compiles ✓ tested ✓ stamped ✓\nliterate\/c\.md:18 compiles ✓ tests pass ✓\n/, from);
+    expect(project.read("literate/c.md").split("\n")[8]).toBe(`${fence}ts tested=${hashOf(project.read("literate/c.md"), 0)}`);
+  }, 240_000);
+
   it("judges a save made right after its own stamp write, which no watcher event may report", async () => {
     const bodies = ["return n * 2;", "return n + n;"];
     const flip = (): void => {

@@ -189,6 +189,9 @@ export class DevSession {
       }
       const judged = judge(factsOf(this.#model, { ...known, tests: devTestFacts(new Set(), undefined, () => undefined) }));
       if (!this.#docsOnly) this.#reportCompileChanges(judged, result, hashes, new Set(), `dev: {n} block(s) do not compile:`);
+      // Vitest starts while the author reads the first lines, not on the first save (about a
+      // second of it); a failure to start is the first run's to report.
+      if (first && !this.#docsOnly) this.#tests.testFiles().catch(() => undefined);
       return { verdicts: [], documents: first ? [] : changedDocs, result, hashes, report: this.#report(judged, known.checked), texts: this.#model.texts(), milliseconds: performance.now() - started };
     }
     // A saved chapter's blocks that carry no current stamp (a failed run's, or edited while dev
