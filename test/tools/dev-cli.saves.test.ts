@@ -103,6 +103,25 @@ describe("npm run dev, when a save breaks or mends blocks it did not change", ()
       await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✓ stamped ✓/, again, 30);
     }
   }, 240_000);
+
+  // Last in this describe: it ends the dev process.
+  it("stops tests that never end when the chapter is saved again and judges that save; Ctrl-C stops them too, and dev exits 0", async () => {
+    const looping = (text: string): string => edit(text, text.includes("return n * 2;") ? "return n * 2;" : "return n + n;", "while (n > 0) n = n + 1;\n  return n * 2;");
+    const from = dev.output.length;
+    project.write("literate/a.md", looping(project.read("literate/a.md")));
+    await dev.waitFor(/dev: running test\/a\.test\.ts\n/, from);
+    const fixed = dev.output.length;
+    project.write("literate/a.md", edit(project.read("literate/a.md"), "while (n > 0) n = n + 1;\n  return n * 2;", "return 2 * n;"));
+    await dev.waitFor(/dev: the run was stopped: literate\/a\.md was saved again; its 1 block\(s\) are judged with that save\n/, fixed, 30);
+    await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✓ stamped ✓/, fixed, 30);
+    expect(dev.output.slice(fixed)).not.toMatch(/a\.md:9 [^\n]*tested ✗/);
+
+    const again = dev.output.length;
+    project.write("literate/a.md", edit(project.read("literate/a.md"), "return 2 * n;", "while (n > 0) n = n + 1;\n  return n * 2;"));
+    await dev.waitFor(/dev: running test\/a\.test\.ts\n/, again);
+    dev.child.kill("SIGINT");
+    expect(await dev.exited).toBe(0);
+  }, 240_000);
 });
 
 describe("npm run dev, in a chapter that keeps a mutation record", () => {

@@ -113,14 +113,14 @@ describe("npm run dev, when the author saves again while the tests run (and with
     project.remove();
   });
 
-  it("keeps the new save, writes no stamp from the old text, and stamps the block when it judges it again", async () => {
+  it("stops the older save's tests, writes no stamp from its text, and stamps the block when it judges the new save", async () => {
     const from = dev.output.length;
     const edited = edit(slow, "return n * 2;", "return n + n;");
     project.write("literate/a.md", edited);
     await dev.waitFor(/dev: running test\/a\.test\.ts/, from);
     const resaved = edit(edited, "Doubling is what this chapter is about.", "Doubling is all this chapter is about.");
     project.write("literate/a.md", resaved);
-    await dev.waitFor(/literate\/a\.md: changed while its tests ran, so its stamps were not written; judging it again/, from);
+    await dev.waitFor(/dev: the run was stopped: literate\/a\.md was saved again; its 1 block\(s\) are judged with that save\n/, from);
     await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✓ stamped ✓/, from);
     const text = project.read("literate/a.md");
     expect(text).toContain("Doubling is all this chapter is about.");

@@ -63,6 +63,23 @@ describe("DevTestRunner", () => {
     expect(await runner.testFiles()).toEqual(["test/a.test.ts", "test/b.test.ts"]);
   });
 
+  it("stops a run whose test never ends, says why, and runs the next one in new workers", { timeout: 120_000 }, async () => {
+    project.write("test/loops.test.ts", ['import { it } from "vitest";', 'it("never ends", () => {', "  for (let n = 1; n > 0; n++);", "});", ""].join("\n"));
+    const running = runner.run(["test/loops.test.ts"], []);
+    // Stopped while it loops, or before its worker has even started: either way it ends.
+    setTimeout(() => runner.stop("a newer save"), 1_000);
+    const stopped = await running;
+    expect(stopped.stopped).toBe(true);
+    expect(stopped.evidence).toBeUndefined();
+    expect(stopped.problems.map((p) => p.message)).toEqual(["the run was stopped: a newer save"]);
+    rmSync(join(project.root, "test/loops.test.ts"));
+
+    const next = await runner.run(["test/a.test.ts"], []);
+    expect(next.stopped).toBeUndefined();
+    expect(next.problems).toEqual([]);
+    expect(next.evidence?.testFiles).toEqual(["test/a.test.ts"]);
+  });
+
   it("fails a run whose coverage cannot be written (a full disk) at the file, and the process and the next run go on", { timeout: 120_000 }, async () => {
     // A test that takes the place of the folder Vitest writes each file's coverage into: the
     // write fails as on a full disk. Vitest answers an unhandled rejection by exiting the process.

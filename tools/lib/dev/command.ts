@@ -125,7 +125,10 @@ export async function devCommand(args: readonly string[]): Promise<number> {
   let timer: NodeJS.Timeout | undefined;
   watcher.on("all", (_event, path) => {
     if (!path.endsWith(".md")) return;
-    saved.add(relative(root, path).split(sep).join("/"));
+    const document = relative(root, path).split(sep).join("/");
+    saved.add(document);
+    // A newer save stops the tests of the older one, which it makes moot, and which may never end.
+    if (running) session.stopTestsFor(document);
     clearTimeout(timer);
     timer = setTimeout(() => {
       void cycle();

@@ -92,6 +92,9 @@ const mutationQuietMs = 1500;
 /** The launcher of the toolchain's CLIs (`tools/run.cjs`). */
 const launcher = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "run.cjs");
 
+/** After how long a test run that has not ended is reported, with how to stop it. */
+const slowRunNoticeMs = 10_000;
+
 /** One `npm run dev` process's state: the project model, the previous cycle's blocks, the warm type-checker and Vitest. */
 export class DevSession {
   readonly #root: string;
@@ -114,6 +117,8 @@ export class DevSession {
   #inProgram: ReadonlySet<string> | undefined;
   #records: Map<string, string | undefined> | undefined;
   #reads = 0;
+  /** The documents of a cycle whose tests a newer save stopped: the next cycle judges their blocks again, changed or not. */
+  readonly #unjudged = new Set<string>();
   /** The facts of the last judgement, kept for the background re-judge of rule 5 (no second tangle). */
   #lastFacts: Facts | undefined;
   /** The mutation run in the background, if any, and the cycle it is for. */
@@ -148,7 +153,8 @@ export class DevSession {
     const started = performance.now();
     const before = this.counts;
     const first = this.#previous === undefined;
-    const changedDocs = this.#read(first || saved === undefined ? undefined : saved);
+    const changedDocs = [...new Set([...this.#read(first || saved === undefined ? undefined : saved), ...this.#unjudged])].sort();
+    this.#unjudged.clear();
     if (!first && changedDocs.length === 0) return { verdicts: [], documents: [], milliseconds: performance.now() - started };
     // Only a cycle that read a change is newer than a mutation run in the background: the
     // watcher's echo of dev's own stamp write must not make that run's survivors go unreported.
@@ -264,6 +270,14 @@ export class DevSession {
         unexecuted = unexecutedAfter(run);
       }
     }
+    if (run?.stopped === true) {
+      // A newer save stopped the tests: what they ran is no evidence. Its cycle judges these blocks again.
+      this.#forget(blocks, result, hashes);
+      for (const i of blocks) this.#unjudged.add(result.blocks[i]?.doc ?? "");
+      this.#unjudged.delete("");
+      this.#log(`dev: ${run.problems[0]?.message ?? "the run was stopped"}; its ${blocks.length} block(s) are judged with that save`);
+      return { verdicts: [], documents: [], result, hashes, milliseconds: performance.now() - started };
+    }
     let judged = judgedRun !== undefined && judgedRun.run === run ? judgedRun.judged : this.#judge(known, scope, run, {});
     const ran = new Set(run?.evidence === undefined ? [] : run.ran);
     let verdicts = verdictsOf(judged, result, blocks, ran);
@@ -364,7 +378,20 @@ export class DevSession {
     this.#log(`dev: running ${files.join(", ")}`);
     const rewritten = [...this.#rewritten];
     this.#rewritten.clear();
-    return await this.#tests.run(files, rewritten);
+    const notice = setTimeout(() => this.#log(`dev: the tests have run for ${slowRunNoticeMs / 1000} s; if one never ends (a loop that never exits), saving a chapter stops them`), slowRunNoticeMs);
+    try {
+      return await this.#tests.run(files, rewritten);
+    } finally {
+      clearTimeout(notice);
+    }
+  }
+
+  /**
+   * Stops the tests in progress when `path` (a document) was saved by someone other than dev: the
+   * save is judged next, and a test that never ends (a loop that never exits) would hold it forever.
+   */
+  stopTestsFor(path: string): void {
+    if (!this.#isOwnWrite(path, statIfExists(join(this.#root, path)))) this.#tests.stop(`${path} was saved again`);
   }
 
   /**

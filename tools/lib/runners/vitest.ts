@@ -9,6 +9,8 @@
  * files tangle rewrote are invalidated in Vite's module graph before a run, so a test imports
  * the code as it is now.
  */
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import type { CoverageProvider, TestModule, Vitest } from "vitest/node";
@@ -20,6 +22,8 @@ import { documentEvidence, isIstanbulFile, type IstanbulFile } from "./vitest-ev
 export interface DevRun {
   /** The test files that ran (project-relative). */
   readonly ran: readonly string[];
+  /** Set when `stop` ended the run before its tests did: it proves nothing, and `problems` says why. */
+  readonly stopped?: true;
   /** The evidence, when every test passed and the coverage was collected. */
   readonly evidence?: TestEvidence;
   /** Why there is no evidence: the failed tests, each at its test file. */
@@ -32,6 +36,12 @@ export class DevTestRunner {
   readonly #root: string;
   #vitest: Promise<Vitest> | undefined;
   #coverage: unknown;
+  /** Whether a run is in progress, and why `stop` ended it, once it has. */
+  #running = false;
+  #stoppedBecause: string | undefined;
+  #killing: NodeJS.Timeout | undefined;
+  /** The last run, which `close` lets end (stopped) before it closes Vitest. */
+  #inFlight: Promise<DevRun> | undefined;
 
   constructor(root: string) {
     this.#root = resolve(root);
@@ -90,8 +100,19 @@ export class DevTestRunner {
     }
   }
 
-  /** Runs `files` (project-relative test files) with coverage, after invalidating `changed` (files tangle rewrote). */
-  async run(files: readonly string[], changed: readonly string[]): Promise<DevRun> {
+  /** Runs `files` (project-relative test files) with coverage, after invalidating `changed` (files tangle rewrote); `stop` ends it early. */
+  run(files: readonly string[], changed: readonly string[]): Promise<DevRun> {
+    this.#running = true;
+    this.#stoppedBecause = undefined;
+    const run = this.#run(files, changed).finally(() => {
+      this.#running = false;
+      clearInterval(this.#killing);
+    });
+    this.#inFlight = run;
+    return run;
+  }
+
+  async #run(files: readonly string[], changed: readonly string[]): Promise<DevRun> {
     const started = performance.now();
     const startTime = Date.now();
     const vitest = await this.#instance();
@@ -105,11 +126,19 @@ export class DevTestRunner {
       const problems = missing.map((f) => error({ file: f, line: 0, column: 0 }, "tested", `\`${f}\` is not a test file Vitest runs`, "check that it exists and that `include` in vitest.config.ts selects it"));
       return { ran: [], problems, milliseconds: performance.now() - started };
     }
-    let result: Awaited<ReturnType<Vitest["runTestSpecifications"]>>;
-    try {
-      result = await vitest.runTestSpecifications(specs, false);
-    } catch (stopped) {
-      return { ran: [], problems: [stoppedRun(this.#root, stopped)], milliseconds: performance.now() - started };
+    let result: Awaited<ReturnType<Vitest["runTestSpecifications"]>> | undefined;
+    // Stopped before its tests started (`stop` came while the files were listed), it starts none.
+    if (this.#stoppedBecause === undefined) {
+      try {
+        result = await vitest.runTestSpecifications(specs, false);
+      } catch (stopped) {
+        return { ran: [], problems: [stoppedRun(this.#root, stopped)], milliseconds: performance.now() - started };
+      }
+    }
+    const because = this.#stoppedBecause;
+    if (because !== undefined || result === undefined) {
+      const problem = error({ file: "test run", line: 0, column: 0 }, "tested", `the run was stopped: ${because ?? "?"}`, "a test that never ends (a loop that never exits) is stopped the same way");
+      return { ran: [], stopped: true, problems: [problem], milliseconds: performance.now() - started };
     }
     // Vitest's state keeps every file any run of this instance ran: this run's are the ones asked for.
     const modules = result.testModules.filter((m) => files.includes(this.#projectPath(m.moduleId)));
@@ -124,11 +153,29 @@ export class DevTestRunner {
     return { ran, evidence, problems: [], milliseconds };
   }
 
-  /** Stops the instance (and its workers). */
+  /**
+   * Ends the run in progress, if any, for `because`: its workers are killed, as a test that never
+   * returns (a loop that never exits) answers nothing else, and the run returns `stopped`. The
+   * next run starts new workers.
+   */
+  stop(because: string): void {
+    if (!this.#running || this.#stoppedBecause !== undefined) return;
+    this.#stoppedBecause = because;
+    killWorkers();
+    // A worker may not have started yet: any that starts before the run ends goes the same way.
+    this.#killing = setInterval(killWorkers, 100);
+  }
+
+  /** Stops the instance (and its workers, first, should a test never end). */
   async close(): Promise<void> {
+    this.stop("dev is closing");
+    await this.#inFlight?.catch(() => undefined);
     if (this.#vitest === undefined) return;
     const vitest = await this.#vitest.catch(() => undefined);
-    await vitest?.close();
+    // Vitest's close waits for the exit of each worker it started, and misses that of one `stop`
+    // killed: the wait is bounded, and any worker still there is killed.
+    await Promise.race([vitest?.close(), new Promise((resolve) => setTimeout(resolve, closeWaitMs).unref())]);
+    killWorkers();
   }
 
   /** A test module's failures, each at its test file (and test name). */
@@ -148,6 +195,56 @@ export class DevTestRunner {
 
   #projectPath(file: string): string {
     return relative(this.#root, file).split(sep).join("/");
+  }
+}
+
+/** How long closing waits for Vitest to close. */
+const closeWaitMs = 3_000;
+
+/** Kills the Vitest workers this process started. */
+function killWorkers(): void {
+  for (const pid of vitestWorkers(process.pid)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Gone already: it ended on its own.
+    }
+  }
+}
+
+/** The file Vitest's `forks` pool (its default) runs each worker process from. */
+const forkWorkerEntry = /[\\/]vitest[\\/]dist[\\/]workers[\\/]forks\.js/;
+
+/**
+ * The process ids of the Vitest workers `parent` started: on Linux from `/proc`, elsewhere from
+ * `ps`. Vitest does not expose them, and closing it waits for a worker that never answers.
+ */
+function vitestWorkers(parent: number): number[] {
+  const processes: { pid: number; ppid: number; command: string }[] = [];
+  if (existsSync("/proc/self/stat")) {
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      const stat = readIfPresent(`/proc/${entry}/stat`);
+      // The second field, the command's name, is in parentheses and may hold spaces: the parent id is the second field after it.
+      const ppid = Number(stat?.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === parent) processes.push({ pid: Number(entry), ppid, command: readIfPresent(`/proc/${entry}/cmdline`) ?? "" });
+    }
+  } else {
+    const listed = spawnSync("ps", ["-A", "-o", "pid=,ppid=,command="], { encoding: "utf8" }).stdout ?? "";
+    for (const line of listed.split("\n")) {
+      const [pid, ppid, ...command] = line.trim().split(/\s+/);
+      processes.push({ pid: Number(pid), ppid: Number(ppid), command: command.join(" ") });
+    }
+  }
+  return processes.filter((p) => p.ppid === parent && forkWorkerEntry.test(p.command)).map((p) => p.pid);
+}
+
+/** A file's text, or `undefined` when it cannot be read (a process that ended meanwhile). */
+function readIfPresent(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
   }
 }
 
