@@ -3,8 +3,10 @@
 // browser). Nothing here is skipped: without chromium the suite fails and says how to install it.
 //
 // Where the time goes, and why the suite is shaped as it is (measured on a cold build, two busy
-// cores): the build is a fifth of it (cross-references and rendering; typedoc a few seconds),
-// and the rest was one browser crawl of all ~480 pages and files. Most of the crawl's time was
+// cores): the build was a fifth of it (cross-references and rendering; typedoc a few seconds),
+// which `npm test` now pays beside its first test phase (`docs --warm` fills the build's caches,
+// so this build re-renders the pages from the new report in seconds), and the rest was one
+// browser crawl of all ~480 pages and files. Most of the crawl's time was
 // the chapters (62): each is judged for its colours in light and dark and by axe on its visit,
 // which is the check of every chapter and stays. The ~350 source and API pages were a quarter of
 // the crawl, loaded only to read their links and ids, which are in the HTML the build writes: so
