@@ -3,6 +3,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LiterateError } from "../../tools/lib/core/diagnostics.ts";
 import { DevTestRunner } from "../../tools/lib/runners/vitest.ts";
 import { Project, doublingChapter } from "./verify-project.ts";
 
@@ -107,5 +108,35 @@ describe("DevTestRunner", () => {
     const next = await runner.run(["test/a.test.ts"], []);
     expect(next.problems).toEqual([]);
     expect(next.evidence?.testFiles).toEqual(["test/a.test.ts"]);
+  });
+});
+
+describe("DevTestRunner, when Vitest cannot start", () => {
+  it("reports a vitest.config.ts that does not load as the user's error at its line, and starts Vitest once it is fixed", { timeout: 120_000 }, async () => {
+    const project = new Project({ "literate/a.md": doublingChapter });
+    const runner = new DevTestRunner(project.root);
+    try {
+      project.tangleNow();
+      const good = project.read("vitest.config.ts");
+      project.write("vitest.config.ts", 'import { defineConfig } from "vitest/config";\nexport default defineConfig({ test: { include: ["test/**/*.test.ts"] },\n');
+      const failed = await runner.run(["test/a.test.ts"], []).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(failed).toBeInstanceOf(LiterateError);
+      const [problem] = (failed as LiterateError).diagnostics;
+      expect(problem?.file).toBe("vitest.config.ts");
+      expect(problem?.line).toBe(2);
+      expect(problem?.message).toMatch(/^Vitest could not start: /);
+      expect(problem?.hint).toBe("fix what it names; the next save starts Vitest again");
+
+      project.write("vitest.config.ts", good);
+      const next = await runner.run(["test/a.test.ts"], []);
+      expect(next.problems).toEqual([]);
+      expect(next.evidence?.testFiles).toEqual(["test/a.test.ts"]);
+    } finally {
+      await runner.close();
+      project.remove();
+    }
   });
 });

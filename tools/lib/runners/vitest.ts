@@ -14,7 +14,7 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import type { CoverageProvider, TestModule, Vitest } from "vitest/node";
-import { error, type Diagnostic } from "../core/diagnostics.ts";
+import { LiterateError, error, type Diagnostic } from "../core/diagnostics.ts";
 import type { TestEvidence } from "../core/evidence.ts";
 import { documentEvidence, isIstanbulFile, type IstanbulFile } from "./vitest-evidence.ts";
 
@@ -48,12 +48,24 @@ export class DevTestRunner {
   }
 
   /** The Vitest instance, created on the first call. */
+  /**
+   * The Vitest instance, created on the first call. One that cannot start (a broken
+   * `vitest.config.ts`) is the user's error, at the configuration file; the next call tries again.
+   */
   #instance(): Promise<Vitest> {
-    this.#vitest ??= (async () => {
-      const { createVitest } = await import("vitest/node");
-      const keep = { onCoverage: (coverage: unknown): void => void (this.#coverage = coverage) };
-      const signals = ["SIGINT", "SIGTERM"] as const;
-      const before = signals.map((signal) => new Set(process.listeners(signal)));
+    this.#vitest ??= this.#start().catch((caught: unknown) => {
+      this.#vitest = undefined;
+      throw startFailure(this.#root, caught);
+    });
+    return this.#vitest;
+  }
+
+  async #start(): Promise<Vitest> {
+    const { createVitest } = await import("vitest/node");
+    const keep = { onCoverage: (coverage: unknown): void => void (this.#coverage = coverage) };
+    const signals = ["SIGINT", "SIGTERM"] as const;
+    const before = signals.map((signal) => new Set(process.listeners(signal)));
+    try {
       const vitest = await createVitest("test", {
         root: this.#root,
         watch: false,
@@ -62,14 +74,14 @@ export class DevTestRunner {
       });
       await vitest.standalone();
       settleCoverageWrites(await vitest.createCoverageProvider());
+      return vitest;
+    } finally {
       // Vitest's logger exits the process on Ctrl-C (with a code of its own); `npm run dev` closes
       // itself, Vitest included, and exits 0.
       signals.forEach((signal, i) => {
         for (const listener of process.listeners(signal)) if (!before[i]?.has(listener)) process.off(signal, listener);
       });
-      return vitest;
-    })();
-    return this.#vitest;
+    }
   }
 
   /**
@@ -197,6 +209,21 @@ export class DevTestRunner {
     return relative(this.#root, file).split(sep).join("/");
   }
 }
+
+/**
+ * Why Vitest did not start, as the user's error at the configuration file (at the line and
+ * column its message names, when it names one).
+ */
+function startFailure(root: string, caught: unknown): LiterateError {
+  const message = errorMessage(caught);
+  const config = vitestConfigNames.find((name) => existsSync(join(root, name))) ?? vitestConfigNames[0];
+  const place = /vitest\.config\.[cm]?[jt]s:(\d+):(\d+)/.exec(message);
+  const at = { file: config, line: Number(place?.[1] ?? 0), column: Number(place?.[2] ?? 0) };
+  return new LiterateError([error(at, "tested", `Vitest could not start: ${message}`, "fix what it names; the next save starts Vitest again")]);
+}
+
+/** The names Vitest looks for its configuration under, the project's own first. */
+const vitestConfigNames = ["vitest.config.ts", "vitest.config.mts", "vitest.config.cts", "vitest.config.js", "vitest.config.mjs", "vitest.config.cjs"] as const;
 
 /** How long closing waits for Vitest to close. */
 const closeWaitMs = 3_000;
