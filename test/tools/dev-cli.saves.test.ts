@@ -83,6 +83,8 @@ describe("npm run dev, when a save breaks or mends blocks it did not change", ()
     project.write("literate/c.md", tripling);
     await dev.waitFor(/dev: running test\/c\.test\.ts\nliterate\/c\.md:9 compiles ✓ tested ✓ stamped ✓\nliterate\/c\.md:18 compiles ✓ tests pass ✓\n/, from);
     expect(project.read("literate/c.md").split("\n")[8]).toBe(`${fence}ts tested=${hashOf(project.read("literate/c.md"), 0)}`);
+    // Its module is in tsconfig.json's program like the others: dev's list of that program is not the one it started with.
+    expect(dev.output.slice(from)).not.toContain("is not part of the program");
   }, 240_000);
 
   it("judges a save made right after its own stamp write, which no watcher event may report", async () => {
@@ -102,6 +104,19 @@ describe("npm run dev, when a save breaks or mends blocks it did not change", ()
       flip();
       await dev.waitFor(/literate\/a\.md:9 compiles ✓ tested ✓ stamped ✓/, again, 30);
     }
+  }, 240_000);
+
+  it("names a type-check error outside every block (a tsconfig.json that does not parse) when it appears, and says when it is gone", async () => {
+    const config = project.read("tsconfig.json");
+    const text = project.read("literate/a.md");
+    const broken = dev.output.length;
+    project.write("tsconfig.json", config.replace(/\}\s*$/, ""));
+    project.write("literate/a.md", `${text}\nOne more line of prose.\n`);
+    await dev.waitFor(/dev: the type-check reports 1 error\(s\) outside the blocks:\ntsconfig\.json:\d+:\d+ compiles: TS1005: [^\n]+\n/, broken);
+    const fixed = dev.output.length;
+    project.write("tsconfig.json", config);
+    project.write("literate/a.md", text);
+    await dev.waitFor(/dev: the type-check's errors outside the blocks are gone\n/, fixed);
   }, 240_000);
 
   // Last in this describe: it ends the dev process.

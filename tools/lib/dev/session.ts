@@ -108,13 +108,16 @@ export class DevSession {
   #previous: string[] | undefined;
   /** The keys (`blockKey`) of the blocks that failed to compile after the last check. */
   #failingToCompile: ReadonlySet<string> = new Set();
+  /** The type-check's errors outside every block (a `tsconfig.json` that does not parse, a hand-written module), as printed. */
+  #failingOutside: ReadonlySet<string> = new Set();
   /** Files tangle rewrote since Vitest last ran: a cycle that judges nothing still leaves them to invalidate. */
   readonly #rewritten = new Set<string>();
   /** The documents as the session knows them, and what they tangle to; a cycle updates only the saved ones. */
   readonly #model = new ProjectModel({ scan: "remark" });
   /** The stat of each document as dev's own stamp write left it: the watcher's echo of that write is no save. */
   readonly #ownWrites = new Map<string, StatStamp>();
-  #inProgram: ReadonlySet<string> | undefined;
+  /** The files tsconfig.json's program holds, and the stat of tsconfig.json they were listed under. */
+  #inProgram: { readonly config: string; readonly files: ReadonlySet<string> } | undefined;
   #records: Map<string, string | undefined> | undefined;
   #reads = 0;
   /** The documents of a cycle whose tests a newer save stopped: the next cycle judges their blocks again, changed or not. */
@@ -180,13 +183,17 @@ export class DevSession {
     if (!first && changed.length === 0 && changedDocs.length === 0) return { verdicts: [], documents: [], result, hashes, milliseconds: performance.now() - started };
 
     // The book's program: what a block's verdict depends on (verify checks the whole project).
-    const checking = this.#checker.check(result.targets.map((t) => t.path).filter(isTypeScriptPath));
-    this.#inProgram ??= programFiles(this.#root);
+    const modules = result.targets.map((t) => t.path).filter(isTypeScriptPath);
+    const checking = this.#checker.check(modules);
+    // Listed again when tsconfig.json changed or a module is not in the list (a chapter added since).
+    const config = JSON.stringify(statIfExists(join(this.#root, "tsconfig.json")) ?? null);
+    if (this.#inProgram === undefined || this.#inProgram.config !== config || modules.some((m) => !this.#inProgram?.files.has(m))) this.#inProgram = { config, files: programFiles(this.#root) };
+    const inProgram = this.#inProgram.files;
     this.#records ??= readRecords(this.#root, this.#model.paths);
     const { analyses } = this.#model.derived(definitionAnalyses);
     const runtime = (i: number): boolean => result.placements[i] !== undefined && isRuntime(analyses[i]?.kind ?? "other", analyses[i]?.typeOnly ?? false);
     if (first || this.#docsOnly) {
-      const known = { checked: await checking, inProgram: this.#inProgram, records: this.#records };
+      const known = { checked: await checking, inProgram, records: this.#records };
       const unstamped = result.blocks.filter((b, i) => runtime(i) && b.attrs.tested !== hashes[i]);
       if (first && unstamped.length > 0) {
         const where = unstamped.slice(0, 3).map((b) => `${b.doc}:${b.line}`);
@@ -209,7 +216,7 @@ export class DevSession {
     if (blocks.length === 0) {
       // No block to judge (a block removed, prose edited), but the book may compile differently now.
       const checked = await checking;
-      const judged = judge(factsOf(this.#model, { checked, inProgram: this.#inProgram, records: this.#records, tests: devTestFacts(new Set(), undefined, () => undefined) }));
+      const judged = judge(factsOf(this.#model, { checked, inProgram, records: this.#records, tests: devTestFacts(new Set(), undefined, () => undefined) }));
       const failing = this.#reportCompileChanges(judged, result, hashes, new Set(), "dev: this save changed whether {n} other block(s) compile:");
       const what = removed > 0 ? `${removed} block(s) removed, none changed` : "no block changed";
       this.#log(`dev: ${changedDocs.join(", ")}: ${what} (type-check ${Math.round(checked.milliseconds)} ms)${failing > 0 ? `; ${failing} block(s) do not compile` : ""}`);
@@ -226,9 +233,9 @@ export class DevSession {
     // beside it, on two cores, they slowed it by as much as they saved.
     const listing = testing ? this.#tests.testFiles() : Promise.resolve([]);
     listing.catch(() => {});
-    judgeAhead(this.#model, { inProgram: this.#inProgram, records: this.#records });
+    judgeAhead(this.#model, { inProgram, records: this.#records });
     const checked = await checking;
-    const known = { checked, inProgram: this.#inProgram, records: this.#records };
+    const known = { checked, inProgram, records: this.#records };
 
     // What is known first: a block that does not compile has its verdict now, before any test result.
     const judgedEarly = judge(factsOf(this.#model, { ...known, tests: devTestFacts(scope, undefined, () => undefined) }));
@@ -335,6 +342,13 @@ export class DevSession {
   #reportCompileChanges(judged: Judgement, result: TangleResult, hashes: readonly string[], scope: ReadonlySet<number>, heading: string): number {
     const changes = compileChanges(judged, result, hashes, scope, this.#failingToCompile);
     this.#failingToCompile = changes.failing;
+    // Errors in no block are no block's verdict, yet may be why blocks fail (the options of a
+    // broken configuration): each is printed when it appears, and their end is said once.
+    const outside = new Set(judged.problems.filter((p) => p.rule === "compiles" && p.severity === "error" && !p.file.endsWith(".md")).map(formatDiagnostic));
+    const appeared = [...outside].filter((line) => !this.#failingOutside.has(line));
+    if (appeared.length > 0) this.#log(`dev: the type-check reports ${appeared.length} error(s) outside the blocks:\n${appeared.join("\n")}`);
+    else if (outside.size === 0 && this.#failingOutside.size > 0) this.#log("dev: the type-check's errors outside the blocks are gone");
+    this.#failingOutside = outside;
     const shown = [...changes.broken, ...changes.mended].sort((a, b) => a - b);
     if (shown.length > 0) this.#log(heading.replace("{n}", String(shown.length)));
     for (const i of shown) {
