@@ -151,11 +151,6 @@ function withLanguage(raw: RawBlock): RawBlock {
   return lang === raw.lang ? raw : { ...raw, lang };
 }
 
-/** `text.split(/\r\n|\r|\n/)`, without the regular expression when the text holds no `\r`. */
-function splitLines(text: string): string[] {
-  return text.includes("\r") ? text.split(/\r\n|\r|\n/) : text.split("\n");
-}
-
 /**
  * The lines of a document as `text.split(/\r\n|\r|\n/)` numbers them (0-based), read on demand:
  * without a `\r` in the text, only line starts are recorded and no line string is built unless asked for.
@@ -277,7 +272,8 @@ class ScannedBlock implements LiterateBlock {
   }
 
   get lines(): readonly string[] {
-    return (this.#lines ??= this.#empty ? [] : splitLines(this.#value));
+    // Split without the regular expression when the text holds no `\r`.
+    return (this.#lines ??= this.#empty ? [] : this.#value.includes("\r") ? this.#value.split(/\r\n|\r|\n/) : this.#value.split("\n"));
   }
 
   get columnShift(): readonly number[] {

@@ -10,15 +10,15 @@ import { forbiddenRoots, manifestPath } from "../core/paths.ts";
 import { sha256 } from "../core/plan.ts";
 import { valueAt } from "../core/maps.ts";
 
-/** Lists `literate/**\/*.md` under `root`, as sorted project-relative POSIX paths. */
-export function listDocuments(root: string, folder = "literate"): string[] {
+/** Lists `literate/**\/*.md` (or `folder/**\/*EXTENSION`) under `root`, as sorted project-relative POSIX paths. */
+export function listDocuments(root: string, folder = "literate", extension = ".md"): string[] {
   const base = join(root, folder);
   if (!existsSync(base)) return [];
   // The entries' types come with the listing: only a symbolic link needs a `stat` to say whether it leads to a file.
   const entries = readdirSync(base, { recursive: true, withFileTypes: true });
   const paths: string[] = [];
   for (const entry of entries) {
-    if (!entry.name.endsWith(".md")) continue;
+    if (!entry.name.endsWith(extension)) continue;
     const full = join(entry.parentPath, entry.name);
     if (entry.isFile() || (entry.isSymbolicLink() && statSync(full, { throwIfNoEntry: false })?.isFile() === true)) {
       paths.push(`${folder}/${relative(base, full).split(sep).join("/")}`);

@@ -6,7 +6,7 @@
  * defines it, and each block learns the API page of what it exports. Typedoc's validation
  * (undocumented exports, broken `{@link}`s) is collected; for the public entry it fails the build.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, extname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type ts from "typescript";
@@ -53,7 +53,7 @@ const requiredToBeDocumented = ["Enum", "Variable", "Function", "Class", "Interf
 
 /** Chooses the entry points: the public index, else every tangled file under `generated/`. */
 function defaultEntryPoints(root: string, tangle: TangleResult): { entryPoints: string[]; isPublicEntry: boolean } {
-  if (tangle.targets.some((t) => t.path === "generated/index.ts") || existsIn(root, "generated/index.ts")) {
+  if (tangle.targets.some((t) => t.path === "generated/index.ts") || statSync(join(root, "generated/index.ts"), { throwIfNoEntry: false })?.isFile() === true) {
     return { entryPoints: ["generated/index.ts"], isPublicEntry: true };
   }
   const entryPoints = tangle.targets
@@ -61,15 +61,6 @@ function defaultEntryPoints(root: string, tangle: TangleResult): { entryPoints: 
     .filter((p) => /^generated\/[^/]+\.(c|m)?ts$/.test(p) && !p.endsWith(".d.ts"))
     .sort();
   return { entryPoints, isPublicEntry: false };
-}
-
-function existsIn(root: string, path: string): boolean {
-  try {
-    readFileSync(join(root, path));
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A typedoc logger that keeps warnings and errors instead of printing them. */

@@ -25,7 +25,7 @@ import { writeAssets, writeSearchIndex } from "./assets.ts";
 import { attributeTests, loadAttribution, type AttributionMemory } from "./attribution.ts";
 import { findErrorSites, type ErrorSite } from "./errors-index.ts";
 import type { CodeToken } from "./code-html.ts";
-import { codeTheme, createTokenizer, highlightOnWorker, type Tokenize } from "./highlight.ts";
+import { codeTheme, createTokenizer, highlightOnWorker, type CodeToHighlight, type Tokenize } from "./highlight.ts";
 import { lineAnchor, sourcePath } from "./html.ts";
 import { buildModel, type DocsModel } from "./model.ts";
 import { notFoundPath, renderBookPage, renderNotFoundPage, sitemapXml, type BookSection } from "./extra-pages.ts";
@@ -352,19 +352,15 @@ function apiProblemsOf(api: ApiResult, tangled: TangleResult): Diagnostic[] {
 
 /** Step 5: the docs model, joining the tangle, verify's report, the cross-references, the tests and the API pages. */
 function docsModelStep(tangled: TangleResult, report: VerifyReport, xref: XrefResult, tests: ReturnType<typeof attributeTests>, api: ApiResult | undefined, texts: ReadonlyMap<string, string>): DocsModel {
-  const headings = new Map<string, string>();
-  for (const [path, text] of texts) {
-    const first = firstHeading(text);
-    if (first !== undefined) headings.set(path, first);
-  }
+  const headings = new Map([...texts].map(([path, text]) => [path, firstHeading(text)]));
   const apiProblems = new Map<number, string[]>();
-  for (const p of api?.problems ?? []) if (p.block !== undefined) apiProblems.set(p.block, [...(apiProblems.get(p.block) ?? []), p.message]);
+  for (const p of api?.problems ?? []) if (p.block !== undefined) pushAt(apiProblems, p.block, p.message);
   return buildModel({ tangle: tangled, report, xref, tests, ...(api === undefined ? {} : { api: api.pages }), apiProblems, headings });
 }
 
 /** Step 6: the error sites of the harness's and the tools' own sources (tests raise errors on purpose and are left out), cached by their texts. */
 function errorSitesStep(root: string, tangled: TangleResult, tsFiles: ReadonlyMap<string, string>, codeVersion: string, useCache: boolean, memory: DocsMemory | undefined): ErrorSite[] {
-  const toolFiles = listTools(root);
+  const toolFiles = listDocuments(root, "tools", ".ts");
   const errorInputs = [...tangled.targets.filter((t) => tsFiles.has(t.path) && !isTestFile(t.path)).map((t) => ({ file: t.path, text: tsFiles.get(t.path) ?? "" })), ...toolFiles.map((f) => ({ file: f, text: readIfExists(join(root, f)) ?? "" }))];
   return throughCache(root, "errors", hashParts([codeVersion, ...errorInputs.flatMap((f) => [f.file, f.text])]), useCache, () => findErrorSites(errorInputs, memory?.errorTrees)).value;
 }
@@ -415,9 +411,7 @@ function pageCacheStep(root: string, model: DocsModel, codeVersion: string, inpu
 }
 
 /** The key a highlighted piece of code is cached under. */
-function highlightKey(codeVersion: string, code: string, lang: string): string {
-  return hashParts([codeVersion, codeTheme, lang, code]);
-}
+const highlightKey = (codeVersion: string, code: string, lang: string): string => hashParts([codeVersion, codeTheme, lang, code]);
 
 /** The code a source page shows of a file: without its inline source map and its last newline. */
 function sourcePageCode(content: string): string {
@@ -439,7 +433,7 @@ type EarlyHighlights = Promise<ReadonlyMap<string, CodeToken[][]> | undefined>;
 function earlyHighlightStep(root: string, tangled: TangleResult, codeVersion: string, memory: DocsMemory | undefined, useCache: boolean): EarlyHighlights | undefined {
   if (memory?.highlighted !== undefined || memory?.tokenizer !== undefined) return undefined;
   if (useCache && statSync(cachedPath(root, highlightCacheName), { throwIfNoEntry: false }) !== undefined) return undefined;
-  const pieces = new Map<string, { code: string; lang: string }>();
+  const pieces = new Map<string, CodeToHighlight>();
   for (const block of tangled.blocks) pieces.set(highlightKey(codeVersion, block.lines.join("\n"), block.lang), { code: block.lines.join("\n"), lang: block.lang });
   for (const target of tangled.targets) {
     const lang = sourceLanguage(target.path);
@@ -459,7 +453,7 @@ interface Highlighting {
   /** The highlighted code, by key: what this build's pages show. */
   readonly tokenCache: ReadonlyMap<string, CodeToken[][]>;
   /** The code of the pages to render, by key. */
-  readonly toRender: ReadonlyMap<string, { code: string; lang: string }>;
+  readonly toRender: ReadonlyMap<string, CodeToHighlight>;
   /** The highlight cache as read (or as `memory` held it). */
   readonly stored: Record<string, CodeToken[][]> | undefined;
   readonly misses: number;
@@ -479,32 +473,27 @@ interface Highlighting {
  */
 async function highlightStep(root: string, model: DocsModel, sources: SourceFiles, cached: CachedPages, codeVersion: string, memory: DocsMemory | undefined, useCache: boolean, early: EarlyHighlights | undefined): Promise<Highlighting> {
   const tokenKey = (code: string, lang: string): string => highlightKey(codeVersion, code, lang);
-  const codesOf = (wanted: Map<string, { code: string; lang: string }>, code: string, lang: string): void => {
-    wanted.set(tokenKey(code, lang), { code, lang });
-  };
-  const blockCode = (wanted: Map<string, { code: string; lang: string }>, global: number): void => {
-    const b = model.blocks[global]?.block;
-    if (b !== undefined) codesOf(wanted, b.lines.join("\n"), b.lang);
-  };
   const targetsByPath = new Map(model.targets.map((t) => [t.path, t]));
-  const sourceCodes = (wanted: Map<string, { code: string; lang: string }>, file: string): void => {
+  const blockCodes = (globals: Iterable<number>): CodeToHighlight[] =>
+    [...globals].flatMap((global) => {
+      const b = model.blocks[global]?.block;
+      return b === undefined ? [] : [{ code: b.lines.join("\n"), lang: b.lang }];
+    });
+  const sourceCodes = (file: string): CodeToHighlight[] => {
     const target = targetsByPath.get(file);
     const lang = sourceLanguage(file);
-    if (target !== undefined && lang === "ts") for (const global of new Set(target.lineBlock)) blockCode(wanted, global);
-    else codesOf(wanted, sourcePageCode(sources.contents.get(file) ?? ""), lang);
+    return target !== undefined && lang === "ts" ? blockCodes(new Set(target.lineBlock)) : [{ code: sourcePageCode(sources.contents.get(file) ?? ""), lang }];
   };
-  const everyCode = new Map<string, { code: string; lang: string }>();
-  const toRender = new Map<string, { code: string; lang: string }>();
-  model.chapters.forEach((chapter, i) => {
-    for (const global of chapter.blocks) {
-      blockCode(everyCode, global);
-      if (cached.chapters[i] === undefined) blockCode(toRender, global);
+  const everyCode = new Map<string, CodeToHighlight>();
+  const toRender = new Map<string, CodeToHighlight>();
+  const want = (pieces: readonly CodeToHighlight[], render: boolean): void => {
+    for (const piece of pieces) {
+      everyCode.set(tokenKey(piece.code, piece.lang), piece);
+      if (render) toRender.set(tokenKey(piece.code, piece.lang), piece);
     }
-  });
-  for (const file of sources.files) {
-    sourceCodes(everyCode, file);
-    if (cached.sources.get(file) === undefined) sourceCodes(toRender, file);
-  }
+  };
+  model.chapters.forEach((chapter, i) => want(blockCodes(chapter.blocks), cached.chapters[i] === undefined));
+  for (const file of sources.files) want(sourceCodes(file), cached.sources.get(file) === undefined);
   const tokenCache = new Map<string, CodeToken[][]>();
   let stored: Record<string, CodeToken[][]> | undefined;
   let misses = 0;
@@ -712,18 +701,6 @@ function readReport(path: string): VerifyReport {
   return JSON.parse(text) as VerifyReport;
 }
 
-/** Every `.ts` file under `tools/`, project-relative, sorted. */
-function listTools(root: string): string[] {
-  try {
-    return readdirSync(join(root, "tools"), { recursive: true, encoding: "utf8" })
-      .filter((f) => f.endsWith(".ts"))
-      .map((f) => `tools/${f.split("\\").join("/")}`)
-      .sort();
-  } catch {
-    return [];
-  }
-}
-
 /** Links each error site: inside tangled code to its block, elsewhere to its source line. */
 function indexErrors(model: DocsModel, tangled: TangleResult, sites: readonly ErrorSite[]): IndexedError[] {
   const targets = new Map(tangled.targets.map((t) => [t.path, t]));
@@ -889,13 +866,12 @@ function storeApi(root: string, key: string, staging: string, api: ApiResult): v
   writeCachedJson(root, `api-${key}.json`, { entryPoints: api.entryPoints, strict: api.strict, problems: api.problems, pages: [...api.pages] } satisfies CachedApi);
 }
 
-/** Test files: tangled test blocks and anything under `test/`. */
-function isTestFile(path: string): boolean {
-  return path.startsWith("test/") || /\.(test|spec)\.(c|m)?tsx?$/.test(path);
-}
 
 /** The first words of a text, for a search hit. */
 function snippetOf(text: string, max = 140): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length <= max ? flat : `${flat.slice(0, max - 1).replace(/\s\S*$/, "")}…`;
 }
+
+/** Test files: tangled test blocks and anything under `test/`. */
+const isTestFile = (path: string): boolean => path.startsWith("test/") || /\.(test|spec)\.(c|m)?tsx?$/.test(path);

@@ -17,11 +17,6 @@ export function readBook(root: string): TangleInput[] {
   return listDocuments(root).map((path) => ({ path, text: readIfExists(join(root, path)) ?? "" }));
 }
 
-/** One document's text on disk (`undefined` when it is gone). */
-export function readDocumentText(root: string, path: string): string | undefined {
-  return readIfExists(join(root, path));
-}
-
 /**
  * The evidence verify would judge the book on disk with (its documents tangled), and the
  * book-wide problems it found reading it (no test results, a failed run).

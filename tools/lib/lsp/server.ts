@@ -32,7 +32,8 @@ import {
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { recordPath } from "../core/mutation.ts";
 import { Book, type BookProblem, type BookRange } from "./book.ts";
-import { filesImportingTheBook, readBook, readDocumentText, readEvidence } from "./disk.ts";
+import { filesImportingTheBook, readBook, readEvidence } from "./disk.ts";
+import { readIfExists } from "../disk/io.ts";
 import { RenameRefused, completionDetails, completions, definitions, hover, outline, prepareRename, references, rename, signatureHelp, type CompletionAnswer, type OutlineEntry, type Place } from "./features.ts";
 import { BackgroundJudge, type JudgeReply, type JudgeRequest, type WorkerChannel } from "./judge-worker.ts";
 import { lenses, testBlockCount, testedBy, type Lens } from "./lens.ts";
@@ -94,8 +95,8 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   };
   const openUris = new Map<string, string>();
   const uriOf = (path: string): string => openUris.get(path) ?? pathToFileURL(resolve(root ?? ".", path)).href;
-  const range = (r: BookRange | { start: { line: number; character: number }; end: { line: number; character: number } }): Range => ({ start: { ...r.start }, end: { ...r.end } });
-  const location = (place: Place): Location => (place.kind === "book" ? { uri: uriOf(place.range.doc), range: range(place.range) } : { uri: pathToFileURL(place.fileName).href, range: range(place.range) });
+  const bookLocation = (r: BookRange): Location => ({ uri: uriOf(r.doc), range: range(r) });
+  const location = (place: Place): Location => (place.kind === "book" ? bookLocation(place.range) : { uri: pathToFileURL(place.fileName).href, range: range(place.range) });
   const requireBook = (): Book => {
     if (book === undefined) throw new ResponseError(ErrorCodes.ServerNotInitialized, "the book is not loaded yet");
     return book;
@@ -270,7 +271,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     const doc = pathOf(document.uri);
     if (doc === undefined || book === undefined || root === undefined) return;
     openUris.delete(doc);
-    book.setText(doc, readDocumentText(root, doc) ?? "");
+    book.setText(doc, readIfExists(resolve(root, doc)) ?? "");
     void connection.sendDiagnostics({ uri: document.uri, diagnostics: [] });
     schedule(debounceMs);
   });
@@ -309,7 +310,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   connection.onDefinition(({ textDocument, position }) =>
     inChapter("definition", textDocument.uri, [], (doc, b): Location[] => {
       const name = spliceNameAt(b.tangled(), doc, position.line);
-      if (name !== undefined) return spliceDefinitions(b.tangled(), name).map((r) => ({ uri: uriOf(r.doc), range: range(r) }));
+      if (name !== undefined) return spliceDefinitions(b.tangled(), name).map(bookLocation);
       return definitions(b, doc, position).map(location);
     }),
   );
@@ -317,7 +318,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   connection.onReferences(({ textDocument, position }) =>
     inChapter("references", textDocument.uri, [], (doc, b): Location[] => {
       const name = spliceNameAt(b.tangled(), doc, position.line);
-      if (name !== undefined) return spliceReferences(b.tangled(), name).map((r) => ({ uri: uriOf(r.doc), range: range(r) }));
+      if (name !== undefined) return spliceReferences(b.tangled(), name).map(bookLocation);
       b.widen(undefined);
       return references(b, doc, position).map(location);
     }),
@@ -361,7 +362,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
         const judgement = latestJudgement(b, data.doc);
         const refs = judgement === undefined ? [] : testedBy(b, judgement, data.block);
         const title = `tested by ${testBlockCount(b, refs)}${data.title === "" ? " ✓" : ` ✗ (${data.title})`}`;
-        return { ...lens, command: { title, command: "editor.action.showReferences", arguments: [uri, lens.range.start, refs.map((r) => ({ uri: uriOf(r.doc), range: range(r) }))] } };
+        return { ...lens, command: { title, command: "editor.action.showReferences", arguments: [uri, lens.range.start, refs.map(bookLocation)] } };
       }
       if (data.names === "mutants" && root !== undefined) return { ...lens, command: { title: data.title, command: "vscode.open", arguments: [pathToFileURL(resolve(root, recordPath(data.doc))).href] } };
       return { ...lens, command: { title: data.title, command: "" } };
@@ -383,8 +384,10 @@ function renamedInTheBookOnly(paths: readonly string[]): string {
   return `renamed in the book only: ${paths.map((p) => `\`${p}\``).join(", ")} import${paths.length === 1 ? "s" : ""} generated/ and name${paths.length === 1 ? "s" : ""} it too, and ${paths.length === 1 ? "is" : "are"} not edited (the server edits the blocks of \`literate/*.md\`); rename there by hand, or rename in generated/ with TypeScript and run \`npm run stitch\``;
 }
 
+const range = (r: { readonly start: { line: number; character: number }; readonly end: { line: number; character: number } }): Range => ({ start: { ...r.start }, end: { ...r.end } });
+
 function symbol(entry: OutlineEntry): DocumentSymbol {
-  return { name: entry.name, kind: symbolKinds[entry.kind] ?? SymbolKind.Variable, range: { start: { ...entry.range.start }, end: { ...entry.range.end } }, selectionRange: { start: { ...entry.selectionRange.start }, end: { ...entry.selectionRange.end } }, children: entry.children.map(symbol) };
+  return { name: entry.name, kind: symbolKinds[entry.kind] ?? SymbolKind.Variable, range: range(entry.range), selectionRange: range(entry.selectionRange), children: entry.children.map(symbol) };
 }
 
 /** The protocol's symbol kind of a TypeScript element kind (any other: a variable). */
@@ -395,15 +398,12 @@ const symbolKinds: Readonly<Record<string, SymbolKind>> = {
   type: SymbolKind.TypeParameter,
   enum: SymbolKind.Enum,
   const: SymbolKind.Constant,
-  let: SymbolKind.Variable,
-  var: SymbolKind.Variable,
   method: SymbolKind.Method,
   property: SymbolKind.Property,
   constructor: SymbolKind.Constructor,
   getter: SymbolKind.Property,
   setter: SymbolKind.Property,
   module: SymbolKind.Module,
-  alias: SymbolKind.Variable,
 };
 
 /** The protocol's completion kind of a TypeScript element kind (any other: text). */
@@ -427,5 +427,4 @@ const completionKinds: Readonly<Record<string, CompletionItemKind>> = {
   keyword: CompletionItemKind.Keyword,
   module: CompletionItemKind.Module,
   alias: CompletionItemKind.Variable,
-  string: CompletionItemKind.Text,
 };
