@@ -35,6 +35,7 @@ import { applyStampEdits, type StampEdit } from "../core/stamps.ts";
 import type { TangleResult } from "../core/tangle.ts";
 import { typeCheck } from "../runners/typecheck.ts";
 import { isRuntime } from "../rules/rule.ts";
+import { pushAt } from "../core/maps.ts";
 
 /** The whole verification: the judge's verdict, and what it was judged on. */
 export interface VerifyReport extends Pick<Judgement, "ok" | "blocks" | "documents" | "problems"> {
@@ -102,7 +103,7 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
       const runtime = analysis !== undefined && isRuntime(analysis.kind, analysis.typeOnly);
       const desired = judged.tested.executed.has(index) ? (facts.hashes[index] ?? "") : undefined;
       if (block.attrs.tested === desired || !(runtime || block.attrs.tested !== undefined)) return;
-      edits.set(block.doc, [...(edits.get(block.doc) ?? []), { line: block.line, stamp: desired }]);
+      pushAt(edits, block.doc, { line: block.line, stamp: desired });
       if (desired === undefined) removed++;
       else written++;
     });

@@ -320,9 +320,7 @@ const assumptionPrefix = /^assumes:\s*/;
 function parseEquivalences(result: TangleResult): { declarations: EquivalenceDeclaration[]; problems: Map<number, Diagnostic[]> } {
   const declarations: EquivalenceDeclaration[] = [];
   const problems = new Map<number, Diagnostic[]>();
-  const add = (index: number, d: Diagnostic): void => {
-    problems.set(index, [...(problems.get(index) ?? []), d]);
-  };
+  const add = (index: number, d: Diagnostic): void => pushAt(problems, index, d);
   let previous = -1;
   result.blocks.forEach((block, index) => {
     if (index > 0 && result.blocks[index - 1]?.doc !== block.doc) previous = -1;

@@ -411,7 +411,7 @@ export function renderIndexPage(ctx: PageContext, options: { readonly errors: re
   const definitions = [...letters].map(([letter, items]) => `<h3 id="defs-${escapeHtml(letter)}">${escapeHtml(letter)}</h3><ul class="index-list">${items.join("")}</ul>`).join("\n");
 
   const groups = new Map<string, IndexedError[]>();
-  for (const e of options.errors) groups.set(e.label, [...(groups.get(e.label) ?? []), e]);
+  for (const e of options.errors) pushAt(groups, e.label, e);
   const errorRows = [...groups]
     .map(([label, errors]) => `<tbody><tr class="group"><th colspan="2" scope="rowgroup"><code>${escapeHtml(label)}</code></th></tr>${errors.map((e) => `<tr><td class="msg">${escapeHtml(e.message)}</td><td>${e.href === undefined ? escapeHtml(e.where) : `<a href="${escapeHtml(e.href)}">${escapeHtml(e.where)}</a>`}</td></tr>`).join("")}</tbody>`)
     .join("\n");

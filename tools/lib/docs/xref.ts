@@ -13,7 +13,7 @@
  */
 import { dirname, join, relative, sep } from "node:path";
 import ts from "typescript";
-import { valueAt } from "../core/maps.ts";
+import { pushAt, valueAt } from "../core/maps.ts";
 
 /** A symbol some identifier names, with its hover text and, when the project declares it, where. */
 export interface XrefSymbol {
@@ -118,8 +118,7 @@ export function crossReferenceChanged(root: string, files: ReadonlyMap<string, s
   const byName = new Map<string, number[]>();
   symbols.forEach((s, i) => {
     if (s.definition === undefined || !moves.has(s.definition.file)) return;
-    const key = `${s.name}\0${s.definition.file}`;
-    byName.set(key, [...(byName.get(key) ?? []), i]);
+    pushAt(byName, `${s.name}\0${s.definition.file}`, i);
   });
   const claimed = new Set<number>();
   const changedSet = new Set(changed);

@@ -95,10 +95,10 @@ interface Parts {
 
 function partsOf(runnables: Runnables, evidence: TestEvidence): Parts {
   const functionsOf = new Map<number, number[]>();
-  runnables.functions.forEach((f, i) => functionsOf.set(f.block, [...(functionsOf.get(f.block) ?? []), i]));
+  runnables.functions.forEach((f, i) => pushAt(functionsOf, f.block, i));
   const readsOf = new Map<number, number[]>();
   runnables.references.forEach((r, i) => {
-    for (const block of r.blocks) if (block !== r.block) readsOf.set(block, [...(readsOf.get(block) ?? []), i]);
+    for (const block of r.blocks) if (block !== r.block) pushAt(readsOf, block, i);
   });
   return { runnables, verdicts: judgeRunnables(evidence, runnables), functionsOf, readsOf };
 }
