@@ -11,28 +11,10 @@ import { rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parseCommandLine } from "./cli.ts";
 import { error, formatDiagnostic, LiterateError, type Diagnostic } from "../core/diagnostics.ts";
-import {
-  blockId,
-  describeMutant,
-  formatChapterRecord,
-  generatedRanges,
-  mutantsByBlock,
-  mutationCandidates,
-  parseChapterRecord,
-  recordPath,
-  recordTestsHash,
-  reusableRecord,
-  sampleKills,
-  scoreBlock,
-  shortHash,
-  undetected,
-  type BlockMutationRecord,
-  type ChapterRecord,
-  type MutantRecord,
-} from "../core/mutation.ts";
+import { blockId, describeMutant, formatChapterRecord, generatedRanges, mutantsByBlock, mutationCandidates, parseChapterRecord, recordPath, recordTestsHash, reusableRecord, sampleKills, scoreBlock, shortHash, undetected, type BlockMutationRecord, type ChapterRecord, type MutantRecord } from "../core/mutation.ts";
 import { ProjectModel } from "../core/project.ts";
 import { definitionAnalyses, targetTrees } from "../core/project-code.ts";
-import { listDocuments, readIfExists, statIfExists, writeAtomically } from "../disk/io.ts";
+import { readDocuments, readIfExists, statIfExists, writeAtomically } from "../disk/io.ts";
 import { describeBookScore, factsOf, judge } from "../rules/judge.ts";
 import { confirmModuleLevel, mutationConfig, recheck, runStryker, scratchCopy, type Book } from "../runners/stryker.ts";
 import { readRecords, requireCurrentFiles } from "./verify.ts";
@@ -49,8 +31,7 @@ const usage = `usage: mutate [--chapter NAME]... [--all] [--fresh | --changed-on
   --root          the project root (default: the current folder)`;
 
 function readBook(root: string): Book {
-  const paths = listDocuments(root);
-  const model = ProjectModel.of(paths.map((path) => ({ path, text: readIfExists(join(root, path)) ?? "" })), { scan: "remark" });
+  const model = ProjectModel.of(readDocuments(root), { scan: "remark" });
   const result = model.tangle();
   if (!result.ok) throw new LiterateError(result.diagnostics);
   requireCurrentFiles(root, result);
@@ -134,13 +115,13 @@ async function sampleRecheck(book: Book, count: number, seed: number): Promise<n
   return problems.length === 0 ? 0 : 1;
 }
 
-/** `mutate ARGS`: the exit code, having printed its report on this process's streams (run it under `runCli`). */
 /** Refuses, as a user error, a project without `vitest.mutate.config.ts`: StrykerJS would stop on it with an internal error. */
 function requireMutationConfig(root: string): void {
   if (statIfExists(join(root, mutationConfig)) !== undefined) return;
   throw new LiterateError([error({ file: mutationConfig, line: 0, column: 0 }, "usage", `\`npm run mutate\` runs the tests with \`${mutationConfig}\`, which this project does not have`, "add it: a Vitest configuration whose `include` names the book's unit tests (`test/*.test.ts`), without coverage, like this repository's")]);
 }
 
+/** `mutate ARGS`: the exit code, having printed its report on this process's streams (run it under `runCli`). */
 export async function mutateCommand(args: readonly string[]): Promise<number> {
   const flags = {
     chapter: { type: "string", multiple: true, default: [] as string[] },

@@ -39,7 +39,6 @@ interface Tally {
   others: string[];
 }
 
-
 /** Classifies every block and reports rule-1 problems; `sources` are the targets' trees, when already parsed. */
 export function analyzeDefinitions(result: TangleResult, sources?: ReadonlyMap<string, ts.SourceFile>): { analyses: BlockAnalysis[]; diagnostics: Diagnostic[] } {
   const tallies = new Map<number, Tally>();

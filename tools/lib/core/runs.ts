@@ -73,7 +73,6 @@ export interface ValueBlock {
   readonly names: readonly string[];
 }
 
-
 /**
  * Parses every TypeScript target once; verify shares the trees between rule 1 and rule 4. A tree
  * in `reuse` (an earlier parse) is taken as it is when its text is the target's content.

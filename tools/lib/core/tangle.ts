@@ -25,7 +25,6 @@ export type CommentStyle = "slash" | "hash" | "none";
 export interface TangledTarget {
   readonly path: string;
   readonly content: string;
-  readonly comment: CommentStyle;
   /** The documents that contributed, in order. */
   readonly sources: readonly string[];
   /** For each generated line (0-based), the global index of the block it came from, or -1. */
@@ -80,7 +79,6 @@ export interface TangleOptions {
 }
 
 const referenceLine = /^([ \t]*)<<([A-Za-z_][\w.-]*)>>[ \t]*$/;
-
 
 /**
  * How deep `<<name>>` references may nest. Expansion recurses once per level, so a chain
@@ -566,7 +564,6 @@ class TargetEmitter {
     return {
       path: this.#path,
       content,
-      comment: this.#comment,
       sources: this.#sources,
       get lineBlock() {
         return runs.tables().lineBlock;

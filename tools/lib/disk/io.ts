@@ -27,6 +27,11 @@ export function listDocuments(root: string, folder = "literate", extension = ".m
   return paths.sort();
 }
 
+/** Every document under `root` (`listDocuments`) with its text as it is on disk; `""` for one gone since it was listed. */
+export function readDocuments(root: string): { path: string; text: string }[] {
+  return listDocuments(root).map((path) => ({ path, text: readIfExists(join(root, path)) ?? "" }));
+}
+
 /** What a folder listing says stands at a name; `unknown` when the folder could not be listed (the path itself must be asked). */
 export type EntryKind = "file" | "folder" | "link" | "other" | "unknown";
 

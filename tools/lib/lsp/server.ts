@@ -9,31 +9,12 @@
 import { relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import ts from "typescript";
-import {
-  CodeLens,
-  CompletionItemKind,
-  DiagnosticSeverity,
-  ErrorCodes,
-  MarkupKind,
-  MessageType,
-  ResponseError,
-  SymbolKind,
-  TextDocumentSyncKind,
-  TextDocuments,
-  type CompletionItem,
-  type Connection,
-  type Diagnostic as LspDiagnostic,
-  type DocumentSymbol,
-  type InitializeResult,
-  type Location,
-  type Range,
-  type WorkspaceEdit,
-} from "vscode-languageserver/node";
+import { CodeLens, CompletionItemKind, DiagnosticSeverity, ErrorCodes, MarkupKind, MessageType, ResponseError, SymbolKind, TextDocumentSyncKind, TextDocuments, type CompletionItem, type Connection, type Diagnostic as LspDiagnostic, type DocumentSymbol, type InitializeResult, type Location, type Range, type WorkspaceEdit } from "vscode-languageserver/node";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { recordPath } from "../core/mutation.ts";
 import { Book, type BookProblem, type BookRange } from "./book.ts";
-import { filesImportingTheBook, readBook, readEvidence } from "./disk.ts";
-import { readIfExists } from "../disk/io.ts";
+import { filesImportingTheBook, readEvidence } from "./disk.ts";
+import { readDocuments, readIfExists } from "../disk/io.ts";
 import { RenameRefused, completionDetails, completions, definitions, hover, outline, prepareRename, references, rename, signatureHelp, type CompletionAnswer, type OutlineEntry, type Place } from "./features.ts";
 import { BackgroundJudge, type JudgeReply, type JudgeRequest, type WorkerChannel } from "./judge-worker.ts";
 import { lenses, testBlockCount, testedBy, type Lens } from "./lens.ts";
@@ -228,7 +209,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       root = folder === undefined || folder === null ? process.cwd() : fileURLToPath(folder);
     }
     const started = performance.now();
-    book = new Book(root, projectCompilerOptions(root), readBook(root));
+    book = new Book(root, projectCompilerOptions(root), readDocuments(root));
     lensRefresh = params.capabilities.workspace?.codeLens?.refreshSupport === true;
     log(`lsp: ${book.model.paths.length} documents of ${root} loaded in ${Math.round(performance.now() - started)} ms`);
     return {
@@ -262,7 +243,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   documents.onDidSave(() => {
     if (book === undefined || root === undefined) return;
     // A save is when other tools run (tangle, verify --stamp, a checkout): take the closed chapters from disk again.
-    book.syncClosed(readBook(root), new Set(openUris.keys()));
+    book.syncClosed(readDocuments(root), new Set(openUris.keys()));
     evidenceRead = false;
     judge?.reloadEvidence();
     schedule(debounceMs);

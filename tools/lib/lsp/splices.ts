@@ -4,8 +4,7 @@
  * splices a name, and complete block names after `<<`. No `<<name>>` line is parsed again here,
  * except the one under the cursor while it is being typed. Pure.
  */
-import type { BookRange } from "./book.ts";
-import type { Tangled } from "./book.ts";
+import type { BookRange, Tangled } from "./book.ts";
 
 /** A `<<name>>` line being typed: what precedes the cursor. */
 const typing = /^[ \t]*<<([A-Za-z_][\w.-]*)?$/;

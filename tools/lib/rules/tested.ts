@@ -9,7 +9,7 @@ import type { BlockAnalysis } from "../core/definitions.ts";
 import { judgeExecution, type TestEvidence } from "../core/evidence.ts";
 import { judgeRunnables, type Runnables, type RunVerdicts } from "../core/runs.ts";
 import type { TangleResult } from "../core/tangle.ts";
-import { addTo, analysisOf, isRuntime, type Facts, type Findings, type Rule } from "./rule.ts";
+import { addTo, analysisOf, isRuntime, type Findings, type Rule } from "./rule.ts";
 import { pushAt, valueAt } from "../core/maps.ts";
 
 /** The state of rule 4 for one block. */
