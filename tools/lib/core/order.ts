@@ -54,7 +54,7 @@ export function readingOrderProblems(result: TangleResult, sources: ReadonlyMap<
         error(
           at,
           "order",
-          `imports \`${specifier}\` from \`${later}\` (${describeOrder(documents.get(later))}), which comes later in the book (this chapter is ${describeOrder(documents.get(importer))}${sameOrder(documents.get(later), documents.get(importer)) ? ", and sorts first by path" : ""})`,
+          `imports \`${specifier}\` from \`${later}\` (${describeOrder(documents.get(later))}), which comes later in the book (this chapter is ${describeOrder(documents.get(importer))}${documents.get(later)?.frontMatter.order === documents.get(importer)?.frontMatter.order ? ", and sorts first by path" : ""})`,
           `move what this chapter needs from \`${later}\` into a chapter before this one, or change the chapters' \`order\` so \`${later}\` comes first`,
         ),
       );
@@ -122,8 +122,4 @@ function writersOf(result: TangleResult): Map<string, Set<string>> {
 function describeOrder(doc: LiterateDocument | undefined): string {
   const order = doc?.frontMatter.order;
   return order === undefined ? "no `order`" : `order ${order}`;
-}
-
-function sameOrder(a: LiterateDocument | undefined, b: LiterateDocument | undefined): boolean {
-  return a?.frontMatter.order === b?.frontMatter.order;
 }

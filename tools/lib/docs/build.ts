@@ -268,14 +268,10 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
  */
 function readProjectStep(root: string, scan: ScanMode, memory: DocsMemory | undefined, documents: ReadonlyMap<string, string> | undefined): { model: ProjectModel; texts: Map<string, string>; tangled: TangleResult } {
   const model = memory?.project !== undefined && memory.project.scan === scan ? memory.project : new ProjectModel({ scan });
-  model.sync(documentsOf(root, documents));
+  // The documents as given (`DocsOptions.documents`), else as read from disk.
+  model.sync(documents === undefined ? listDocuments(root).map((path) => ({ path, text: readDocument(root, path) })) : [...documents].map(([path, text]) => ({ path, text })));
   if (memory !== undefined) memory.project = model;
   return { model, texts: model.texts(), tangled: model.tangle() };
-}
-
-/** The documents as given (`DocsOptions.documents`), else as read from disk. */
-function documentsOf(root: string, documents: ReadonlyMap<string, string> | undefined): { path: string; text: string }[] {
-  return documents === undefined ? listDocuments(root).map((path) => ({ path, text: readDocument(root, path) })) : [...documents].map(([path, text]) => ({ path, text }));
 }
 
 /** Where verify's report comes from: a JSON file, the cache (already read), the caller, or a run of verify (cached under `cacheName` when caching). */
