@@ -526,32 +526,17 @@ function countNewlines(bytes: Buffer, end: number): number {
   return count;
 }
 
-/** The offset of the first byte that does not start a well-formed UTF-8 sequence (RFC 3629: no overlong forms, surrogates or code points past U+10FFFF), or -1. */
+/**
+ * The offset of the first byte that does not start a well-formed UTF-8 sequence (RFC 3629: no
+ * overlong forms, surrogates or code points past U+10FFFF), or -1. The decoder puts U+FFFD where
+ * such a sequence starts, and the text before it decodes exactly: the first U+FFFD the bytes do
+ * not spell themselves (`EF BF BD`) stands at that offset.
+ */
 function firstInvalidUtf8(bytes: Buffer): number {
-  for (let i = 0; i < bytes.length; ) {
-    const lead = bytes[i] ?? 0;
-    if (lead < 0x80) {
-      i++;
-      continue;
-    }
-    // The number of continuation bytes, and the range the first of them must fall in.
-    const [more, low, high] =
-      lead >= 0xc2 && lead <= 0xdf ? [1, 0x80, 0xbf]
-      : lead === 0xe0 ? [2, 0xa0, 0xbf]
-      : lead === 0xed ? [2, 0x80, 0x9f]
-      : lead >= 0xe1 && lead <= 0xef ? [2, 0x80, 0xbf]
-      : lead === 0xf0 ? [3, 0x90, 0xbf]
-      : lead >= 0xf1 && lead <= 0xf3 ? [3, 0x80, 0xbf]
-      : lead === 0xf4 ? [3, 0x80, 0x8f]
-      : [0, 0, 0];
-    if (more === 0) return i;
-    const second = bytes[i + 1];
-    if (second === undefined || second < low || second > high) return i;
-    for (let k = 2; k <= more; k++) {
-      const next = bytes[i + k];
-      if (next === undefined || (next & 0xc0) !== 0x80) return i;
-    }
-    i += more + 1;
+  const text = bytes.toString("utf8");
+  for (let at = text.indexOf("\uFFFD"); at !== -1; at = text.indexOf("\uFFFD", at + 1)) {
+    const offset = Buffer.byteLength(text.slice(0, at), "utf8");
+    if (bytes[offset] !== 0xef || bytes[offset + 1] !== 0xbf || bytes[offset + 2] !== 0xbd) return offset;
   }
   return -1;
 }
