@@ -548,12 +548,7 @@ export function sampleKills(result: TangleResult, hashes: readonly string[], rec
   const random = mulberry32(seed);
   for (let i = pool.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
-    const a = pool[i];
-    const b = pool[j];
-    if (a !== undefined && b !== undefined) {
-      pool[i] = b;
-      pool[j] = a;
-    }
+    [pool[i], pool[j]] = [pool[j] as SampledKill, pool[i] as SampledKill];
   }
   return pool.slice(0, count);
 }

@@ -203,10 +203,6 @@ function rewriteChapterLinks(out: string): void {
 function declaringBlock(target: TangleResult["targets"][number] | undefined, name: string): number | undefined {
   if (target === undefined) return undefined;
   const declaration = new RegExp(`\\b(?:interface|type|class|function|const|let|var|enum)\\s+${name.replace(/[^\w$]/g, "")}\\b`);
-  const lines = target.content.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const block = target.lineBlock[i] ?? -1;
-    if (block >= 0 && declaration.test(lines[i] ?? "")) return block;
-  }
-  return undefined;
+  const line = target.content.split("\n").findIndex((text, i) => (target.lineBlock[i] ?? -1) >= 0 && declaration.test(text));
+  return line < 0 ? undefined : target.lineBlock[line];
 }

@@ -681,14 +681,9 @@ export function firstHeading(text: string): string | undefined {
   const skipped: [number, number][] = result.blocks.map((b) => [b.line, b.line + (b.value === "" ? 0 : b.value.split("\n").length) + (b.closed ? 1 : 0)]);
   const fm = result.frontMatter;
   if (fm !== undefined) skipped.push([1, fm.line + (fm.value === "" ? 0 : fm.value.split("\n").length)]);
-  const lines = withoutBom(text).split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const n = i + 1;
-    if (skipped.some(([from, to]) => n >= from && n <= to)) continue;
-    const h = /^ {0,3}# +(.+?)(?: +#+)? *$/.exec(lines[i] ?? "");
-    if (h !== null) return (h[1] ?? "").replace(/[`*_]/g, "");
-  }
-  return undefined;
+  const outside = withoutBom(text).split("\n").filter((_line, i) => !skipped.some(([from, to]) => i + 1 >= from && i + 1 <= to));
+  const heading = outside.map((line) => /^ {0,3}# +(.+?)(?: +#+)? *$/.exec(line)?.[1]).find((h) => h !== undefined);
+  return heading?.replace(/[`*_]/g, "");
 }
 
 function readReport(path: string): VerifyReport {

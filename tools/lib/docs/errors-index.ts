@@ -208,8 +208,5 @@ function sitesIn(source: ts.SourceFile, classes: ReadonlyMap<string, ErrorClass>
 }
 
 function propertyValue(object: ts.ObjectLiteralExpression, name: string): ts.Expression | undefined {
-  for (const p of object.properties) {
-    if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === name) return p.initializer;
-  }
-  return undefined;
+  return object.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === name)?.initializer;
 }
