@@ -153,13 +153,11 @@ export function mutationCandidates(result: TangleResult, analyses: readonly Pick
     if (!/\.(c|m)?ts$/.test(target.path)) continue;
     for (const block of target.lineBlock) if (block >= 0) written.add(block);
   }
-  const out: number[] = [];
-  result.blocks.forEach((block, index) => {
+  return [...result.blocks.keys()].filter((index) => {
+    const block = result.blocks[index];
     const a = analyses[index];
-    if (block.doc !== doc || a === undefined || block.attrs.test) return;
-    if ((a.kind === "definition" || a.kind === "fragment") && !a.typeOnly && written.has(index)) out.push(index);
+    return block?.doc === doc && a !== undefined && !block.attrs.test && (a.kind === "definition" || a.kind === "fragment") && !a.typeOnly && written.has(index);
   });
-  return out;
 }
 
 /** The generated line ranges (1-based, inclusive) that hold a block's own lines. */
@@ -537,14 +535,12 @@ export interface SampledKill {
  * block records, uniformly, reproducibly from `seed`.
  */
 export function sampleKills(result: TangleResult, hashes: readonly string[], records: readonly ChapterRecord[], count: number, seed: number): SampledKill[] {
-  const pool: SampledKill[] = [];
-  for (const record of records) {
-    result.blocks.forEach((block, index) => {
-      if (block.doc !== record.doc) return;
-      const mine = record.blocks.find((b) => b.hash === hashes[index]);
-      for (const mutant of mine?.mutants ?? []) if (mutant.status === "killed" && mutant.killedBy.length > 0) pool.push({ doc: record.doc, block: index, mutant, tests: record.tests });
-    });
-  }
+  const pool = records.flatMap((record) =>
+    result.blocks.flatMap((block, index) => {
+      const mine = block.doc === record.doc ? record.blocks.find((b) => b.hash === hashes[index]) : undefined;
+      return (mine?.mutants ?? []).filter((mutant) => mutant.status === "killed" && mutant.killedBy.length > 0).map((mutant): SampledKill => ({ doc: record.doc, block: index, mutant, tests: record.tests }));
+    }),
+  );
   const random = mulberry32(seed);
   for (let i = pool.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));

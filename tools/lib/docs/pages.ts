@@ -176,18 +176,16 @@ export function renderBlock(ctx: PageContext, page: string, b: BlockModel, hover
     : b.tests.length === 0
       ? indirectTests(ctx, b)
       : `<details class="tests"><summary>Tested by ${b.tests.length} test${b.tests.length === 1 ? "" : "s"}</summary><ul>${b.tests.map((t) => `<li>${escapeHtml(t)}</li>`).join("")}</ul></details>`;
-  const users = b.usedBy.map((i) => ctx.model.blocks[i]).filter((u): u is BlockModel => u !== undefined);
-  const usedBy =
-    users.length === 0
-      ? ""
-      : `<details class="used-by"><summary>Used in ${users.length} block${users.length === 1 ? "" : "s"}</summary><ul>${users
-          .map((u) => `<li><a href="${escapeHtml(relativeHref(page, u.href))}">${escapeHtml(blockLabel(u))}</a> <span class="where">${escapeHtml(chapterTitle(ctx.model, u.block.doc))}, line ${u.block.line}</span></li>`)
-          .join("")}</ul></details>`;
-  const hosts = b.splicedInto.map((i) => ctx.model.blocks[i]).filter((u): u is BlockModel => u !== undefined);
-  const spliced =
-    hosts.length === 0
-      ? ""
-      : `<p class="spliced-into">Spliced into ${hosts.map((u) => `<a href="${escapeHtml(relativeHref(page, u.href))}">${escapeHtml(blockLabel(u))}</a> <span class="where">(${escapeHtml(chapterTitle(ctx.model, u.block.doc))}, line ${u.block.line})</span>`).join(", ")}</p>`;
+  // A link to each of the blocks `indexes` names, with its chapter and line (`around` them: the parentheses of a list in prose).
+  const linksTo = (indexes: readonly number[], around: [string, string]): string[] =>
+    indexes.flatMap((i) => {
+      const u = ctx.model.blocks[i];
+      return u === undefined ? [] : [`<a href="${escapeHtml(relativeHref(page, u.href))}">${escapeHtml(blockLabel(u))}</a> <span class="where">${around[0]}${escapeHtml(chapterTitle(ctx.model, u.block.doc))}, line ${u.block.line}${around[1]}</span>`];
+    });
+  const users = linksTo(b.usedBy, ["", ""]);
+  const usedBy = users.length === 0 ? "" : `<details class="used-by"><summary>Used in ${users.length} block${users.length === 1 ? "" : "s"}</summary><ul>${users.map((link) => `<li>${link}</li>`).join("")}</ul></details>`;
+  const hosts = linksTo(b.splicedInto, ["(", ")"]);
+  const spliced = hosts.length === 0 ? "" : `<p class="spliced-into">Spliced into ${hosts.join(", ")}</p>`;
   const kind = b.report?.kind ?? (b.block.attrs.noTangle ? "illustration" : "other");
   return `<figure class="block kind-${escapeHtml(kind)}${(b.report?.problems.length ?? 0) > 0 ? " has-problems" : ""}" id="${anchor}">
 <figcaption class="block-head"><span class="label">${escapeHtml(blockLabel(b))}</span>${blockBadges(b)}<span class="links">${links.join(" ")}</span></figcaption>

@@ -257,10 +257,9 @@ export class Book {
   quickProblems(doc: string, editedOnly = false): BookProblem[] {
     const { result, map } = this.tangled();
     const spans = new Map<string, BookRange>();
-    const own = (d: Diagnostic): boolean => d.file === doc;
-    const tangleProblems = result.diagnostics.filter((d) => own(d) && (!result.ok || d.severity === "warning"));
+    const tangleProblems = result.diagnostics.filter((d) => !result.ok || d.severity === "warning");
     const typeErrors = this.#typeCheck(this.targetsOf([doc]), map, spans, editedOnly ? this.#edited : undefined).diagnostics.flatMap((d) => this.#bookDiagnostic(d, spans) ?? []);
-    return [...tangleProblems, ...typeErrors.filter(own)].map((diagnostic) => ({ diagnostic, range: spans.get(spanKey(diagnostic)) ?? this.#pointRange(diagnostic) }));
+    return this.#placed(doc, [...tangleProblems, ...typeErrors], spans);
   }
 
   /**
@@ -274,10 +273,13 @@ export class Book {
     const key = [...open].sort().join("\0");
     const judged = this.#judged;
     if (!result.ok || judged === undefined || judged.version !== this.#version || judged.docs !== key) return this.quickProblems(doc);
-    const { judgement, spans } = judged;
-    const own = (d: Diagnostic): boolean => d.file === doc;
-    const warnings = result.diagnostics.filter((d) => own(d) && d.severity === "warning");
-    return [...warnings, ...(judgement?.problems.filter(own) ?? [])].map((diagnostic) => ({ diagnostic, range: spans.get(spanKey(diagnostic)) ?? this.#pointRange(diagnostic) }));
+    const warnings = result.diagnostics.filter((d) => d.severity === "warning");
+    return this.#placed(doc, [...warnings, ...(judged.judgement?.problems ?? [])], judged.spans);
+  }
+
+  /** The diagnostics of `doc` among `found`, each at its recorded span, else from its point to the end of its line. */
+  #placed(doc: string, found: readonly Diagnostic[], spans: ReadonlyMap<string, BookRange>): BookProblem[] {
+    return found.filter((d) => d.file === doc).map((diagnostic) => ({ diagnostic, range: spans.get(spanKey(diagnostic)) ?? this.#pointRange(diagnostic) }));
   }
 
   /** A diagnostic of the type-check as the compiles rule places it, for `quickProblems` (where the judge does not run). */
