@@ -2,6 +2,7 @@
  * The pages: chapters (prose with verified, cross-referenced blocks), source pages for the
  * generated files, and the index (chapters, definitions, errors). Pure: model in, HTML out.
  */
+import { posix } from "node:path";
 import type { Code } from "mdast";
 import { formatLocation, type Diagnostic } from "../core/diagnostics.ts";
 import { inlineSourceMapLine } from "../core/sourcemap.ts";
@@ -225,12 +226,7 @@ export function hrefRewriter(ctx: PageContext, doc: string, page: string): (href
   return (href) => {
     if (/^[a-z][a-z0-9+.-]*:|^#|^\//i.test(href)) return href;
     const [path = "", hash] = href.split("#", 2);
-    const dir = doc.split("/").slice(0, -1);
-    for (const part of path.split("/")) {
-      if (part === "..") dir.pop();
-      else if (part !== "." && part !== "") dir.push(part);
-    }
-    const resolved = dir.join("/");
+    const resolved = posix.join(posix.dirname(doc), path);
     const suffix = hash === undefined ? "" : `#${hash}`;
     if (ctx.documents.has(resolved)) return relativeHref(page, chapterPath(resolved)) + suffix;
     if (ctx.sourcePages.has(resolved)) return relativeHref(page, sourcePath(resolved)) + suffix;
