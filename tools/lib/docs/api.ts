@@ -124,10 +124,13 @@ export async function buildApi(options: ApiOptions, tangle: TangleResult, progra
     }
     return undefined;
   };
+  // Messages start with the reflection's full name (`Signal.type (Property), defined in …`).
+  const byName = new Map<string, number>();
   for (const reflection of project.getReflectionsByKind(ReflectionKind.All)) {
     const sources = (reflection as { sources?: { url?: string; fullFileName: string; line: number }[] }).sources;
     if (sources === undefined) continue;
     const block = blockOf(reflection);
+    if (block !== undefined && !byName.has(reflection.getFullName())) byName.set(reflection.getFullName(), block);
     const found = block === undefined ? undefined : tangle.blocks[block];
     for (const source of sources) {
       if (found === undefined) delete source.url;
@@ -143,12 +146,6 @@ export async function buildApi(options: ApiOptions, tangle: TangleResult, progra
   });
   await app.generateDocs(project, out);
   rewriteChapterLinks(out);
-  // Messages start with the reflection's full name (`Signal.type (Property), defined in …`).
-  const byName = new Map<string, number>();
-  for (const reflection of project.getReflectionsByKind(ReflectionKind.All)) {
-    const block = blockOf(reflection);
-    if (block !== undefined && !byName.has(reflection.getFullName())) byName.set(reflection.getFullName(), block);
-  }
   const problems = logger.messages.map((message): ApiProblem => {
     const name = /^(\S+) \(/.exec(message)?.[1] ?? /^(\S+), defined in/.exec(message)?.[1] ?? /^The comment for (\S+) /.exec(message)?.[1];
     // A name typedoc did not document has no reflection: find its declaration in the file it names.
