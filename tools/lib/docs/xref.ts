@@ -11,7 +11,7 @@
  * Reads the compiler's library files and `node_modules` types from the disk; the tangled files
  * themselves come from memory, so the result matches the documents even before they are written.
  */
-import { dirname, join, relative, sep } from "node:path";
+import { join, relative, sep } from "node:path";
 import ts from "typescript";
 import { pushAt, valueAt } from "../core/maps.ts";
 
@@ -45,12 +45,10 @@ export interface XrefResult {
   readonly program?: ts.Program;
 }
 
-/** Reads the compiler options of `tsconfig.json` (or `project`) under `root`. */
-export function readCompilerOptions(root: string, project = "tsconfig.json"): ts.CompilerOptions {
-  const configPath = join(root, project);
-  const read = ts.readConfigFile(configPath, (p) => ts.sys.readFile(p));
-  const parsed = ts.parseJsonConfigFileContent(read.config ?? {}, ts.sys, dirname(configPath));
-  return { ...parsed.options, noEmit: true };
+/** Reads the compiler options of `tsconfig.json` under `root`. */
+export function readCompilerOptions(root: string): ts.CompilerOptions {
+  const read = ts.readConfigFile(join(root, "tsconfig.json"), (p) => ts.sys.readFile(p));
+  return { ...ts.parseJsonConfigFileContent(read.config ?? {}, ts.sys, root).options, noEmit: true };
 }
 
 const maxDocumentation = 600;
