@@ -321,7 +321,6 @@ async function apiStep(input: {
 }): Promise<ApiResult> {
   const { root, staging, tangled, useCache } = input;
   const apiOptions = { root, site: staging, ...(input.entryPoints === undefined ? {} : { entryPoints: input.entryPoints }) };
-  // The API pages depend on the sources, the entry and where each line's block is.
   const apiKey = hashParts([input.sourcesKey, typedocVersion, JSON.stringify(apiOptions.entryPoints ?? null), JSON.stringify(tangled.blocks.map((b) => [b.doc, b.index])), ...tangled.targets.map((t) => t.lineBlock.join(","))]);
   const restored = useCache ? restoreApi(root, apiKey, staging, input.out) : undefined;
   let api: ApiResult;
