@@ -73,14 +73,10 @@ async function mutateChapter(book: Book, doc: string, concurrency: number, fresh
   const record: ChapterRecord = { doc, tests, testsHash: recordTestsHash(old, testsHash, candidates.some((index) => reuse(index) !== undefined)), blocks };
   writeAtomically(join(root, recordPath(doc)), formatChapterRecord(record));
 
-  let detected = 0;
-  let survived = 0;
   candidates.forEach((index, k) => {
-    const score = scoreBlock(blocks[k]?.mutants ?? [], []);
-    detected += score.detected;
-    survived += score.survived;
     for (const m of (blocks[k]?.mutants ?? []).filter(undetected)) process.stdout.write(`${describeMutant(doc, result.blocks[index]?.line ?? 0, m)}\n`);
   });
+  const { detected, survived } = scoreBlock(blocks.flatMap((b) => b.mutants), []);
   const total = detected + survived;
   const score = total === 0 ? "no mutants" : `score ${((100 * detected) / total).toFixed(1)}% (before declared equivalents)`;
   const seconds = ((Date.now() - started) / 1000).toFixed(0);

@@ -144,7 +144,7 @@ export function tangle(inputs: readonly TangleInput[], options: TangleOptions = 
     const comment = commentStyleFor(path);
     const sources = [...new Set(entries.map((i) => blocks[i]?.doc ?? ""))];
     const emitter = new TargetEmitter(path, comment, sources, mappings);
-    const ctx: EmitContext = { blocks, named, placements, referenced, diagnostics, stack: [] };
+    const ctx: EmitContext = { blocks, named, references, placements, referenced, diagnostics, stack: [] };
     // Every block written at the top level of this target shares one (frozen) placement.
     const topLevel: BlockPlacement = Object.freeze({ target: path, parent: -1 });
     for (const i of entries) {
@@ -164,7 +164,7 @@ export function tangle(inputs: readonly TangleInput[], options: TangleOptions = 
     if (live.has(name) || expanded.has(name)) continue;
     expanded.add(name);
     const nowhere = new TargetEmitter(`#${name}`, "none", []);
-    const ctx: EmitContext = { blocks, named, placements: [], referenced: expanded, diagnostics, stack: [name] };
+    const ctx: EmitContext = { blocks, named, references, placements: [], referenced: expanded, diagnostics, stack: [name] };
     for (const i of indexes) nowhere.emitBlock(i, "", ctx);
   }
 
@@ -316,9 +316,8 @@ function markReachable(name: string, ctx: EmitContext): void {
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     ctx.referenced.add(next);
     for (const index of ctx.named.get(next) ?? []) {
-      for (const text of ctx.blocks[index]?.lines ?? []) {
-        const child = text.includes("<<") ? referenceLine.exec(text)?.[2] : undefined;
-        if (child === undefined || seen.has(child)) continue;
+      for (const { name: child } of ctx.references[index] ?? []) {
+        if (seen.has(child)) continue;
         seen.add(child);
         pending.push(child);
       }
@@ -329,6 +328,7 @@ function markReachable(name: string, ctx: EmitContext): void {
 interface EmitContext {
   readonly blocks: readonly LiterateBlock[];
   readonly named: ReadonlyMap<string, readonly number[]>;
+  readonly references: readonly (readonly BlockReference[])[];
   readonly placements: (BlockPlacement | undefined)[];
   readonly referenced: Set<string>;
   readonly diagnostics: Diagnostic[];

@@ -25,10 +25,6 @@ import { spliceCompletions, spliceDefinitions, spliceNameAt, spliceReferences } 
 export interface ServerOptions {
   /** The project root; without it, the client's root folder (or the current folder). */
   readonly root?: string;
-  /** How long after the last change diagnostics are published (default 150 ms). */
-  readonly debounceMs?: number;
-  /** How long after the type errors are published the judge's whole verdict follows, if nothing changed meanwhile (default 300 ms). */
-  readonly judgeDelayMs?: number;
   /** Where the server's own log lines go (the client's log, by default). */
   readonly log?: (line: string) => void;
   /**
@@ -38,6 +34,12 @@ export interface ServerOptions {
    */
   readonly startJudge?: (root: string) => WorkerChannel<JudgeReply, JudgeRequest>;
 }
+
+/** How long after the last change diagnostics are published, in ms. */
+const debounceMs = 150;
+
+/** How long after the type errors are published the judge's whole verdict follows, if nothing changed meanwhile, in ms. */
+const judgeDelayMs = 300;
 
 /** What a code lens carries from `codeLens` to `codeLens/resolve`. */
 interface LensData {
@@ -51,8 +53,6 @@ interface LensData {
 export function startServer(connection: Connection, options: ServerOptions = {}): void {
   const documents = new TextDocuments(TextDocument);
   const log = options.log ?? ((line: string): void => connection.console.log(line));
-  const debounceMs = options.debounceMs ?? 150;
-  const judgeDelayMs = options.judgeDelayMs ?? 300;
   let evidenceRead = false;
   let lensRefresh = false;
   let book: Book | undefined;
