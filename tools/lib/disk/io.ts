@@ -76,9 +76,7 @@ function readFolder(full: string): ReadonlyMap<string, EntryKind> | null | "unkn
   } catch (caught) {
     return isMissing(caught) ? null : "unknown";
   }
-  const listing = new Map<string, EntryKind>();
-  for (const e of entries) listing.set(e.name, e.isFile() ? "file" : e.isDirectory() ? "folder" : e.isSymbolicLink() ? "link" : "other");
-  return listing;
+  return new Map(entries.map((e) => [e.name, e.isFile() ? "file" : e.isDirectory() ? "folder" : e.isSymbolicLink() ? "link" : "other"]));
 }
 
 /** A file's JSON, or `undefined` when it is not JSON (a run cut short, a hand edit). */

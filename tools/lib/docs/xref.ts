@@ -110,8 +110,7 @@ export function crossReferenceChanged(root: string, files: ReadonlyMap<string, s
     const line = move(s.definition.line);
     return line === undefined ? s : { ...s, definition: { ...s.definition, line } };
   });
-  const byKey = new Map<string, number>();
-  symbols.forEach((s, i) => byKey.set(keyOf(s), i));
+  const byKey = new Map(symbols.map((s, i) => [keyOf(s), i]));
   // A declaration inside the edited stretch has no line to move to: it is matched by its name in its file.
   const byName = new Map<string, number[]>();
   symbols.forEach((s, i) => {

@@ -300,32 +300,30 @@ export class Book {
     const diagnostics: CompilerDiagnostic[] = [];
     this.host.widen(targets);
     for (const target of targets) {
-      const known = fresh !== undefined && !fresh.has(target) ? this.#checked.get(target) : undefined;
-      if (known !== undefined) {
-        diagnostics.push(...known.diagnostics);
-        for (const [key, range] of known.spans) spans.set(key, range);
-        continue;
+      let known = fresh !== undefined && !fresh.has(target) ? this.#checked.get(target) : undefined;
+      if (known === undefined) {
+        this.#edited.delete(target);
+        const own: CompilerDiagnostic[] = [];
+        const ownSpans: [string, BookRange][] = [];
+        const fileName = this.host.absolute(target);
+        const found = [...this.service.getSyntacticDiagnostics(fileName), ...this.service.getSemanticDiagnostics(fileName)];
+        for (const d of found) {
+          if (d.category !== ts.DiagnosticCategory.Error || d.start === undefined) continue;
+          const from = this.positionIn(fileName, d.start);
+          if (from === undefined) continue;
+          const message = ts.flattenDiagnosticMessageText(d.messageText, " ");
+          own.push({ file: target, line: from.line + 1, column: from.character + 1, code: d.code, message });
+          const located = this.locate(fileName, d.start, d.length ?? 0);
+          const a = map.toBook(target, from.line, from.character);
+          if (a === undefined) continue;
+          const key = spanKey({ file: a.doc, line: a.line + 1, column: a.character + 1, message: `TS${d.code}: ${message}` });
+          ownSpans.push([key, located?.kind === "book" ? located.range : { doc: a.doc, start: at(a), end: at(a) }]);
+        }
+        known = { diagnostics: own, spans: ownSpans };
+        this.#checked.set(target, known);
       }
-      this.#edited.delete(target);
-      const own: CompilerDiagnostic[] = [];
-      const ownSpans: [string, BookRange][] = [];
-      const fileName = this.host.absolute(target);
-      const found = [...this.service.getSyntacticDiagnostics(fileName), ...this.service.getSemanticDiagnostics(fileName)];
-      for (const d of found) {
-        if (d.category !== ts.DiagnosticCategory.Error || d.start === undefined) continue;
-        const from = this.positionIn(fileName, d.start);
-        if (from === undefined) continue;
-        const message = ts.flattenDiagnosticMessageText(d.messageText, " ");
-        own.push({ file: target, line: from.line + 1, column: from.character + 1, code: d.code, message });
-        const located = this.locate(fileName, d.start, d.length ?? 0);
-        const a = map.toBook(target, from.line, from.character);
-        if (a === undefined) continue;
-        const key = spanKey({ file: a.doc, line: a.line + 1, column: a.character + 1, message: `TS${d.code}: ${message}` });
-        ownSpans.push([key, located?.kind === "book" ? located.range : { doc: a.doc, start: at(a), end: at(a) }]);
-      }
-      this.#checked.set(target, { diagnostics: own, spans: ownSpans });
-      diagnostics.push(...own);
-      for (const [key, range] of ownSpans) spans.set(key, range);
+      diagnostics.push(...known.diagnostics);
+      for (const [key, range] of known.spans) spans.set(key, range);
     }
     return { compiler: "javascript", diagnostics, milliseconds: performance.now() - started };
   }
