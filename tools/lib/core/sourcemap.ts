@@ -117,8 +117,7 @@ export class MappingsBuilder {
 
   /** Adds a generated line mapped to `origin`, one segment per word start. */
   addMapped(text: string, origin: LineOrigin): void {
-    this.#startLine();
-    this.#addSegments(codeUnits(text, this.#scratch), 0, text.length, origin.source, origin.line, origin.shift);
+    this.addMappedLines(text, origin);
   }
 
   /**
