@@ -143,18 +143,15 @@ export async function mutateCommand(args: readonly string[]): Promise<number> {
     return sampleRecheck(book, whole("sample", values.sample, 0), whole("seed", values.seed, Math.floor(Math.random() * 1_000_000)));
   }
   const docs = book.result.documents.map((d) => d.path);
-  let chapters: string[];
-  if (values.chapter.length > 0) {
-    chapters = values.chapter.map((name) => {
-      const doc = `literate/${name.replace(/\.md$/, "").replace(/^literate\//, "")}.md`;
-      if (!docs.includes(doc)) throw new LiterateError([error({ file: "command line", line: 0, column: 0 }, "usage", `no chapter \`${name}\` (looked for \`${doc}\`)`, "name a chapter by its file name without `.md`, e.g. `--chapter act`")]);
-      return doc;
-    });
-  } else if (values.all) {
-    chapters = docs.filter((doc) => mutationCandidates(book.result, book.analyses, doc).length > 0);
-  } else {
-    chapters = docs.filter((doc) => readIfExists(join(book.root, recordPath(doc))) !== undefined);
-  }
+  // The chapters named, else every chapter with runtime blocks (`--all`), else those with a record.
+  const chapters =
+    values.chapter.length > 0
+      ? values.chapter.map((name) => {
+          const doc = `literate/${name.replace(/\.md$/, "").replace(/^literate\//, "")}.md`;
+          if (!docs.includes(doc)) throw new LiterateError([error({ file: "command line", line: 0, column: 0 }, "usage", `no chapter \`${name}\` (looked for \`${doc}\`)`, "name a chapter by its file name without `.md`, e.g. `--chapter act`")]);
+          return doc;
+        })
+      : docs.filter((doc) => (values.all ? mutationCandidates(book.result, book.analyses, doc).length > 0 : readIfExists(join(book.root, recordPath(doc))) !== undefined));
   if (chapters.length > 0) requireMutationConfig(book.root);
   for (const doc of chapters) await mutateChapter(book, doc, concurrency, values.fresh, values["changed-only"]);
   // Rule 5 as verify judges it: the judge, with this rule alone (the others need a type-check and evidence mutate has no use for).
