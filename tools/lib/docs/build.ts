@@ -638,9 +638,7 @@ function writeSiteStep(root: string, site: { readonly model: DocsModel; readonly
   if (target.inPlace && last !== undefined && last.out === out && statSync(out, { throwIfNoEntry: false })?.isDirectory() === true) {
     rmSync(staging, { recursive: true, force: true });
     for (const [path, file] of files) {
-      if (last.keys.get(path) === file.key) continue;
-      mkdirSync(dirname(join(out, path)), { recursive: true });
-      writeAtomically(join(out, path), file.content(), () => {});
+      if (last.keys.get(path) !== file.key) writeAtomically(join(out, path), file.content(), () => {});
     }
     for (const path of last.keys.keys()) if (!files.has(path)) rmSync(join(out, path), { force: true });
     if (last.searchName !== searchName) writeSearchIndex(out, searchIndex);
