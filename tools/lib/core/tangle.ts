@@ -258,21 +258,15 @@ function collectRoots(documents: readonly LiterateDocument[], blocks: readonly L
     }
     if (attrs.name !== undefined) return;
     const doc = docByPath.get(block.doc);
-    let raw: string | undefined;
-    let explicit = false;
-    if (attrs.file !== undefined) {
-      raw = attrs.file;
-      explicit = true;
-    } else if (!isTypeScript(block)) {
+    // `file=` names the target of any block; a TypeScript block without it goes to its front matter's.
+    const explicit = attrs.file !== undefined;
+    if (!explicit && !isTypeScript(block)) return;
+    const raw = attrs.file ?? (attrs.test ? doc?.frontMatter.test : doc?.frontMatter.tangle);
+    if (raw === undefined) {
+      if (frontMatterBroken(doc)) return;
+      if (attrs.test) out.push(error(at, "no-target", "test block has no target", "add `test: test/NAME.test.ts` to the front matter, or `file=PATH` to the fence"));
+      else out.push(error(at, "no-target", "TypeScript block has no target", "add `tangle: generated/NAME.ts` to the front matter, `file=PATH` to the fence, or mark it `no-tangle`"));
       return;
-    } else {
-      raw = attrs.test ? doc?.frontMatter.test : doc?.frontMatter.tangle;
-      if (raw === undefined) {
-        if (frontMatterBroken(doc)) return;
-        if (attrs.test) out.push(error(at, "no-target", "test block has no target", "add `test: test/NAME.test.ts` to the front matter, or `file=PATH` to the fence"));
-        else out.push(error(at, "no-target", "TypeScript block has no target", "add `tangle: generated/NAME.ts` to the front matter, `file=PATH` to the fence, or mark it `no-tangle`"));
-        return;
-      }
     }
     const checked = valueAt(checks, raw, () => checkTargetPath(raw));
     if (!checked.ok) {
