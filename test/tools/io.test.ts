@@ -52,6 +52,7 @@ describe("decodeTexts", () => {
     ["a character cut short at the end", [0x61, 0x62, 0xc3], 1, 3, "0xC3"],
     ["an overlong form", [0xc0, 0x80], 1, 1, "0xC0 0x80"],
     ["a UTF-16 surrogate", [0x78, 0xed, 0xa0, 0x80], 1, 2, "0xED 0xA0 0x80"],
+    ["a byte no character starts with, after a replacement character the document holds itself", [0x61, 0xef, 0xbf, 0xbd, 0x80], 1, 3, "0x80"],
     ["a code point past U+10FFFF, after a byte-order mark and an emoji", [0xef, 0xbb, 0xbf, 0xf0, 0x9f, 0x98, 0x80, 0xf4, 0x90, 0x80, 0x80], 1, 3, "0xF4 0x90 0x80 0x80"],
   ])("refuses %s, naming the file, line and column", (_name, bytes, line, column, shown) => {
     const buffers = [Buffer.from("# A\n"), Buffer.from(bytes)];

@@ -10,7 +10,8 @@ import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeLens, CompletionItem, CompletionList, DocumentSymbol, Hover, Location, SignatureHelp, TextEdit, WorkspaceEdit } from "vscode-languageserver-protocol";
 import { Book } from "../../tools/lib/lsp/book.ts";
-import { readBook, readEvidence } from "../../tools/lib/lsp/disk.ts";
+import { readEvidence } from "../../tools/lib/lsp/disk.ts";
+import { readDocuments } from "../../tools/lib/disk/io.ts";
 import { projectCompilerOptions } from "../../tools/lib/lsp/tangled-host.ts";
 import { tangle } from "../../tools/lib/core/tangle.ts";
 import { runStitch } from "../../tools/lib/commands/stitch-run.ts";
@@ -338,7 +339,7 @@ describe("the language server on a fixture book", () => {
 
   it("judges in its own thread, without the worker, exactly as the worker judges", async () => {
     await client.quiet(1000);
-    const inputs = readBook(root);
+    const inputs = readDocuments(root);
     const book = new Book(root, projectCompilerOptions(root), inputs);
     book.setEvidence(readEvidence(root).evidence);
     const open = Object.keys(chapters);
@@ -414,7 +415,7 @@ describe("the language server on this repository's book", () => {
 
   it("renames 20 exported functions used across chapters so that, applied and tangled in memory, generated/ is what TypeScript's rename on generated/ makes", async () => {
     const { tangled, files, chosen, locations, serverEdits } = await renameCase();
-    const inputs = readBook(root);
+    const inputs = readDocuments(root);
     const withoutMap = (t: string): string => t.replace(/\/\/# sourceMappingURL=.*\n?$/, "");
     for (const [k, { name }] of chosen.entries()) {
       const newName = `${name}Renamed`;
@@ -443,10 +444,10 @@ describe("the language server on this repository's book", () => {
     }
     const stitched = runStitch({ root: copy });
     expect(stitched.edited).toEqual([...spans.keys()].sort());
-    const bookA = readBook(copy);
+    const bookA = readDocuments(copy);
 
     // The server's rename of each name, every edit applied to this repository's Markdown: book B.
-    const inputs = readBook(root);
+    const inputs = readDocuments(root);
     const edits = new Map<string, TextEdit[]>();
     for (const edit of serverEdits) {
       for (const [uri, list] of Object.entries(edit.changes ?? {})) {

@@ -11,28 +11,10 @@ import { rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parseCommandLine } from "./cli.ts";
 import { error, formatDiagnostic, LiterateError, type Diagnostic } from "../core/diagnostics.ts";
-import {
-  blockId,
-  describeMutant,
-  formatChapterRecord,
-  generatedRanges,
-  mutantsByBlock,
-  mutationCandidates,
-  parseChapterRecord,
-  recordPath,
-  recordTestsHash,
-  reusableRecord,
-  sampleKills,
-  scoreBlock,
-  shortHash,
-  undetected,
-  type BlockMutationRecord,
-  type ChapterRecord,
-  type MutantRecord,
-} from "../core/mutation.ts";
+import { blockId, describeMutant, formatChapterRecord, generatedRanges, mutantsByBlock, mutationCandidates, parseChapterRecord, recordPath, recordTestsHash, reusableRecord, sampleKills, scoreBlock, shortHash, undetected, type BlockMutationRecord, type ChapterRecord, type MutantRecord } from "../core/mutation.ts";
 import { ProjectModel } from "../core/project.ts";
 import { definitionAnalyses, targetTrees } from "../core/project-code.ts";
-import { listDocuments, readIfExists, statIfExists, writeAtomically } from "../disk/io.ts";
+import { readDocuments, readIfExists, statIfExists, writeAtomically } from "../disk/io.ts";
 import { describeBookScore, factsOf, judge } from "../rules/judge.ts";
 import { confirmModuleLevel, mutationConfig, recheck, runStryker, scratchCopy, type Book } from "../runners/stryker.ts";
 import { readRecords, requireCurrentFiles } from "./verify.ts";
@@ -49,8 +31,7 @@ const usage = `usage: mutate [--chapter NAME]... [--all] [--fresh | --changed-on
   --root          the project root (default: the current folder)`;
 
 function readBook(root: string): Book {
-  const paths = listDocuments(root);
-  const model = ProjectModel.of(paths.map((path) => ({ path, text: readIfExists(join(root, path)) ?? "" })), { scan: "remark" });
+  const model = ProjectModel.of(readDocuments(root), { scan: "remark" });
   const result = model.tangle();
   if (!result.ok) throw new LiterateError(result.diagnostics);
   requireCurrentFiles(root, result);
@@ -92,14 +73,10 @@ async function mutateChapter(book: Book, doc: string, concurrency: number, fresh
   const record: ChapterRecord = { doc, tests, testsHash: recordTestsHash(old, testsHash, candidates.some((index) => reuse(index) !== undefined)), blocks };
   writeAtomically(join(root, recordPath(doc)), formatChapterRecord(record));
 
-  let detected = 0;
-  let survived = 0;
   candidates.forEach((index, k) => {
-    const score = scoreBlock(blocks[k]?.mutants ?? [], []);
-    detected += score.detected;
-    survived += score.survived;
     for (const m of (blocks[k]?.mutants ?? []).filter(undetected)) process.stdout.write(`${describeMutant(doc, result.blocks[index]?.line ?? 0, m)}\n`);
   });
+  const { detected, survived } = scoreBlock(blocks.flatMap((b) => b.mutants), []);
   const total = detected + survived;
   const score = total === 0 ? "no mutants" : `score ${((100 * detected) / total).toFixed(1)}% (before declared equivalents)`;
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
@@ -134,13 +111,13 @@ async function sampleRecheck(book: Book, count: number, seed: number): Promise<n
   return problems.length === 0 ? 0 : 1;
 }
 
-/** `mutate ARGS`: the exit code, having printed its report on this process's streams (run it under `runCli`). */
 /** Refuses, as a user error, a project without `vitest.mutate.config.ts`: StrykerJS would stop on it with an internal error. */
 function requireMutationConfig(root: string): void {
   if (statIfExists(join(root, mutationConfig)) !== undefined) return;
   throw new LiterateError([error({ file: mutationConfig, line: 0, column: 0 }, "usage", `\`npm run mutate\` runs the tests with \`${mutationConfig}\`, which this project does not have`, "add it: a Vitest configuration whose `include` names the book's unit tests (`test/*.test.ts`), without coverage, like this repository's")]);
 }
 
+/** `mutate ARGS`: the exit code, having printed its report on this process's streams (run it under `runCli`). */
 export async function mutateCommand(args: readonly string[]): Promise<number> {
   const flags = {
     chapter: { type: "string", multiple: true, default: [] as string[] },
@@ -166,18 +143,15 @@ export async function mutateCommand(args: readonly string[]): Promise<number> {
     return sampleRecheck(book, whole("sample", values.sample, 0), whole("seed", values.seed, Math.floor(Math.random() * 1_000_000)));
   }
   const docs = book.result.documents.map((d) => d.path);
-  let chapters: string[];
-  if (values.chapter.length > 0) {
-    chapters = values.chapter.map((name) => {
-      const doc = `literate/${name.replace(/\.md$/, "").replace(/^literate\//, "")}.md`;
-      if (!docs.includes(doc)) throw new LiterateError([error({ file: "command line", line: 0, column: 0 }, "usage", `no chapter \`${name}\` (looked for \`${doc}\`)`, "name a chapter by its file name without `.md`, e.g. `--chapter act`")]);
-      return doc;
-    });
-  } else if (values.all) {
-    chapters = docs.filter((doc) => mutationCandidates(book.result, book.analyses, doc).length > 0);
-  } else {
-    chapters = docs.filter((doc) => readIfExists(join(book.root, recordPath(doc))) !== undefined);
-  }
+  // The chapters named, else every chapter with runtime blocks (`--all`), else those with a record.
+  const chapters =
+    values.chapter.length > 0
+      ? values.chapter.map((name) => {
+          const doc = `literate/${name.replace(/\.md$/, "").replace(/^literate\//, "")}.md`;
+          if (!docs.includes(doc)) throw new LiterateError([error({ file: "command line", line: 0, column: 0 }, "usage", `no chapter \`${name}\` (looked for \`${doc}\`)`, "name a chapter by its file name without `.md`, e.g. `--chapter act`")]);
+          return doc;
+        })
+      : docs.filter((doc) => (values.all ? mutationCandidates(book.result, book.analyses, doc).length > 0 : readIfExists(join(book.root, recordPath(doc))) !== undefined));
   if (chapters.length > 0) requireMutationConfig(book.root);
   for (const doc of chapters) await mutateChapter(book, doc, concurrency, values.fresh, values["changed-only"]);
   // Rule 5 as verify judges it: the judge, with this rule alone (the others need a type-check and evidence mutate has no use for).

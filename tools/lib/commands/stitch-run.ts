@@ -8,11 +8,10 @@
  */
 import { join } from "node:path";
 import { LiterateError, error } from "../core/diagnostics.ts";
-import { decodeDocument, listDocuments, readIfExists, writeAllAtomically } from "../disk/io.ts";
+import { listDocuments, readDocument, readIfExists, writeAllAtomically } from "../disk/io.ts";
 import { sha256 } from "../core/plan.ts";
 import { stitch, type StitchedEdit } from "../core/stitch.ts";
 import { readManifest, runTangle } from "./tangle-run.ts";
-import { readFileSync } from "node:fs";
 
 /** Options of a run. */
 export interface StitchRunOptions {
@@ -37,7 +36,7 @@ export function runStitch(options: StitchRunOptions): StitchRunReport {
   if (paths.length === 0) {
     throw new LiterateError([error({ file: root, line: 0, column: 0 }, "bad-root", `\`${root}\` has no documents in \`literate/\``, "run stitch in the project root, or name it with `--root DIR`")]);
   }
-  const documents = paths.map((path) => ({ path, text: decodeDocument(path, readFileSync(join(root, path))) }));
+  const documents = paths.map((path) => ({ path, text: readDocument(root, path) }));
   const manifest = readManifest(root);
   const read = new Map<string, string | undefined>();
   const files = (path: string): string | undefined => {

@@ -27,7 +27,7 @@ import ts from "typescript";
 import { LiterateError, error, sortDiagnostics, type Diagnostic } from "../core/diagnostics.ts";
 import { type TestEvidence } from "../core/evidence.ts";
 import { evidencePaths, loadEvidence } from "../runners/vitest-evidence.ts";
-import { listDocuments, readIfExists, writeAtomically } from "../disk/io.ts";
+import { readDocuments, readIfExists, writeAtomically } from "../disk/io.ts";
 import { factsOf, judge, type BookMutation, type Judgement, type TestFacts } from "../rules/judge.ts";
 import { recordPath } from "../core/mutation.ts";
 import { ProjectModel } from "../core/project.ts";
@@ -35,6 +35,7 @@ import { applyStampEdits, type StampEdit } from "../core/stamps.ts";
 import type { TangleResult } from "../core/tangle.ts";
 import { typeCheck } from "../runners/typecheck.ts";
 import { isRuntime } from "../rules/rule.ts";
+import { pushAt } from "../core/maps.ts";
 
 /** The whole verification: the judge's verdict, and what it was judged on. */
 export interface VerifyReport extends Pick<Judgement, "ok" | "blocks" | "documents" | "problems"> {
@@ -69,7 +70,7 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
   if (statSync(root, { throwIfNoEntry: false })?.isDirectory() !== true) {
     throw new LiterateError([error({ file: root, line: 0, column: 0 }, "bad-root", `\`${root}\` is not a folder`, "run verify in the project root, or name it with `--root DIR`")]);
   }
-  const model = options.model ?? ProjectModel.of(listDocuments(root).map((path) => ({ path, text: readIfExists(join(root, path)) ?? "" })), { scan: "remark" });
+  const model = options.model ?? ProjectModel.of(readDocuments(root), { scan: "remark" });
   if (model.scan !== "remark") throw new Error("verifyProject needs a model scanned with remark: rule 2 reads the prose before each block");
   const paths = model.paths;
   const texts = model.texts();
@@ -102,7 +103,7 @@ export function verifyProject(options: VerifyOptions): VerifyReport {
       const runtime = analysis !== undefined && isRuntime(analysis.kind, analysis.typeOnly);
       const desired = judged.tested.executed.has(index) ? (facts.hashes[index] ?? "") : undefined;
       if (block.attrs.tested === desired || !(runtime || block.attrs.tested !== undefined)) return;
-      edits.set(block.doc, [...(edits.get(block.doc) ?? []), { line: block.line, stamp: desired }]);
+      pushAt(edits, block.doc, { line: block.line, stamp: desired });
       if (desired === undefined) removed++;
       else written++;
     });

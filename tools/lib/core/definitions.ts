@@ -9,7 +9,7 @@
  */
 import ts from "typescript";
 import { error, type Diagnostic } from "./diagnostics.ts";
-import { isTypeScript, type LiterateBlock } from "./document.ts";
+import { isTypeScript } from "./document.ts";
 import type { TangleResult } from "./tangle.ts";
 import { isTypeScriptPath } from "./paths.ts";
 import { valueAt } from "./maps.ts";
@@ -38,7 +38,6 @@ interface Tally {
   preamble: number;
   others: string[];
 }
-
 
 /** Classifies every block and reports rule-1 problems; `sources` are the targets' trees, when already parsed. */
 export function analyzeDefinitions(result: TangleResult, sources?: ReadonlyMap<string, ts.SourceFile>): { analyses: BlockAnalysis[]; diagnostics: Diagnostic[] } {
@@ -95,7 +94,7 @@ export function analyzeDefinitions(result: TangleResult, sources?: ReadonlyMap<s
     const at = { file: block.doc, line: block.line, column: block.column };
     const typeOnly = names.length > 0 && t?.runtime === false;
     if (t === undefined || (names.length === 0 && t.others.length === 0 && t.preamble === 0)) {
-      if (placement.parent >= 0 && hasCode(block)) {
+      if (placement.parent >= 0 && block.lines.some((line) => line.trim() !== "" && !line.trim().startsWith("//"))) {
         analyses.push({ kind: "fragment", names: [], typeOnly: false, ...generated });
       } else {
         analyses.push({ kind: "definition", names: [], typeOnly: false, ...generated });
@@ -118,14 +117,6 @@ export function analyzeDefinitions(result: TangleResult, sources?: ReadonlyMap<s
   return { analyses, diagnostics };
 }
 
-function hasCode(block: LiterateBlock): boolean {
-  return block.lines.some((line) => line.trim() !== "" && !line.trim().startsWith("//"));
-}
-
-function hasModifier(node: ts.Node, kind: ts.SyntaxKind): boolean {
-  return ts.canHaveModifiers(node) && (ts.getModifiers(node)?.some((m) => m.kind === kind) ?? false);
-}
-
 /** Adds what one top-level statement declares to a block's tally. */
 function chargeStatement(statement: ts.Statement, t: Tally, source: ts.SourceFile): void {
   if (ts.isImportDeclaration(statement) || ts.isImportEqualsDeclaration(statement) || ts.isExportDeclaration(statement) || ts.isEmptyStatement(statement)) {
@@ -137,7 +128,7 @@ function chargeStatement(statement: ts.Statement, t: Tally, source: ts.SourceFil
     else t.others.push(firstLine(statement, source));
     return;
   }
-  const declared = hasModifier(statement, ts.SyntaxKind.DeclareKeyword);
+  const declared = ts.canHaveModifiers(statement) && (ts.getModifiers(statement)?.some((m) => m.kind === ts.SyntaxKind.DeclareKeyword) ?? false);
   if (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement)) {
     t.names.add(statement.name.text);
     return;

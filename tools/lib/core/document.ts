@@ -81,15 +81,10 @@ export interface LiterateDocument {
   readonly diagnostics: readonly Diagnostic[];
 }
 
-/** A document's `order` front matter key (a positive integer, checked when the front matter is read); a document without it sorts after every ordered one. */
-function chapterOrder(doc: { readonly frontMatter: { readonly order?: number } }): number {
-  return doc.frontMatter.order ?? Number.POSITIVE_INFINITY;
-}
-
-/** Chapters in reading order: by `order`, then by path. */
+/** Chapters in reading order: by `order` (a positive integer; a document without it sorts after every ordered one), then by path. */
 export function byChapterOrder(a: { readonly path: string; readonly frontMatter: { readonly order?: number } }, b: { readonly path: string; readonly frontMatter: { readonly order?: number } }): number {
-  const oa = chapterOrder(a);
-  const ob = chapterOrder(b);
+  const oa = a.frontMatter.order ?? Number.POSITIVE_INFINITY;
+  const ob = b.frontMatter.order ?? Number.POSITIVE_INFINITY;
   return oa === ob ? (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : oa < ob ? -1 : 1;
 }
 
@@ -149,11 +144,6 @@ function withLanguage(raw: RawBlock): RawBlock {
   if (raw.lang.includes("=") || raw.lang.startsWith("#")) return { ...raw, lang: "", meta: raw.meta === "" ? raw.lang : `${raw.lang} ${raw.meta}` };
   const lang = raw.lang.toLowerCase();
   return lang === raw.lang ? raw : { ...raw, lang };
-}
-
-/** `text.split(/\r\n|\r|\n/)`, without the regular expression when the text holds no `\r`. */
-function splitLines(text: string): string[] {
-  return text.includes("\r") ? text.split(/\r\n|\r|\n/) : text.split("\n");
 }
 
 /**
@@ -277,7 +267,8 @@ class ScannedBlock implements LiterateBlock {
   }
 
   get lines(): readonly string[] {
-    return (this.#lines ??= this.#empty ? [] : splitLines(this.#value));
+    // Split without the regular expression when the text holds no `\r`.
+    return (this.#lines ??= this.#empty ? [] : this.#value.includes("\r") ? this.#value.split(/\r\n|\r|\n/) : this.#value.split("\n"));
   }
 
   get columnShift(): readonly number[] {

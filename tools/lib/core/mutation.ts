@@ -153,13 +153,11 @@ export function mutationCandidates(result: TangleResult, analyses: readonly Pick
     if (!/\.(c|m)?ts$/.test(target.path)) continue;
     for (const block of target.lineBlock) if (block >= 0) written.add(block);
   }
-  const out: number[] = [];
-  result.blocks.forEach((block, index) => {
+  return [...result.blocks.keys()].filter((index) => {
+    const block = result.blocks[index];
     const a = analyses[index];
-    if (block.doc !== doc || a === undefined || block.attrs.test) return;
-    if ((a.kind === "definition" || a.kind === "fragment") && !a.typeOnly && written.has(index)) out.push(index);
+    return block?.doc === doc && a !== undefined && !block.attrs.test && (a.kind === "definition" || a.kind === "fragment") && !a.typeOnly && written.has(index);
   });
-  return out;
 }
 
 /** The generated line ranges (1-based, inclusive) that hold a block's own lines. */
@@ -320,9 +318,7 @@ const assumptionPrefix = /^assumes:\s*/;
 function parseEquivalences(result: TangleResult): { declarations: EquivalenceDeclaration[]; problems: Map<number, Diagnostic[]> } {
   const declarations: EquivalenceDeclaration[] = [];
   const problems = new Map<number, Diagnostic[]>();
-  const add = (index: number, d: Diagnostic): void => {
-    problems.set(index, [...(problems.get(index) ?? []), d]);
-  };
+  const add = (index: number, d: Diagnostic): void => pushAt(problems, index, d);
   let previous = -1;
   result.blocks.forEach((block, index) => {
     if (index > 0 && result.blocks[index - 1]?.doc !== block.doc) previous = -1;
@@ -539,23 +535,16 @@ export interface SampledKill {
  * block records, uniformly, reproducibly from `seed`.
  */
 export function sampleKills(result: TangleResult, hashes: readonly string[], records: readonly ChapterRecord[], count: number, seed: number): SampledKill[] {
-  const pool: SampledKill[] = [];
-  for (const record of records) {
-    result.blocks.forEach((block, index) => {
-      if (block.doc !== record.doc) return;
-      const mine = record.blocks.find((b) => b.hash === hashes[index]);
-      for (const mutant of mine?.mutants ?? []) if (mutant.status === "killed" && mutant.killedBy.length > 0) pool.push({ doc: record.doc, block: index, mutant, tests: record.tests });
-    });
-  }
+  const pool = records.flatMap((record) =>
+    result.blocks.flatMap((block, index) => {
+      const mine = block.doc === record.doc ? record.blocks.find((b) => b.hash === hashes[index]) : undefined;
+      return (mine?.mutants ?? []).filter((mutant) => mutant.status === "killed" && mutant.killedBy.length > 0).map((mutant): SampledKill => ({ doc: record.doc, block: index, mutant, tests: record.tests }));
+    }),
+  );
   const random = mulberry32(seed);
   for (let i = pool.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
-    const a = pool[i];
-    const b = pool[j];
-    if (a !== undefined && b !== undefined) {
-      pool[i] = b;
-      pool[j] = a;
-    }
+    [pool[i], pool[j]] = [pool[j] as SampledKill, pool[i] as SampledKill];
   }
   return pool.slice(0, count);
 }

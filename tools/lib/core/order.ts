@@ -15,6 +15,7 @@ import ts from "typescript";
 import { error, type Diagnostic } from "./diagnostics.ts";
 import { byChapterOrder, type LiterateDocument } from "./document.ts";
 import type { TangleResult } from "./tangle.ts";
+import { pushAt } from "./maps.ts";
 
 /** A block verify does not hold to the reading order: a test block, or one that is not TypeScript code written to a target. */
 export type ExemptBlock = (index: number) => boolean;
@@ -47,16 +48,16 @@ export function readingOrderProblems(result: TangleResult, sources: ReadonlyMap<
       const later = [...(writers.get(imported) ?? [])].filter((doc) => doc !== importer && (rank.get(doc) ?? -1) > ownRank).sort((a, b) => (rank.get(b) ?? 0) - (rank.get(a) ?? 0))[0];
       if (later === undefined) continue;
       const at = { file: importer, line: target.lineSource[start.line] ?? 0, column: start.character + 1 + (target.lineShift[start.line] ?? 0) };
-      const list = problems.get(block) ?? [];
-      list.push(
+      pushAt(
+        problems,
+        block,
         error(
           at,
           "order",
-          `imports \`${specifier}\` from \`${later}\` (${describeOrder(documents.get(later))}), which comes later in the book (this chapter is ${describeOrder(documents.get(importer))}${sameOrder(documents.get(later), documents.get(importer)) ? ", and sorts first by path" : ""})`,
+          `imports \`${specifier}\` from \`${later}\` (${describeOrder(documents.get(later))}), which comes later in the book (this chapter is ${describeOrder(documents.get(importer))}${documents.get(later)?.frontMatter.order === documents.get(importer)?.frontMatter.order ? ", and sorts first by path" : ""})`,
           `move what this chapter needs from \`${later}\` into a chapter before this one, or change the chapters' \`order\` so \`${later}\` comes first`,
         ),
       );
-      problems.set(block, list);
     }
   }
   memberOrderProblems(result, sources, exempt, rank, documents, problems);
@@ -89,8 +90,9 @@ function memberOrderProblems(result: TangleResult, sources: ReadonlyMap<string, 
         if (definer !== undefined && reader !== undefined && definer !== reader && !exempt(user) && (rank.get(definer) ?? -1) > (rank.get(reader) ?? -1)) {
           const start = source.getLineAndCharacterOfPosition(node.name.getStart(source));
           const at = { file: reader, line: target.lineSource[start.line] ?? 0, column: start.character + 1 + (target.lineShift[start.line] ?? 0) };
-          const list = problems.get(user) ?? [];
-          list.push(
+          pushAt(
+            problems,
+            user,
             error(
               at,
               "order",
@@ -98,7 +100,6 @@ function memberOrderProblems(result: TangleResult, sources: ReadonlyMap<string, 
               `move the block of \`${node.name.text}\` into this chapter or one before it, or change the chapters' \`order\` so \`${definer}\` comes first`,
             ),
           );
-          problems.set(user, list);
         }
       }
       ts.forEachChild(node, (child) => visit(child, inside));
@@ -115,23 +116,10 @@ function importedSpecifier(statement: ts.Statement): string | undefined {
 
 /** For each target, the documents whose blocks are written into it (spliced blocks included). */
 function writersOf(result: TangleResult): Map<string, Set<string>> {
-  const writers = new Map<string, Set<string>>();
-  for (const target of result.targets) {
-    const docs = new Set<string>();
-    for (const block of target.lineBlock) {
-      const doc = block < 0 ? undefined : result.blocks[block]?.doc;
-      if (doc !== undefined) docs.add(doc);
-    }
-    writers.set(target.path, docs);
-  }
-  return writers;
+  return new Map(result.targets.map((target) => [target.path, new Set(target.lineBlock.flatMap((block) => result.blocks[block]?.doc ?? []))]));
 }
 
 function describeOrder(doc: LiterateDocument | undefined): string {
   const order = doc?.frontMatter.order;
   return order === undefined ? "no `order`" : `order ${order}`;
-}
-
-function sameOrder(a: LiterateDocument | undefined, b: LiterateDocument | undefined): boolean {
-  return a?.frontMatter.order === b?.frontMatter.order;
 }

@@ -12,12 +12,8 @@ import remarkParse from "remark-parse";
 import { unified } from "unified";
 import { closesFence, withoutBom, type RawBlock, type RawFrontMatter, type ScanResult } from "./markdown.ts";
 
-const remarkProcessor = unified().use(remarkParse).use(remarkFrontmatter, ["yaml"]).use(remarkGfm);
-
 /** Parses Markdown into mdast with the project's dialect (CommonMark + GFM + YAML front matter). */
-function parseMarkdown(text: string): Root {
-  return remarkProcessor.parse(text);
-}
+const remarkProcessor = unified().use(remarkParse).use(remarkFrontmatter, ["yaml"]).use(remarkGfm);
 
 /**
  * The reference scanner: every fenced `code` node remark finds, in document order, with whether
@@ -27,7 +23,7 @@ function parseMarkdown(text: string): Root {
 export function scanWithRemark(source: string, tree?: Root): ScanResult {
   // A byte-order mark is no character of the document: remark's offsets skip it, so scan without it.
   const text = withoutBom(source);
-  tree ??= parseMarkdown(text);
+  tree ??= remarkProcessor.parse(text);
   const lines = text.split(/\r\n|\r|\n/);
   const blocks: RawBlock[] = [];
   let frontMatter: RawFrontMatter | undefined;

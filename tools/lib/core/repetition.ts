@@ -15,6 +15,7 @@
 import ts from "typescript";
 import { warning, type Diagnostic } from "./diagnostics.ts";
 import type { TangleResult } from "./tangle.ts";
+import { pushAt } from "./maps.ts";
 
 /** One doc comment measured against its prose. */
 export interface Repetition {
@@ -119,8 +120,9 @@ export function repetitionWarnings(measured: readonly Repetition[]): Map<number,
   const warnings = new Map<number, Diagnostic[]>();
   for (const m of measured) {
     if (m.sentences === 0 || m.adding > 0) continue;
-    const list = warnings.get(m.block) ?? [];
-    list.push(
+    pushAt(
+      warnings,
+      m.block,
       warning(
         { file: m.file, line: m.line, column: m.column },
         "doc-comment",
@@ -128,7 +130,6 @@ export function repetitionWarnings(measured: readonly Repetition[]): Map<number,
         "prose says why; the doc comment gives the contract (inputs, outputs, errors) — add a sentence saying what a caller needs and the prose does not",
       ),
     );
-    warnings.set(m.block, list);
   }
   return warnings;
 }

@@ -27,7 +27,7 @@ import ts from "typescript";
 import type { DocumentEvidence, TestEvidence } from "./evidence.ts";
 import type { TangleResult, TangledTarget } from "./tangle.ts";
 import { isTypeScriptPath } from "./paths.ts";
-import { valueAt } from "./maps.ts";
+import { pushAt, valueAt } from "./maps.ts";
 
 /** A place in a Markdown document: 1-based line, 0-based column (as istanbul counts). */
 interface Place {
@@ -73,7 +73,6 @@ export interface ValueBlock {
   readonly names: readonly string[];
 }
 
-
 /**
  * Parses every TypeScript target once; verify shares the trees between rule 1 and rule 4. A tree
  * in `reuse` (an earlier parse) is taken as it is when its text is the target's content.
@@ -95,7 +94,7 @@ export function findRunnables(result: TangleResult, sources: ReadonlyMap<string,
   const kinds = new Map<number, { kind: string; line: number }>();
   const valueBlocks = new Set(values.map((v) => v.block));
   const byName = new Map<string, number[]>();
-  for (const v of values) for (const name of v.names) byName.set(name, [...(byName.get(name) ?? []), v.block]);
+  for (const v of values) for (const name of v.names) pushAt(byName, name, v.block);
   const targetOf = (block: number): string | undefined => result.placements[block]?.target;
   for (const target of result.targets) {
     const source = sources.get(target.path);
@@ -250,8 +249,7 @@ export function judgeRunnables(evidence: TestEvidence, runnables: Runnables): Ru
   for (const [doc, data] of evidence.documents) {
     for (const f of data.functions) {
       lines.get(keyOf(doc, f.line))?.counts.push({ column: f.column, count: f.count });
-      const key = keyOf(doc, f.body.line);
-      bodies.set(key, [...(bodies.get(key) ?? []), { column: f.body.column, count: f.count }]);
+      pushAt(bodies, keyOf(doc, f.body.line), { column: f.body.column, count: f.count });
     }
   }
   for (const { ast, counts } of lines.values()) {

@@ -117,8 +117,7 @@ export class MappingsBuilder {
 
   /** Adds a generated line mapped to `origin`, one segment per word start. */
   addMapped(text: string, origin: LineOrigin): void {
-    this.#startLine();
-    this.#addSegments(codeUnits(text, this.#scratch), 0, text.length, origin.source, origin.line, origin.shift);
+    this.addMappedLines(text, origin);
   }
 
   /**
@@ -227,15 +226,13 @@ export class MappingsBuilder {
  */
 export const inlineSourceMapPrefix = "//# sourceMappingURL=data:application/json;charset=utf-8;base64,";
 
-/** The comment that carries a v3 map of `file` inline; `mappings` is given as the builder's ASCII bytes. */
+/**
+ * The comment that carries a v3 map of `file` inline; `mappings` is given as the builder's ASCII
+ * bytes, copied here (the builder's buffer may be reused at once).
+ */
 export function inlineSourceMapComment(file: string, sources: readonly string[], mappings: Uint8Array): string {
-  return `${inlineSourceMapPrefix}${sourceMapJson(file, sources, mappings).toString("base64")}`;
-}
-
-/** A v3 map of `file` as JSON bytes (a copy: the builder's buffer may be reused at once). */
-function sourceMapJson(file: string, sources: readonly string[], mappings: Uint8Array): Buffer {
   const head = Buffer.from(`{"version":3,"file":${JSON.stringify(file)},"sources":${JSON.stringify(sources)},"names":[],"mappings":"`, "utf8");
-  return Buffer.concat([head, mappings, Buffer.from('"}', "latin1")]);
+  return `${inlineSourceMapPrefix}${Buffer.concat([head, mappings, Buffer.from('"}', "latin1")]).toString("base64")}`;
 }
 
 /**

@@ -61,13 +61,8 @@ export function applyStampEdits(text: string, edits: readonly StampEdit[]): stri
     const index = (edit.line - 1) * 2;
     const line = parts[index];
     if (line === undefined) continue;
-    let next: string;
-    if (stampToken.test(line)) {
-      next = edit.stamp === undefined ? line.replace(stampToken, "") : line.replace(stampToken, `$1tested=${edit.stamp}`);
-    } else {
-      next = edit.stamp === undefined ? line : `${line.replace(/[ \t]+$/, "")} tested=${edit.stamp}`;
-    }
-    parts[index] = next;
+    if (stampToken.test(line)) parts[index] = line.replace(stampToken, edit.stamp === undefined ? "" : `$1tested=${edit.stamp}`);
+    else if (edit.stamp !== undefined) parts[index] = `${line.replace(/[ \t]+$/, "")} tested=${edit.stamp}`;
   }
   return parts.join("");
 }

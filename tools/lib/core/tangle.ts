@@ -25,7 +25,6 @@ export type CommentStyle = "slash" | "hash" | "none";
 export interface TangledTarget {
   readonly path: string;
   readonly content: string;
-  readonly comment: CommentStyle;
   /** The documents that contributed, in order. */
   readonly sources: readonly string[];
   /** For each generated line (0-based), the global index of the block it came from, or -1. */
@@ -80,7 +79,6 @@ export interface TangleOptions {
 }
 
 const referenceLine = /^([ \t]*)<<([A-Za-z_][\w.-]*)>>[ \t]*$/;
-
 
 /**
  * How deep `<<name>>` references may nest. Expansion recurses once per level, so a chain
@@ -146,7 +144,7 @@ export function tangle(inputs: readonly TangleInput[], options: TangleOptions = 
     const comment = commentStyleFor(path);
     const sources = [...new Set(entries.map((i) => blocks[i]?.doc ?? ""))];
     const emitter = new TargetEmitter(path, comment, sources, mappings);
-    const ctx: EmitContext = { blocks, named, placements, referenced, diagnostics, stack: [] };
+    const ctx: EmitContext = { blocks, named, references, placements, referenced, diagnostics, stack: [] };
     // Every block written at the top level of this target shares one (frozen) placement.
     const topLevel: BlockPlacement = Object.freeze({ target: path, parent: -1 });
     for (const i of entries) {
@@ -166,7 +164,7 @@ export function tangle(inputs: readonly TangleInput[], options: TangleOptions = 
     if (live.has(name) || expanded.has(name)) continue;
     expanded.add(name);
     const nowhere = new TargetEmitter(`#${name}`, "none", []);
-    const ctx: EmitContext = { blocks, named, placements: [], referenced: expanded, diagnostics, stack: [name] };
+    const ctx: EmitContext = { blocks, named, references, placements: [], referenced: expanded, diagnostics, stack: [name] };
     for (const i of indexes) nowhere.emitBlock(i, "", ctx);
   }
 
@@ -260,21 +258,15 @@ function collectRoots(documents: readonly LiterateDocument[], blocks: readonly L
     }
     if (attrs.name !== undefined) return;
     const doc = docByPath.get(block.doc);
-    let raw: string | undefined;
-    let explicit = false;
-    if (attrs.file !== undefined) {
-      raw = attrs.file;
-      explicit = true;
-    } else if (!isTypeScript(block)) {
+    // `file=` names the target of any block; a TypeScript block without it goes to its front matter's.
+    const explicit = attrs.file !== undefined;
+    if (!explicit && !isTypeScript(block)) return;
+    const raw = attrs.file ?? (attrs.test ? doc?.frontMatter.test : doc?.frontMatter.tangle);
+    if (raw === undefined) {
+      if (frontMatterBroken(doc)) return;
+      if (attrs.test) out.push(error(at, "no-target", "test block has no target", "add `test: test/NAME.test.ts` to the front matter, or `file=PATH` to the fence"));
+      else out.push(error(at, "no-target", "TypeScript block has no target", "add `tangle: generated/NAME.ts` to the front matter, `file=PATH` to the fence, or mark it `no-tangle`"));
       return;
-    } else {
-      raw = attrs.test ? doc?.frontMatter.test : doc?.frontMatter.tangle;
-      if (raw === undefined) {
-        if (frontMatterBroken(doc)) return;
-        if (attrs.test) out.push(error(at, "no-target", "test block has no target", "add `test: test/NAME.test.ts` to the front matter, or `file=PATH` to the fence"));
-        else out.push(error(at, "no-target", "TypeScript block has no target", "add `tangle: generated/NAME.ts` to the front matter, `file=PATH` to the fence, or mark it `no-tangle`"));
-        return;
-      }
     }
     const checked = valueAt(checks, raw, () => checkTargetPath(raw));
     if (!checked.ok) {
@@ -318,9 +310,8 @@ function markReachable(name: string, ctx: EmitContext): void {
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     ctx.referenced.add(next);
     for (const index of ctx.named.get(next) ?? []) {
-      for (const text of ctx.blocks[index]?.lines ?? []) {
-        const child = text.includes("<<") ? referenceLine.exec(text)?.[2] : undefined;
-        if (child === undefined || seen.has(child)) continue;
+      for (const { name: child } of ctx.references[index] ?? []) {
+        if (seen.has(child)) continue;
         seen.add(child);
         pending.push(child);
       }
@@ -331,6 +322,7 @@ function markReachable(name: string, ctx: EmitContext): void {
 interface EmitContext {
   readonly blocks: readonly LiterateBlock[];
   readonly named: ReadonlyMap<string, readonly number[]>;
+  readonly references: readonly (readonly BlockReference[])[];
   readonly placements: (BlockPlacement | undefined)[];
   readonly referenced: Set<string>;
   readonly diagnostics: Diagnostic[];
@@ -566,7 +558,6 @@ class TargetEmitter {
     return {
       path: this.#path,
       content,
-      comment: this.#comment,
       sources: this.#sources,
       get lineBlock() {
         return runs.tables().lineBlock;

@@ -10,21 +10,26 @@ import { forbiddenRoots, manifestPath } from "../core/paths.ts";
 import { sha256 } from "../core/plan.ts";
 import { valueAt } from "../core/maps.ts";
 
-/** Lists `literate/**\/*.md` under `root`, as sorted project-relative POSIX paths. */
-export function listDocuments(root: string, folder = "literate"): string[] {
+/** Lists `literate/**\/*.md` (or `folder/**\/*EXTENSION`) under `root`, as sorted project-relative POSIX paths. */
+export function listDocuments(root: string, folder = "literate", extension = ".md"): string[] {
   const base = join(root, folder);
   if (!existsSync(base)) return [];
   // The entries' types come with the listing: only a symbolic link needs a `stat` to say whether it leads to a file.
   const entries = readdirSync(base, { recursive: true, withFileTypes: true });
   const paths: string[] = [];
   for (const entry of entries) {
-    if (!entry.name.endsWith(".md")) continue;
+    if (!entry.name.endsWith(extension)) continue;
     const full = join(entry.parentPath, entry.name);
     if (entry.isFile() || (entry.isSymbolicLink() && statSync(full, { throwIfNoEntry: false })?.isFile() === true)) {
       paths.push(`${folder}/${relative(base, full).split(sep).join("/")}`);
     }
   }
   return paths.sort();
+}
+
+/** Every document under `root` (`listDocuments`) with its text as it is on disk; `""` for one gone since it was listed. */
+export function readDocuments(root: string): { path: string; text: string }[] {
+  return listDocuments(root).map((path) => ({ path, text: readIfExists(join(root, path)) ?? "" }));
 }
 
 /** What a folder listing says stands at a name; `unknown` when the folder could not be listed (the path itself must be asked). */
@@ -71,9 +76,7 @@ function readFolder(full: string): ReadonlyMap<string, EntryKind> | null | "unkn
   } catch (caught) {
     return isMissing(caught) ? null : "unknown";
   }
-  const listing = new Map<string, EntryKind>();
-  for (const e of entries) listing.set(e.name, e.isFile() ? "file" : e.isDirectory() ? "folder" : e.isSymbolicLink() ? "link" : "other");
-  return listing;
+  return new Map(entries.map((e) => [e.name, e.isFile() ? "file" : e.isDirectory() ? "folder" : e.isSymbolicLink() ? "link" : "other"]));
 }
 
 /** A file's JSON, or `undefined` when it is not JSON (a run cut short, a hand edit). */
@@ -521,32 +524,17 @@ function countNewlines(bytes: Buffer, end: number): number {
   return count;
 }
 
-/** The offset of the first byte that does not start a well-formed UTF-8 sequence (RFC 3629: no overlong forms, surrogates or code points past U+10FFFF), or -1. */
+/**
+ * The offset of the first byte that does not start a well-formed UTF-8 sequence (RFC 3629: no
+ * overlong forms, surrogates or code points past U+10FFFF), or -1. The decoder puts U+FFFD where
+ * such a sequence starts, and the text before it decodes exactly: the first U+FFFD the bytes do
+ * not spell themselves (`EF BF BD`) stands at that offset.
+ */
 function firstInvalidUtf8(bytes: Buffer): number {
-  for (let i = 0; i < bytes.length; ) {
-    const lead = bytes[i] ?? 0;
-    if (lead < 0x80) {
-      i++;
-      continue;
-    }
-    // The number of continuation bytes, and the range the first of them must fall in.
-    const [more, low, high] =
-      lead >= 0xc2 && lead <= 0xdf ? [1, 0x80, 0xbf]
-      : lead === 0xe0 ? [2, 0xa0, 0xbf]
-      : lead === 0xed ? [2, 0x80, 0x9f]
-      : lead >= 0xe1 && lead <= 0xef ? [2, 0x80, 0xbf]
-      : lead === 0xf0 ? [3, 0x90, 0xbf]
-      : lead >= 0xf1 && lead <= 0xf3 ? [3, 0x80, 0xbf]
-      : lead === 0xf4 ? [3, 0x80, 0x8f]
-      : [0, 0, 0];
-    if (more === 0) return i;
-    const second = bytes[i + 1];
-    if (second === undefined || second < low || second > high) return i;
-    for (let k = 2; k <= more; k++) {
-      const next = bytes[i + k];
-      if (next === undefined || (next & 0xc0) !== 0x80) return i;
-    }
-    i += more + 1;
+  const text = bytes.toString("utf8");
+  for (let at = text.indexOf("\uFFFD"); at !== -1; at = text.indexOf("\uFFFD", at + 1)) {
+    const offset = Buffer.byteLength(text.slice(0, at), "utf8");
+    if (bytes[offset] !== 0xef || bytes[offset + 1] !== 0xbf || bytes[offset + 2] !== 0xbd) return offset;
   }
   return -1;
 }

@@ -6,7 +6,7 @@
  * defines it, and each block learns the API page of what it exports. Typedoc's validation
  * (undocumented exports, broken `{@link}`s) is collected; for the public entry it fails the build.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, extname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type ts from "typescript";
@@ -53,7 +53,7 @@ const requiredToBeDocumented = ["Enum", "Variable", "Function", "Class", "Interf
 
 /** Chooses the entry points: the public index, else every tangled file under `generated/`. */
 function defaultEntryPoints(root: string, tangle: TangleResult): { entryPoints: string[]; isPublicEntry: boolean } {
-  if (tangle.targets.some((t) => t.path === "generated/index.ts") || existsIn(root, "generated/index.ts")) {
+  if (tangle.targets.some((t) => t.path === "generated/index.ts") || statSync(join(root, "generated/index.ts"), { throwIfNoEntry: false })?.isFile() === true) {
     return { entryPoints: ["generated/index.ts"], isPublicEntry: true };
   }
   const entryPoints = tangle.targets
@@ -61,15 +61,6 @@ function defaultEntryPoints(root: string, tangle: TangleResult): { entryPoints: 
     .filter((p) => /^generated\/[^/]+\.(c|m)?ts$/.test(p) && !p.endsWith(".d.ts"))
     .sort();
   return { entryPoints, isPublicEntry: false };
-}
-
-function existsIn(root: string, path: string): boolean {
-  try {
-    readFileSync(join(root, path));
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A typedoc logger that keeps warnings and errors instead of printing them. */
@@ -133,10 +124,13 @@ export async function buildApi(options: ApiOptions, tangle: TangleResult, progra
     }
     return undefined;
   };
+  // Messages start with the reflection's full name (`Signal.type (Property), defined in …`).
+  const byName = new Map<string, number>();
   for (const reflection of project.getReflectionsByKind(ReflectionKind.All)) {
     const sources = (reflection as { sources?: { url?: string; fullFileName: string; line: number }[] }).sources;
     if (sources === undefined) continue;
     const block = blockOf(reflection);
+    if (block !== undefined && !byName.has(reflection.getFullName())) byName.set(reflection.getFullName(), block);
     const found = block === undefined ? undefined : tangle.blocks[block];
     for (const source of sources) {
       if (found === undefined) delete source.url;
@@ -152,12 +146,6 @@ export async function buildApi(options: ApiOptions, tangle: TangleResult, progra
   });
   await app.generateDocs(project, out);
   rewriteChapterLinks(out);
-  // Messages start with the reflection's full name (`Signal.type (Property), defined in …`).
-  const byName = new Map<string, number>();
-  for (const reflection of project.getReflectionsByKind(ReflectionKind.All)) {
-    const block = blockOf(reflection);
-    if (block !== undefined && !byName.has(reflection.getFullName())) byName.set(reflection.getFullName(), block);
-  }
   const problems = logger.messages.map((message): ApiProblem => {
     const name = /^(\S+) \(/.exec(message)?.[1] ?? /^(\S+), defined in/.exec(message)?.[1] ?? /^The comment for (\S+) /.exec(message)?.[1];
     // A name typedoc did not document has no reflection: find its declaration in the file it names.
@@ -212,10 +200,6 @@ function rewriteChapterLinks(out: string): void {
 function declaringBlock(target: TangleResult["targets"][number] | undefined, name: string): number | undefined {
   if (target === undefined) return undefined;
   const declaration = new RegExp(`\\b(?:interface|type|class|function|const|let|var|enum)\\s+${name.replace(/[^\w$]/g, "")}\\b`);
-  const lines = target.content.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const block = target.lineBlock[i] ?? -1;
-    if (block >= 0 && declaration.test(lines[i] ?? "")) return block;
-  }
-  return undefined;
+  const line = target.content.split("\n").findIndex((text, i) => (target.lineBlock[i] ?? -1) >= 0 && declaration.test(text));
+  return line < 0 ? undefined : target.lineBlock[line];
 }

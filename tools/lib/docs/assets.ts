@@ -37,8 +37,6 @@ export function writeAssets(site: string, search: SearchIndexes): void {
 export function writeSearchIndex(site: string, search: SearchIndexes): void {
   const dir = join(site, "assets");
   // A script rather than JSON, so search works from file:// as well as over HTTP.
-  const options = { fields: [...searchOptions.fields], storeFields: [...searchOptions.storeFields] };
-  writeFileSync(join(dir, "search-index.js"), `window.__searchOptions = ${JSON.stringify(options)};\nwindow.__searchIndex = ${JSON.stringify(search.full)};\n`);
-  const titleOptions = { fields: [...titleSearchOptions.fields], storeFields: [...titleSearchOptions.storeFields] };
-  writeFileSync(join(dir, "search-titles.js"), `window.__searchTitleOptions = ${JSON.stringify(titleOptions)};\nwindow.__searchTitles = ${JSON.stringify(search.titles)};\n`);
+  writeFileSync(join(dir, "search-index.js"), `window.__searchOptions = ${JSON.stringify(searchOptions)};\nwindow.__searchIndex = ${JSON.stringify(search.full)};\n`);
+  writeFileSync(join(dir, "search-titles.js"), `window.__searchTitleOptions = ${JSON.stringify(titleSearchOptions)};\nwindow.__searchTitles = ${JSON.stringify(search.titles)};\n`);
 }

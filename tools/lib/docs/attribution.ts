@@ -3,13 +3,11 @@
  * records during `vitest run --coverage`: for each test, the functions of `generated/` it called
  * (script URL and V8 function name). Function names are mapped to the blocks that declare them.
  */
-import { readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
-import { readIfExists } from "../disk/io.ts";
+import { listDocuments, readIfExists } from "../disk/io.ts";
 import type { TangleResult, TangledTarget } from "../core/tangle.ts";
-
 import { valueAt } from "../core/maps.ts";
 import { attributionFolder } from "./attribution-folder.ts";
 
@@ -102,19 +100,9 @@ function pathOfUrl(root: string, url: string): string | undefined {
 
 /** Reads every evidence file under `coverage/tests-by-function/` (none when the folder is missing). */
 export function loadAttribution(root: string): AttributionFile[] {
-  const folder = join(root, attributionFolder);
-  let names: string[];
-  try {
-    names = readdirSync(folder).filter((n) => n.endsWith(".json")).sort();
-  } catch {
-    return [];
-  }
-  const files: AttributionFile[] = [];
-  for (const name of names) {
-    const text = readIfExists(join(folder, name));
-    if (text === undefined) continue;
-    const parsed = JSON.parse(text) as AttributionFile;
-    if (parsed.version === 1) files.push(parsed);
-  }
-  return files;
+  return listDocuments(root, attributionFolder, ".json").flatMap((path) => {
+    const text = readIfExists(join(root, path));
+    const parsed = text === undefined ? undefined : (JSON.parse(text) as AttributionFile);
+    return parsed?.version === 1 ? [parsed] : [];
+  });
 }

@@ -25,7 +25,7 @@ import { writeAssets, writeSearchIndex } from "./assets.ts";
 import { attributeTests, loadAttribution, type AttributionMemory } from "./attribution.ts";
 import { findErrorSites, type ErrorSite } from "./errors-index.ts";
 import type { CodeToken } from "./code-html.ts";
-import { codeTheme, createTokenizer, highlightOnWorker, type Tokenize } from "./highlight.ts";
+import { codeTheme, createTokenizer, highlightOnWorker, type CodeToHighlight, type Tokenize } from "./highlight.ts";
 import { lineAnchor, sourcePath } from "./html.ts";
 import { buildModel, type DocsModel } from "./model.ts";
 import { notFoundPath, renderBookPage, renderNotFoundPage, sitemapXml, type BookSection } from "./extra-pages.ts";
@@ -268,14 +268,10 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
  */
 function readProjectStep(root: string, scan: ScanMode, memory: DocsMemory | undefined, documents: ReadonlyMap<string, string> | undefined): { model: ProjectModel; texts: Map<string, string>; tangled: TangleResult } {
   const model = memory?.project !== undefined && memory.project.scan === scan ? memory.project : new ProjectModel({ scan });
-  model.sync(documentsOf(root, documents));
+  // The documents as given (`DocsOptions.documents`), else as read from disk.
+  model.sync(documents === undefined ? listDocuments(root).map((path) => ({ path, text: readDocument(root, path) })) : [...documents].map(([path, text]) => ({ path, text })));
   if (memory !== undefined) memory.project = model;
   return { model, texts: model.texts(), tangled: model.tangle() };
-}
-
-/** The documents as given (`DocsOptions.documents`), else as read from disk. */
-function documentsOf(root: string, documents: ReadonlyMap<string, string> | undefined): { path: string; text: string }[] {
-  return documents === undefined ? listDocuments(root).map((path) => ({ path, text: readDocument(root, path) })) : [...documents].map(([path, text]) => ({ path, text }));
 }
 
 /** Where verify's report comes from: a JSON file, the cache (already read), the caller, or a run of verify (cached under `cacheName` when caching). */
@@ -325,7 +321,6 @@ async function apiStep(input: {
 }): Promise<ApiResult> {
   const { root, staging, tangled, useCache } = input;
   const apiOptions = { root, site: staging, ...(input.entryPoints === undefined ? {} : { entryPoints: input.entryPoints }) };
-  // The API pages depend on the sources, the entry and where each line's block is.
   const apiKey = hashParts([input.sourcesKey, typedocVersion, JSON.stringify(apiOptions.entryPoints ?? null), JSON.stringify(tangled.blocks.map((b) => [b.doc, b.index])), ...tangled.targets.map((t) => t.lineBlock.join(","))]);
   const restored = useCache ? restoreApi(root, apiKey, staging, input.out) : undefined;
   let api: ApiResult;
@@ -352,19 +347,15 @@ function apiProblemsOf(api: ApiResult, tangled: TangleResult): Diagnostic[] {
 
 /** Step 5: the docs model, joining the tangle, verify's report, the cross-references, the tests and the API pages. */
 function docsModelStep(tangled: TangleResult, report: VerifyReport, xref: XrefResult, tests: ReturnType<typeof attributeTests>, api: ApiResult | undefined, texts: ReadonlyMap<string, string>): DocsModel {
-  const headings = new Map<string, string>();
-  for (const [path, text] of texts) {
-    const first = firstHeading(text);
-    if (first !== undefined) headings.set(path, first);
-  }
+  const headings = new Map([...texts].map(([path, text]) => [path, firstHeading(text)]));
   const apiProblems = new Map<number, string[]>();
-  for (const p of api?.problems ?? []) if (p.block !== undefined) apiProblems.set(p.block, [...(apiProblems.get(p.block) ?? []), p.message]);
+  for (const p of api?.problems ?? []) if (p.block !== undefined) pushAt(apiProblems, p.block, p.message);
   return buildModel({ tangle: tangled, report, xref, tests, ...(api === undefined ? {} : { api: api.pages }), apiProblems, headings });
 }
 
 /** Step 6: the error sites of the harness's and the tools' own sources (tests raise errors on purpose and are left out), cached by their texts. */
 function errorSitesStep(root: string, tangled: TangleResult, tsFiles: ReadonlyMap<string, string>, codeVersion: string, useCache: boolean, memory: DocsMemory | undefined): ErrorSite[] {
-  const toolFiles = listTools(root);
+  const toolFiles = listDocuments(root, "tools", ".ts");
   const errorInputs = [...tangled.targets.filter((t) => tsFiles.has(t.path) && !isTestFile(t.path)).map((t) => ({ file: t.path, text: tsFiles.get(t.path) ?? "" })), ...toolFiles.map((f) => ({ file: f, text: readIfExists(join(root, f)) ?? "" }))];
   return throughCache(root, "errors", hashParts([codeVersion, ...errorInputs.flatMap((f) => [f.file, f.text])]), useCache, () => findErrorSites(errorInputs, memory?.errorTrees)).value;
 }
@@ -415,9 +406,7 @@ function pageCacheStep(root: string, model: DocsModel, codeVersion: string, inpu
 }
 
 /** The key a highlighted piece of code is cached under. */
-function highlightKey(codeVersion: string, code: string, lang: string): string {
-  return hashParts([codeVersion, codeTheme, lang, code]);
-}
+const highlightKey = (codeVersion: string, code: string, lang: string): string => hashParts([codeVersion, codeTheme, lang, code]);
 
 /** The code a source page shows of a file: without its inline source map and its last newline. */
 function sourcePageCode(content: string): string {
@@ -439,7 +428,7 @@ type EarlyHighlights = Promise<ReadonlyMap<string, CodeToken[][]> | undefined>;
 function earlyHighlightStep(root: string, tangled: TangleResult, codeVersion: string, memory: DocsMemory | undefined, useCache: boolean): EarlyHighlights | undefined {
   if (memory?.highlighted !== undefined || memory?.tokenizer !== undefined) return undefined;
   if (useCache && statSync(cachedPath(root, highlightCacheName), { throwIfNoEntry: false }) !== undefined) return undefined;
-  const pieces = new Map<string, { code: string; lang: string }>();
+  const pieces = new Map<string, CodeToHighlight>();
   for (const block of tangled.blocks) pieces.set(highlightKey(codeVersion, block.lines.join("\n"), block.lang), { code: block.lines.join("\n"), lang: block.lang });
   for (const target of tangled.targets) {
     const lang = sourceLanguage(target.path);
@@ -459,7 +448,7 @@ interface Highlighting {
   /** The highlighted code, by key: what this build's pages show. */
   readonly tokenCache: ReadonlyMap<string, CodeToken[][]>;
   /** The code of the pages to render, by key. */
-  readonly toRender: ReadonlyMap<string, { code: string; lang: string }>;
+  readonly toRender: ReadonlyMap<string, CodeToHighlight>;
   /** The highlight cache as read (or as `memory` held it). */
   readonly stored: Record<string, CodeToken[][]> | undefined;
   readonly misses: number;
@@ -479,32 +468,27 @@ interface Highlighting {
  */
 async function highlightStep(root: string, model: DocsModel, sources: SourceFiles, cached: CachedPages, codeVersion: string, memory: DocsMemory | undefined, useCache: boolean, early: EarlyHighlights | undefined): Promise<Highlighting> {
   const tokenKey = (code: string, lang: string): string => highlightKey(codeVersion, code, lang);
-  const codesOf = (wanted: Map<string, { code: string; lang: string }>, code: string, lang: string): void => {
-    wanted.set(tokenKey(code, lang), { code, lang });
-  };
-  const blockCode = (wanted: Map<string, { code: string; lang: string }>, global: number): void => {
-    const b = model.blocks[global]?.block;
-    if (b !== undefined) codesOf(wanted, b.lines.join("\n"), b.lang);
-  };
   const targetsByPath = new Map(model.targets.map((t) => [t.path, t]));
-  const sourceCodes = (wanted: Map<string, { code: string; lang: string }>, file: string): void => {
+  const blockCodes = (globals: Iterable<number>): CodeToHighlight[] =>
+    [...globals].flatMap((global) => {
+      const b = model.blocks[global]?.block;
+      return b === undefined ? [] : [{ code: b.lines.join("\n"), lang: b.lang }];
+    });
+  const sourceCodes = (file: string): CodeToHighlight[] => {
     const target = targetsByPath.get(file);
     const lang = sourceLanguage(file);
-    if (target !== undefined && lang === "ts") for (const global of new Set(target.lineBlock)) blockCode(wanted, global);
-    else codesOf(wanted, sourcePageCode(sources.contents.get(file) ?? ""), lang);
+    return target !== undefined && lang === "ts" ? blockCodes(new Set(target.lineBlock)) : [{ code: sourcePageCode(sources.contents.get(file) ?? ""), lang }];
   };
-  const everyCode = new Map<string, { code: string; lang: string }>();
-  const toRender = new Map<string, { code: string; lang: string }>();
-  model.chapters.forEach((chapter, i) => {
-    for (const global of chapter.blocks) {
-      blockCode(everyCode, global);
-      if (cached.chapters[i] === undefined) blockCode(toRender, global);
+  const everyCode = new Map<string, CodeToHighlight>();
+  const toRender = new Map<string, CodeToHighlight>();
+  const want = (pieces: readonly CodeToHighlight[], render: boolean): void => {
+    for (const piece of pieces) {
+      everyCode.set(tokenKey(piece.code, piece.lang), piece);
+      if (render) toRender.set(tokenKey(piece.code, piece.lang), piece);
     }
-  });
-  for (const file of sources.files) {
-    sourceCodes(everyCode, file);
-    if (cached.sources.get(file) === undefined) sourceCodes(toRender, file);
-  }
+  };
+  model.chapters.forEach((chapter, i) => want(blockCodes(chapter.blocks), cached.chapters[i] === undefined));
+  for (const file of sources.files) want(sourceCodes(file), cached.sources.get(file) === undefined);
   const tokenCache = new Map<string, CodeToken[][]>();
   let stored: Record<string, CodeToken[][]> | undefined;
   let misses = 0;
@@ -654,9 +638,7 @@ function writeSiteStep(root: string, site: { readonly model: DocsModel; readonly
   if (target.inPlace && last !== undefined && last.out === out && statSync(out, { throwIfNoEntry: false })?.isDirectory() === true) {
     rmSync(staging, { recursive: true, force: true });
     for (const [path, file] of files) {
-      if (last.keys.get(path) === file.key) continue;
-      mkdirSync(dirname(join(out, path)), { recursive: true });
-      writeAtomically(join(out, path), file.content(), () => {});
+      if (last.keys.get(path) !== file.key) writeAtomically(join(out, path), file.content(), () => {});
     }
     for (const path of last.keys.keys()) if (!files.has(path)) rmSync(join(out, path), { force: true });
     if (last.searchName !== searchName) writeSearchIndex(out, searchIndex);
@@ -696,32 +678,15 @@ export function firstHeading(text: string): string | undefined {
   const skipped: [number, number][] = result.blocks.map((b) => [b.line, b.line + (b.value === "" ? 0 : b.value.split("\n").length) + (b.closed ? 1 : 0)]);
   const fm = result.frontMatter;
   if (fm !== undefined) skipped.push([1, fm.line + (fm.value === "" ? 0 : fm.value.split("\n").length)]);
-  const lines = withoutBom(text).split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const n = i + 1;
-    if (skipped.some(([from, to]) => n >= from && n <= to)) continue;
-    const h = /^ {0,3}# +(.+?)(?: +#+)? *$/.exec(lines[i] ?? "");
-    if (h !== null) return (h[1] ?? "").replace(/[`*_]/g, "");
-  }
-  return undefined;
+  const outside = withoutBom(text).split("\n").filter((_line, i) => !skipped.some(([from, to]) => i + 1 >= from && i + 1 <= to));
+  const heading = outside.map((line) => /^ {0,3}# +(.+?)(?: +#+)? *$/.exec(line)?.[1]).find((h) => h !== undefined);
+  return heading?.replace(/[`*_]/g, "");
 }
 
 function readReport(path: string): VerifyReport {
   const text = readIfExists(path);
   if (text === undefined) throw new LiterateError([error({ file: path, line: 0, column: 0 }, "docs", `no verify report at \`${path}\``, "write one with `npm run verify -- --json > FILE`, or leave out `--verify-json`")]);
   return JSON.parse(text) as VerifyReport;
-}
-
-/** Every `.ts` file under `tools/`, project-relative, sorted. */
-function listTools(root: string): string[] {
-  try {
-    return readdirSync(join(root, "tools"), { recursive: true, encoding: "utf8" })
-      .filter((f) => f.endsWith(".ts"))
-      .map((f) => `tools/${f.split("\\").join("/")}`)
-      .sort();
-  } catch {
-    return [];
-  }
 }
 
 /** Links each error site: inside tangled code to its block, elsewhere to its source line. */
@@ -889,13 +854,12 @@ function storeApi(root: string, key: string, staging: string, api: ApiResult): v
   writeCachedJson(root, `api-${key}.json`, { entryPoints: api.entryPoints, strict: api.strict, problems: api.problems, pages: [...api.pages] } satisfies CachedApi);
 }
 
-/** Test files: tangled test blocks and anything under `test/`. */
-function isTestFile(path: string): boolean {
-  return path.startsWith("test/") || /\.(test|spec)\.(c|m)?tsx?$/.test(path);
-}
 
 /** The first words of a text, for a search hit. */
 function snippetOf(text: string, max = 140): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length <= max ? flat : `${flat.slice(0, max - 1).replace(/\s\S*$/, "")}…`;
 }
+
+/** Test files: tangled test blocks and anything under `test/`. */
+const isTestFile = (path: string): boolean => path.startsWith("test/") || /\.(test|spec)\.(c|m)?tsx?$/.test(path);

@@ -150,18 +150,13 @@ export function findErrorSites(files: readonly { readonly file: string; readonly
   for (const file of trees?.keys() ?? []) if (!kept.has(file)) trees?.delete(file);
   const classes = errorClasses(sources);
   const classesKey = JSON.stringify([...classes]);
-  const sites: ErrorSite[] = [];
-  for (const source of sources) {
+  return sources.flatMap((source) => {
     const known = sitesOfTree.get(source);
-    if (known?.classes === classesKey) {
-      sites.push(...known.sites);
-      continue;
-    }
+    if (known?.classes === classesKey) return known.sites;
     const found = sitesIn(source, classes);
     sitesOfTree.set(source, { classes: classesKey, sites: found });
-    sites.push(...found);
-  }
-  return sites;
+    return found;
+  });
 }
 
 /** The error sites of one file, read against the project's error `classes`. */
@@ -213,8 +208,5 @@ function sitesIn(source: ts.SourceFile, classes: ReadonlyMap<string, ErrorClass>
 }
 
 function propertyValue(object: ts.ObjectLiteralExpression, name: string): ts.Expression | undefined {
-  for (const p of object.properties) {
-    if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === name) return p.initializer;
-  }
-  return undefined;
+  return object.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === name)?.initializer;
 }

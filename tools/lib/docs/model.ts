@@ -88,7 +88,7 @@ export interface ModelInput {
   /** Global block index → typedoc's validation messages about it. */
   readonly apiProblems?: ReadonlyMap<number, readonly string[]>;
   /** Chapter titles when the front matter has none (first heading), by document path. */
-  readonly headings?: ReadonlyMap<string, string>;
+  readonly headings?: ReadonlyMap<string, string | undefined>;
 }
 
 /** Where generated line `line` (0-based) and `character` of `target` fall in the blocks. */

@@ -2,6 +2,7 @@
  * The pages: chapters (prose with verified, cross-referenced blocks), source pages for the
  * generated files, and the index (chapters, definitions, errors). Pure: model in, HTML out.
  */
+import { posix } from "node:path";
 import type { Code } from "mdast";
 import { formatLocation, type Diagnostic } from "../core/diagnostics.ts";
 import { inlineSourceMapLine } from "../core/sourcemap.ts";
@@ -176,18 +177,16 @@ export function renderBlock(ctx: PageContext, page: string, b: BlockModel, hover
     : b.tests.length === 0
       ? indirectTests(ctx, b)
       : `<details class="tests"><summary>Tested by ${b.tests.length} test${b.tests.length === 1 ? "" : "s"}</summary><ul>${b.tests.map((t) => `<li>${escapeHtml(t)}</li>`).join("")}</ul></details>`;
-  const users = b.usedBy.map((i) => ctx.model.blocks[i]).filter((u): u is BlockModel => u !== undefined);
-  const usedBy =
-    users.length === 0
-      ? ""
-      : `<details class="used-by"><summary>Used in ${users.length} block${users.length === 1 ? "" : "s"}</summary><ul>${users
-          .map((u) => `<li><a href="${escapeHtml(relativeHref(page, u.href))}">${escapeHtml(blockLabel(u))}</a> <span class="where">${escapeHtml(chapterTitle(ctx.model, u.block.doc))}, line ${u.block.line}</span></li>`)
-          .join("")}</ul></details>`;
-  const hosts = b.splicedInto.map((i) => ctx.model.blocks[i]).filter((u): u is BlockModel => u !== undefined);
-  const spliced =
-    hosts.length === 0
-      ? ""
-      : `<p class="spliced-into">Spliced into ${hosts.map((u) => `<a href="${escapeHtml(relativeHref(page, u.href))}">${escapeHtml(blockLabel(u))}</a> <span class="where">(${escapeHtml(chapterTitle(ctx.model, u.block.doc))}, line ${u.block.line})</span>`).join(", ")}</p>`;
+  // A link to each of the blocks `indexes` names, with its chapter and line (`around` them: the parentheses of a list in prose).
+  const linksTo = (indexes: readonly number[], around: [string, string]): string[] =>
+    indexes.flatMap((i) => {
+      const u = ctx.model.blocks[i];
+      return u === undefined ? [] : [`<a href="${escapeHtml(relativeHref(page, u.href))}">${escapeHtml(blockLabel(u))}</a> <span class="where">${around[0]}${escapeHtml(chapterTitle(ctx.model, u.block.doc))}, line ${u.block.line}${around[1]}</span>`];
+    });
+  const users = linksTo(b.usedBy, ["", ""]);
+  const usedBy = users.length === 0 ? "" : `<details class="used-by"><summary>Used in ${users.length} block${users.length === 1 ? "" : "s"}</summary><ul>${users.map((link) => `<li>${link}</li>`).join("")}</ul></details>`;
+  const hosts = linksTo(b.splicedInto, ["(", ")"]);
+  const spliced = hosts.length === 0 ? "" : `<p class="spliced-into">Spliced into ${hosts.join(", ")}</p>`;
   const kind = b.report?.kind ?? (b.block.attrs.noTangle ? "illustration" : "other");
   return `<figure class="block kind-${escapeHtml(kind)}${(b.report?.problems.length ?? 0) > 0 ? " has-problems" : ""}" id="${anchor}">
 <figcaption class="block-head"><span class="label">${escapeHtml(blockLabel(b))}</span>${blockBadges(b)}<span class="links">${links.join(" ")}</span></figcaption>
@@ -227,12 +226,7 @@ export function hrefRewriter(ctx: PageContext, doc: string, page: string): (href
   return (href) => {
     if (/^[a-z][a-z0-9+.-]*:|^#|^\//i.test(href)) return href;
     const [path = "", hash] = href.split("#", 2);
-    const dir = doc.split("/").slice(0, -1);
-    for (const part of path.split("/")) {
-      if (part === "..") dir.pop();
-      else if (part !== "." && part !== "") dir.push(part);
-    }
-    const resolved = dir.join("/");
+    const resolved = posix.join(posix.dirname(doc), path);
     const suffix = hash === undefined ? "" : `#${hash}`;
     if (ctx.documents.has(resolved)) return relativeHref(page, chapterPath(resolved)) + suffix;
     if (ctx.sourcePages.has(resolved)) return relativeHref(page, sourcePath(resolved)) + suffix;
@@ -411,7 +405,7 @@ export function renderIndexPage(ctx: PageContext, options: { readonly errors: re
   const definitions = [...letters].map(([letter, items]) => `<h3 id="defs-${escapeHtml(letter)}">${escapeHtml(letter)}</h3><ul class="index-list">${items.join("")}</ul>`).join("\n");
 
   const groups = new Map<string, IndexedError[]>();
-  for (const e of options.errors) groups.set(e.label, [...(groups.get(e.label) ?? []), e]);
+  for (const e of options.errors) pushAt(groups, e.label, e);
   const errorRows = [...groups]
     .map(([label, errors]) => `<tbody><tr class="group"><th colspan="2" scope="rowgroup"><code>${escapeHtml(label)}</code></th></tr>${errors.map((e) => `<tr><td class="msg">${escapeHtml(e.message)}</td><td>${e.href === undefined ? escapeHtml(e.where) : `<a href="${escapeHtml(e.href)}">${escapeHtml(e.where)}</a>`}</td></tr>`).join("")}</tbody>`)
     .join("\n");

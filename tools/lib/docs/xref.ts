@@ -11,9 +11,9 @@
  * Reads the compiler's library files and `node_modules` types from the disk; the tangled files
  * themselves come from memory, so the result matches the documents even before they are written.
  */
-import { dirname, join, relative, sep } from "node:path";
+import { join, relative, sep } from "node:path";
 import ts from "typescript";
-import { valueAt } from "../core/maps.ts";
+import { pushAt, valueAt } from "../core/maps.ts";
 
 /** A symbol some identifier names, with its hover text and, when the project declares it, where. */
 export interface XrefSymbol {
@@ -45,12 +45,10 @@ export interface XrefResult {
   readonly program?: ts.Program;
 }
 
-/** Reads the compiler options of `tsconfig.json` (or `project`) under `root`. */
-export function readCompilerOptions(root: string, project = "tsconfig.json"): ts.CompilerOptions {
-  const configPath = join(root, project);
-  const read = ts.readConfigFile(configPath, (p) => ts.sys.readFile(p));
-  const parsed = ts.parseJsonConfigFileContent(read.config ?? {}, ts.sys, dirname(configPath));
-  return { ...parsed.options, noEmit: true };
+/** Reads the compiler options of `tsconfig.json` under `root`. */
+export function readCompilerOptions(root: string): ts.CompilerOptions {
+  const read = ts.readConfigFile(join(root, "tsconfig.json"), (p) => ts.sys.readFile(p));
+  return { ...ts.parseJsonConfigFileContent(read.config ?? {}, ts.sys, root).options, noEmit: true };
 }
 
 const maxDocumentation = 600;
@@ -112,14 +110,12 @@ export function crossReferenceChanged(root: string, files: ReadonlyMap<string, s
     const line = move(s.definition.line);
     return line === undefined ? s : { ...s, definition: { ...s.definition, line } };
   });
-  const byKey = new Map<string, number>();
-  symbols.forEach((s, i) => byKey.set(keyOf(s), i));
+  const byKey = new Map(symbols.map((s, i) => [keyOf(s), i]));
   // A declaration inside the edited stretch has no line to move to: it is matched by its name in its file.
   const byName = new Map<string, number[]>();
   symbols.forEach((s, i) => {
     if (s.definition === undefined || !moves.has(s.definition.file)) return;
-    const key = `${s.name}\0${s.definition.file}`;
-    byName.set(key, [...(byName.get(key) ?? []), i]);
+    pushAt(byName, `${s.name}\0${s.definition.file}`, i);
   });
   const claimed = new Set<number>();
   const changedSet = new Set(changed);

@@ -5,7 +5,6 @@
  * indentation a `<<name>>` splice added). Nothing is parsed again. Pure; positions are 0-based,
  * as the language server protocol and TypeScript count them.
  */
-import type { LiterateBlock } from "../core/document.ts";
 import type { TangleResult, TangledTarget } from "../core/tangle.ts";
 import { pushAt } from "../core/maps.ts";
 
@@ -80,12 +79,8 @@ export class BookMap {
   blockAt(doc: string, line: number): number | undefined {
     return this.blocksOf(doc).find((index) => {
       const block = this.result.blocks[index];
-      return block !== undefined && line + 1 >= block.line && line + 1 <= closingLine(block);
+      // From the opening fence's line to the closing fence's, the line after its last code line (1-based).
+      return block !== undefined && line + 1 >= block.line && line + 1 <= block.line + block.lines.length + 1;
     });
   }
-}
-
-/** The 1-based line of a block's closing fence (the line after its last code line). */
-export function closingLine(block: LiterateBlock): number {
-  return block.line + block.lines.length + 1;
 }

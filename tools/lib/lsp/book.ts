@@ -257,10 +257,9 @@ export class Book {
   quickProblems(doc: string, editedOnly = false): BookProblem[] {
     const { result, map } = this.tangled();
     const spans = new Map<string, BookRange>();
-    const own = (d: Diagnostic): boolean => d.file === doc;
-    const tangleProblems = result.diagnostics.filter((d) => own(d) && (!result.ok || d.severity === "warning"));
+    const tangleProblems = result.diagnostics.filter((d) => !result.ok || d.severity === "warning");
     const typeErrors = this.#typeCheck(this.targetsOf([doc]), map, spans, editedOnly ? this.#edited : undefined).diagnostics.flatMap((d) => this.#bookDiagnostic(d, spans) ?? []);
-    return [...tangleProblems, ...typeErrors.filter(own)].map((diagnostic) => ({ diagnostic, range: spans.get(spanKey(diagnostic)) ?? this.#pointRange(diagnostic) }));
+    return this.#placed(doc, [...tangleProblems, ...typeErrors], spans);
   }
 
   /**
@@ -274,10 +273,13 @@ export class Book {
     const key = [...open].sort().join("\0");
     const judged = this.#judged;
     if (!result.ok || judged === undefined || judged.version !== this.#version || judged.docs !== key) return this.quickProblems(doc);
-    const { judgement, spans } = judged;
-    const own = (d: Diagnostic): boolean => d.file === doc;
-    const warnings = result.diagnostics.filter((d) => own(d) && d.severity === "warning");
-    return [...warnings, ...(judgement?.problems.filter(own) ?? [])].map((diagnostic) => ({ diagnostic, range: spans.get(spanKey(diagnostic)) ?? this.#pointRange(diagnostic) }));
+    const warnings = result.diagnostics.filter((d) => d.severity === "warning");
+    return this.#placed(doc, [...warnings, ...(judged.judgement?.problems ?? [])], judged.spans);
+  }
+
+  /** The diagnostics of `doc` among `found`, each at its recorded span, else from its point to the end of its line. */
+  #placed(doc: string, found: readonly Diagnostic[], spans: ReadonlyMap<string, BookRange>): BookProblem[] {
+    return found.filter((d) => d.file === doc).map((diagnostic) => ({ diagnostic, range: spans.get(spanKey(diagnostic)) ?? this.#pointRange(diagnostic) }));
   }
 
   /** A diagnostic of the type-check as the compiles rule places it, for `quickProblems` (where the judge does not run). */
@@ -298,32 +300,30 @@ export class Book {
     const diagnostics: CompilerDiagnostic[] = [];
     this.host.widen(targets);
     for (const target of targets) {
-      const known = fresh !== undefined && !fresh.has(target) ? this.#checked.get(target) : undefined;
-      if (known !== undefined) {
-        diagnostics.push(...known.diagnostics);
-        for (const [key, range] of known.spans) spans.set(key, range);
-        continue;
+      let known = fresh !== undefined && !fresh.has(target) ? this.#checked.get(target) : undefined;
+      if (known === undefined) {
+        this.#edited.delete(target);
+        const own: CompilerDiagnostic[] = [];
+        const ownSpans: [string, BookRange][] = [];
+        const fileName = this.host.absolute(target);
+        const found = [...this.service.getSyntacticDiagnostics(fileName), ...this.service.getSemanticDiagnostics(fileName)];
+        for (const d of found) {
+          if (d.category !== ts.DiagnosticCategory.Error || d.start === undefined) continue;
+          const from = this.positionIn(fileName, d.start);
+          if (from === undefined) continue;
+          const message = ts.flattenDiagnosticMessageText(d.messageText, " ");
+          own.push({ file: target, line: from.line + 1, column: from.character + 1, code: d.code, message });
+          const located = this.locate(fileName, d.start, d.length ?? 0);
+          const a = map.toBook(target, from.line, from.character);
+          if (a === undefined) continue;
+          const key = spanKey({ file: a.doc, line: a.line + 1, column: a.character + 1, message: `TS${d.code}: ${message}` });
+          ownSpans.push([key, located?.kind === "book" ? located.range : { doc: a.doc, start: at(a), end: at(a) }]);
+        }
+        known = { diagnostics: own, spans: ownSpans };
+        this.#checked.set(target, known);
       }
-      this.#edited.delete(target);
-      const own: CompilerDiagnostic[] = [];
-      const ownSpans: [string, BookRange][] = [];
-      const fileName = this.host.absolute(target);
-      const found = [...this.service.getSyntacticDiagnostics(fileName), ...this.service.getSemanticDiagnostics(fileName)];
-      for (const d of found) {
-        if (d.category !== ts.DiagnosticCategory.Error || d.start === undefined) continue;
-        const from = this.positionIn(fileName, d.start);
-        if (from === undefined) continue;
-        const message = ts.flattenDiagnosticMessageText(d.messageText, " ");
-        own.push({ file: target, line: from.line + 1, column: from.character + 1, code: d.code, message });
-        const located = this.locate(fileName, d.start, d.length ?? 0);
-        const a = map.toBook(target, from.line, from.character);
-        if (a === undefined) continue;
-        const key = spanKey({ file: a.doc, line: a.line + 1, column: a.character + 1, message: `TS${d.code}: ${message}` });
-        ownSpans.push([key, located?.kind === "book" ? located.range : { doc: a.doc, start: at(a), end: at(a) }]);
-      }
-      this.#checked.set(target, { diagnostics: own, spans: ownSpans });
-      diagnostics.push(...own);
-      for (const [key, range] of ownSpans) spans.set(key, range);
+      diagnostics.push(...known.diagnostics);
+      for (const [key, range] of known.spans) spans.set(key, range);
     }
     return { compiler: "javascript", diagnostics, milliseconds: performance.now() - started };
   }

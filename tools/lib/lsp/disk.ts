@@ -6,28 +6,18 @@
 import { join } from "node:path";
 import { error, type Diagnostic } from "../core/diagnostics.ts";
 import type { TestFacts } from "../rules/judge.ts";
-import { listDocuments, readIfExists } from "../disk/io.ts";
+import { readDocuments, readIfExists } from "../disk/io.ts";
 import { isTypeScriptPath } from "../core/paths.ts";
 import { tangle, type TangleInput } from "../core/tangle.ts";
 import { programFiles, readRecords, verifyTestFacts } from "../commands/verify.ts";
 import type { BookEvidence } from "./book.ts";
-
-/** Every document of the project at `root`, as it is on disk. */
-export function readBook(root: string): TangleInput[] {
-  return listDocuments(root).map((path) => ({ path, text: readIfExists(join(root, path)) ?? "" }));
-}
-
-/** One document's text on disk (`undefined` when it is gone). */
-export function readDocumentText(root: string, path: string): string | undefined {
-  return readIfExists(join(root, path));
-}
 
 /**
  * The evidence verify would judge the book on disk with (its documents tangled), and the
  * book-wide problems it found reading it (no test results, a failed run).
  */
 export function readEvidence(root: string): { evidence: BookEvidence; problems: Diagnostic[] } {
-  const inputs = readBook(root);
+  const inputs = readDocuments(root);
   const result = tangle(inputs);
   const texts = new Map(inputs.map((i) => [i.path, i.text]));
   const problems: Diagnostic[] = [];

@@ -6,8 +6,7 @@
  * the toolchain's own code) is passed through as that file's own place. Pure over the `Book`.
  */
 import ts from "typescript";
-import type { BookRange } from "./book.ts";
-import type { Book } from "./book.ts";
+import type { Book, BookRange } from "./book.ts";
 import { pushAt } from "../core/maps.ts";
 
 /** A 0-based position. */
@@ -104,16 +103,18 @@ export function signatureHelp(book: Book, doc: string, position: Position) {
 
 /** Where the name at a Markdown position is defined. */
 export function definitions(book: Book, doc: string, position: Position): Place[] {
-  const at = book.toService(doc, position.line, position.character);
-  if (at === undefined) return [];
-  return places(book, book.service.getDefinitionAtPosition(at.fileName, at.offset) ?? []);
+  return placesAt(book, doc, position, (fileName, offset) => book.service.getDefinitionAtPosition(fileName, offset));
 }
 
 /** Every reference to the name at a Markdown position, its definition included. */
 export function references(book: Book, doc: string, position: Position): Place[] {
+  return placesAt(book, doc, position, (fileName, offset) => book.service.getReferencesAtPosition(fileName, offset));
+}
+
+/** The places of the spans `ask` gets from the service at a Markdown position (none when it is not code tangle wrote). */
+function placesAt(book: Book, doc: string, position: Position, ask: (fileName: string, offset: number) => readonly { readonly fileName: string; readonly textSpan: ts.TextSpan }[] | undefined): Place[] {
   const at = book.toService(doc, position.line, position.character);
-  if (at === undefined) return [];
-  return places(book, book.service.getReferencesAtPosition(at.fileName, at.offset) ?? []);
+  return at === undefined ? [] : places(book, ask(at.fileName, at.offset) ?? []);
 }
 
 /** The places of the service's spans, mapped (a span on a line tangle wrote from nothing is left out), each once. */
@@ -136,16 +137,11 @@ function placeKey(place: Place): string {
 
 /** The chapter's definitions as an outline: the top-level declarations of its blocks, with their members. */
 export function outline(book: Book, doc: string): OutlineEntry[] {
-  const entries: OutlineEntry[] = [];
   book.widen([doc]);
-  for (const target of book.targetsOf([doc])) {
+  const entries = book.targetsOf([doc]).flatMap((target) => {
     const fileName = book.host.absolute(target);
-    const tree = book.service.getNavigationTree(fileName);
-    for (const item of tree.childItems ?? []) {
-      const entry = outlineEntry(book, doc, fileName, item);
-      if (entry !== undefined) entries.push(entry);
-    }
-  }
+    return (book.service.getNavigationTree(fileName).childItems ?? []).flatMap((item) => outlineEntry(book, doc, fileName, item) ?? []);
+  });
   return entries.sort((a, b) => a.range.start.line - b.range.start.line);
 }
 

@@ -53,14 +53,12 @@ export function testedBy(book: Book, judgement: Judgement, index: number): BookR
   const fileName = book.host.absolute(target);
   const source = book.service.getProgram()?.getSourceFile(fileName);
   if (source === undefined) return [];
-  const found: BookRange[] = [];
-  for (const statement of source.statements) {
+  return source.statements.flatMap((statement) => {
     const name = declaredName(statement);
-    if (name === undefined || !report.names.includes(name.text)) continue;
+    if (name === undefined || !report.names.includes(name.text)) return [];
     const refs = (book.service.getReferencesAtPosition(fileName, name.getStart(source)) ?? []).filter((ref) => /\.test\.(c|m)?tsx?$/.test(book.host.tangledPath(ref.fileName) ?? ""));
-    for (const place of places(book, refs)) if (place.kind === "book") found.push(place.range);
-  }
-  return found;
+    return places(book, refs).flatMap((place) => (place.kind === "book" ? [place.range] : []));
+  });
 }
 
 /** The number of distinct test blocks among `refs`. */

@@ -9,30 +9,12 @@
 import { relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import ts from "typescript";
-import {
-  CodeLens,
-  CompletionItemKind,
-  DiagnosticSeverity,
-  ErrorCodes,
-  MarkupKind,
-  MessageType,
-  ResponseError,
-  SymbolKind,
-  TextDocumentSyncKind,
-  TextDocuments,
-  type CompletionItem,
-  type Connection,
-  type Diagnostic as LspDiagnostic,
-  type DocumentSymbol,
-  type InitializeResult,
-  type Location,
-  type Range,
-  type WorkspaceEdit,
-} from "vscode-languageserver/node";
+import { CodeLens, CompletionItemKind, DiagnosticSeverity, ErrorCodes, MarkupKind, MessageType, ResponseError, SymbolKind, TextDocumentSyncKind, TextDocuments, type CompletionItem, type Connection, type Diagnostic as LspDiagnostic, type DocumentSymbol, type InitializeResult, type Location, type Range, type WorkspaceEdit } from "vscode-languageserver/node";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { recordPath } from "../core/mutation.ts";
 import { Book, type BookProblem, type BookRange } from "./book.ts";
-import { filesImportingTheBook, readBook, readDocumentText, readEvidence } from "./disk.ts";
+import { filesImportingTheBook, readEvidence } from "./disk.ts";
+import { readDocuments, readIfExists } from "../disk/io.ts";
 import { RenameRefused, completionDetails, completions, definitions, hover, outline, prepareRename, references, rename, signatureHelp, type CompletionAnswer, type OutlineEntry, type Place } from "./features.ts";
 import { BackgroundJudge, type JudgeReply, type JudgeRequest, type WorkerChannel } from "./judge-worker.ts";
 import { lenses, testBlockCount, testedBy, type Lens } from "./lens.ts";
@@ -43,10 +25,6 @@ import { spliceCompletions, spliceDefinitions, spliceNameAt, spliceReferences } 
 export interface ServerOptions {
   /** The project root; without it, the client's root folder (or the current folder). */
   readonly root?: string;
-  /** How long after the last change diagnostics are published (default 150 ms). */
-  readonly debounceMs?: number;
-  /** How long after the type errors are published the judge's whole verdict follows, if nothing changed meanwhile (default 300 ms). */
-  readonly judgeDelayMs?: number;
   /** Where the server's own log lines go (the client's log, by default). */
   readonly log?: (line: string) => void;
   /**
@@ -56,6 +34,12 @@ export interface ServerOptions {
    */
   readonly startJudge?: (root: string) => WorkerChannel<JudgeReply, JudgeRequest>;
 }
+
+/** How long after the last change diagnostics are published, in ms. */
+const debounceMs = 150;
+
+/** How long after the type errors are published the judge's whole verdict follows, if nothing changed meanwhile, in ms. */
+const judgeDelayMs = 300;
 
 /** What a code lens carries from `codeLens` to `codeLens/resolve`. */
 interface LensData {
@@ -69,8 +53,6 @@ interface LensData {
 export function startServer(connection: Connection, options: ServerOptions = {}): void {
   const documents = new TextDocuments(TextDocument);
   const log = options.log ?? ((line: string): void => connection.console.log(line));
-  const debounceMs = options.debounceMs ?? 150;
-  const judgeDelayMs = options.judgeDelayMs ?? 300;
   let evidenceRead = false;
   let lensRefresh = false;
   let book: Book | undefined;
@@ -94,8 +76,8 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   };
   const openUris = new Map<string, string>();
   const uriOf = (path: string): string => openUris.get(path) ?? pathToFileURL(resolve(root ?? ".", path)).href;
-  const range = (r: BookRange | { start: { line: number; character: number }; end: { line: number; character: number } }): Range => ({ start: { ...r.start }, end: { ...r.end } });
-  const location = (place: Place): Location => (place.kind === "book" ? { uri: uriOf(place.range.doc), range: range(place.range) } : { uri: pathToFileURL(place.fileName).href, range: range(place.range) });
+  const bookLocation = (r: BookRange): Location => ({ uri: uriOf(r.doc), range: range(r) });
+  const location = (place: Place): Location => (place.kind === "book" ? bookLocation(place.range) : { uri: pathToFileURL(place.fileName).href, range: range(place.range) });
   const requireBook = (): Book => {
     if (book === undefined) throw new ResponseError(ErrorCodes.ServerNotInitialized, "the book is not loaded yet");
     return book;
@@ -227,7 +209,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       root = folder === undefined || folder === null ? process.cwd() : fileURLToPath(folder);
     }
     const started = performance.now();
-    book = new Book(root, projectCompilerOptions(root), readBook(root));
+    book = new Book(root, projectCompilerOptions(root), readDocuments(root));
     lensRefresh = params.capabilities.workspace?.codeLens?.refreshSupport === true;
     log(`lsp: ${book.model.paths.length} documents of ${root} loaded in ${Math.round(performance.now() - started)} ms`);
     return {
@@ -261,7 +243,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   documents.onDidSave(() => {
     if (book === undefined || root === undefined) return;
     // A save is when other tools run (tangle, verify --stamp, a checkout): take the closed chapters from disk again.
-    book.syncClosed(readBook(root), new Set(openUris.keys()));
+    book.syncClosed(readDocuments(root), new Set(openUris.keys()));
     evidenceRead = false;
     judge?.reloadEvidence();
     schedule(debounceMs);
@@ -270,7 +252,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     const doc = pathOf(document.uri);
     if (doc === undefined || book === undefined || root === undefined) return;
     openUris.delete(doc);
-    book.setText(doc, readDocumentText(root, doc) ?? "");
+    book.setText(doc, readIfExists(resolve(root, doc)) ?? "");
     void connection.sendDiagnostics({ uri: document.uri, diagnostics: [] });
     schedule(debounceMs);
   });
@@ -309,7 +291,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   connection.onDefinition(({ textDocument, position }) =>
     inChapter("definition", textDocument.uri, [], (doc, b): Location[] => {
       const name = spliceNameAt(b.tangled(), doc, position.line);
-      if (name !== undefined) return spliceDefinitions(b.tangled(), name).map((r) => ({ uri: uriOf(r.doc), range: range(r) }));
+      if (name !== undefined) return spliceDefinitions(b.tangled(), name).map(bookLocation);
       return definitions(b, doc, position).map(location);
     }),
   );
@@ -317,7 +299,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   connection.onReferences(({ textDocument, position }) =>
     inChapter("references", textDocument.uri, [], (doc, b): Location[] => {
       const name = spliceNameAt(b.tangled(), doc, position.line);
-      if (name !== undefined) return spliceReferences(b.tangled(), name).map((r) => ({ uri: uriOf(r.doc), range: range(r) }));
+      if (name !== undefined) return spliceReferences(b.tangled(), name).map(bookLocation);
       b.widen(undefined);
       return references(b, doc, position).map(location);
     }),
@@ -361,7 +343,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
         const judgement = latestJudgement(b, data.doc);
         const refs = judgement === undefined ? [] : testedBy(b, judgement, data.block);
         const title = `tested by ${testBlockCount(b, refs)}${data.title === "" ? " ✓" : ` ✗ (${data.title})`}`;
-        return { ...lens, command: { title, command: "editor.action.showReferences", arguments: [uri, lens.range.start, refs.map((r) => ({ uri: uriOf(r.doc), range: range(r) }))] } };
+        return { ...lens, command: { title, command: "editor.action.showReferences", arguments: [uri, lens.range.start, refs.map(bookLocation)] } };
       }
       if (data.names === "mutants" && root !== undefined) return { ...lens, command: { title: data.title, command: "vscode.open", arguments: [pathToFileURL(resolve(root, recordPath(data.doc))).href] } };
       return { ...lens, command: { title: data.title, command: "" } };
@@ -383,8 +365,10 @@ function renamedInTheBookOnly(paths: readonly string[]): string {
   return `renamed in the book only: ${paths.map((p) => `\`${p}\``).join(", ")} import${paths.length === 1 ? "s" : ""} generated/ and name${paths.length === 1 ? "s" : ""} it too, and ${paths.length === 1 ? "is" : "are"} not edited (the server edits the blocks of \`literate/*.md\`); rename there by hand, or rename in generated/ with TypeScript and run \`npm run stitch\``;
 }
 
+const range = (r: { readonly start: { line: number; character: number }; readonly end: { line: number; character: number } }): Range => ({ start: { ...r.start }, end: { ...r.end } });
+
 function symbol(entry: OutlineEntry): DocumentSymbol {
-  return { name: entry.name, kind: symbolKinds[entry.kind] ?? SymbolKind.Variable, range: { start: { ...entry.range.start }, end: { ...entry.range.end } }, selectionRange: { start: { ...entry.selectionRange.start }, end: { ...entry.selectionRange.end } }, children: entry.children.map(symbol) };
+  return { name: entry.name, kind: symbolKinds[entry.kind] ?? SymbolKind.Variable, range: range(entry.range), selectionRange: range(entry.selectionRange), children: entry.children.map(symbol) };
 }
 
 /** The protocol's symbol kind of a TypeScript element kind (any other: a variable). */
@@ -395,15 +379,12 @@ const symbolKinds: Readonly<Record<string, SymbolKind>> = {
   type: SymbolKind.TypeParameter,
   enum: SymbolKind.Enum,
   const: SymbolKind.Constant,
-  let: SymbolKind.Variable,
-  var: SymbolKind.Variable,
   method: SymbolKind.Method,
   property: SymbolKind.Property,
   constructor: SymbolKind.Constructor,
   getter: SymbolKind.Property,
   setter: SymbolKind.Property,
   module: SymbolKind.Module,
-  alias: SymbolKind.Variable,
 };
 
 /** The protocol's completion kind of a TypeScript element kind (any other: text). */
@@ -427,5 +408,4 @@ const completionKinds: Readonly<Record<string, CompletionItemKind>> = {
   keyword: CompletionItemKind.Keyword,
   module: CompletionItemKind.Module,
   alias: CompletionItemKind.Variable,
-  string: CompletionItemKind.Text,
 };

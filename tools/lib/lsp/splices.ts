@@ -4,8 +4,7 @@
  * splices a name, and complete block names after `<<`. No `<<name>>` line is parsed again here,
  * except the one under the cursor while it is being typed. Pure.
  */
-import type { BookRange } from "./book.ts";
-import type { Tangled } from "./book.ts";
+import type { BookRange, Tangled } from "./book.ts";
 
 /** A `<<name>>` line being typed: what precedes the cursor. */
 const typing = /^[ \t]*<<([A-Za-z_][\w.-]*)?$/;
@@ -21,7 +20,7 @@ export function spliceNameAt({ result, map }: Tangled, doc: string, line: number
 
 /** The fences of the blocks a name splices, in document order. */
 export function spliceDefinitions({ result }: Tangled, name: string): BookRange[] {
-  return result.blocks.flatMap((block) => (block.attrs.name === name && !block.attrs.noTangle ? [fenceRange(block.doc, block.line, block.column)] : []));
+  return result.blocks.flatMap((block) => (block.attrs.name === name && !block.attrs.noTangle ? [{ doc: block.doc, start: { line: block.line - 1, character: block.column - 1 }, end: { line: block.line - 1, character: block.column + 2 } }] : []));
 }
 
 /** Every `<<name>>` line that splices `name`. */
@@ -52,9 +51,4 @@ export function spliceCompletions({ result, map }: Tangled, doc: string, line: n
   const rest = /^[\w.-]*(>>)?/.exec(lineText.slice(character))?.[0] ?? "";
   const names = [...new Set(result.blocks.flatMap((b) => (b.attrs.name !== undefined && !b.attrs.noTangle ? [b.attrs.name] : [])))].sort();
   return { names, replace: { doc, start: { line, character: start }, end: { line, character: character + rest.length } } };
-}
-
-/** The range of a block's opening fence. */
-function fenceRange(doc: string, line: number, column: number): BookRange {
-  return { doc, start: { line: line - 1, character: column - 1 }, end: { line: line - 1, character: column + 2 } };
 }

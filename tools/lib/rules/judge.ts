@@ -25,8 +25,7 @@ import { analysisOf, type Facts, type Findings, type Rule, type RuleId } from ".
 import { tested, type TestedFindings, type TestedState } from "./tested.ts";
 
 export type { TestedState } from "./tested.ts";
-export type { Facts, TestFacts, RuleId } from "./rule.ts";
-export { isRuntime } from "./rule.ts";
+export type { Facts, TestFacts } from "./rule.ts";
 
 /** Every rule, in the order their problems are listed at a block. */
 export const rules: readonly Rule[] = [oneDefinition, prose, compiles, readingOrder, tested, pinned, docComment];

@@ -11,10 +11,9 @@ import type ts from "typescript";
 import type { BlockAnalysis } from "../core/definitions.ts";
 import type { Diagnostic } from "../core/diagnostics.ts";
 import type { LiterateBlock } from "../core/document.ts";
-import type { TestEvidence } from "../core/evidence.ts";
+import type { TestEvidence, TypeCheckResult } from "../core/evidence.ts";
 import type { Runnables } from "../core/runs.ts";
 import type { TangleResult } from "../core/tangle.ts";
-import type { TypeCheckResult } from "../core/evidence.ts";
 
 /** The rules, by the name they carry in a diagnostic's `rule`. */
 export type RuleId = "one-definition" | "prose" | "compiles" | "tested" | "pinned" | "order" | "doc-comment";

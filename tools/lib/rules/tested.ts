@@ -9,7 +9,7 @@ import type { BlockAnalysis } from "../core/definitions.ts";
 import { judgeExecution, type TestEvidence } from "../core/evidence.ts";
 import { judgeRunnables, type Runnables, type RunVerdicts } from "../core/runs.ts";
 import type { TangleResult } from "../core/tangle.ts";
-import { addTo, analysisOf, isRuntime, type Facts, type Findings, type Rule } from "./rule.ts";
+import { addTo, analysisOf, isRuntime, type Findings, type Rule } from "./rule.ts";
 import { pushAt, valueAt } from "../core/maps.ts";
 
 /** The state of rule 4 for one block. */
@@ -95,10 +95,10 @@ interface Parts {
 
 function partsOf(runnables: Runnables, evidence: TestEvidence): Parts {
   const functionsOf = new Map<number, number[]>();
-  runnables.functions.forEach((f, i) => functionsOf.set(f.block, [...(functionsOf.get(f.block) ?? []), i]));
+  runnables.functions.forEach((f, i) => pushAt(functionsOf, f.block, i));
   const readsOf = new Map<number, number[]>();
   runnables.references.forEach((r, i) => {
-    for (const block of r.blocks) if (block !== r.block) readsOf.set(block, [...(readsOf.get(block) ?? []), i]);
+    for (const block of r.blocks) if (block !== r.block) pushAt(readsOf, block, i);
   });
   return { runnables, verdicts: judgeRunnables(evidence, runnables), functionsOf, readsOf };
 }
