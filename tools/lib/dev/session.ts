@@ -120,6 +120,8 @@ export class DevSession {
   #inProgram: { readonly config: string; readonly files: ReadonlySet<string> } | undefined;
   #records: Map<string, string | undefined> | undefined;
   #reads = 0;
+  /** The stat of each document as dev last read it. */
+  readonly #readStats = new Map<string, string>();
   /** The documents of a cycle whose tests a newer save stopped: the next cycle judges their blocks again, changed or not. */
   readonly #unjudged = new Set<string>();
   /** The facts of the last judgement, kept for the background re-judge of rule 5 (no second tangle). */
@@ -381,6 +383,7 @@ export class DevSession {
       const stat = statIfExists(join(this.#root, path));
       if (this.#isOwnWrite(path, stat)) continue;
       if (stat !== undefined) this.#reads++;
+      this.#readStats.set(path, JSON.stringify(stat ?? null));
       const text = stat === undefined ? undefined : readIfExists(join(this.#root, path));
       if (text === undefined ? this.#model.remove(path) : this.#model.update(path, text)) changed.push(path);
     }
@@ -405,7 +408,10 @@ export class DevSession {
    * save is judged next, and a test that never ends (a loop that never exits) would hold it forever.
    */
   stopTestsFor(path: string): void {
-    if (!this.#isOwnWrite(path, statIfExists(join(this.#root, path)))) this.#tests.stop(`${path} was saved again`);
+    const stat = statIfExists(join(this.#root, path));
+    // A late event of the save this cycle read, or the echo of dev's own write, is no newer save.
+    if (this.#readStats.get(path) === JSON.stringify(stat ?? null) || this.#isOwnWrite(path, stat)) return;
+    this.#tests.stop(`${path} was saved again`);
   }
 
   /**
