@@ -47,7 +47,6 @@ export class DevTestRunner {
     this.#root = resolve(root);
   }
 
-  /** The Vitest instance, created on the first call. */
   /**
    * The Vitest instance, created on the first call. One that cannot start (a broken
    * `vitest.config.ts`) is the user's error, at the configuration file; the next call tries again.
