@@ -38,8 +38,7 @@ describe("npm run dev, when a save breaks or mends blocks it did not change", ()
   }, 180_000);
 
   afterAll(async () => {
-    if (dev.child.exitCode === null) dev.child.kill("SIGKILL");
-    await dev.exited;
+    await dev.end();
     project.remove();
   });
 
@@ -158,8 +157,7 @@ describe("npm run dev, in a chapter that keeps a mutation record", () => {
   }, 240_000);
 
   afterAll(async () => {
-    if (dev.child.exitCode === null) dev.child.kill("SIGKILL");
-    await dev.exited;
+    await dev.end();
     project.remove();
   });
 

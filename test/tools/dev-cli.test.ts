@@ -18,8 +18,7 @@ describe("npm run dev", () => {
   }, 180_000);
 
   afterAll(async () => {
-    if (dev.child.exitCode === null) dev.child.kill("SIGKILL");
-    await dev.exited;
+    await dev.end();
     project.remove();
   });
 
@@ -108,8 +107,7 @@ describe("npm run dev, when the author saves again while the tests run (and with
   }, 180_000);
 
   afterAll(async () => {
-    if (dev.child.exitCode === null) dev.child.kill("SIGKILL");
-    await dev.exited;
+    await dev.end();
     project.remove();
   });
 
@@ -182,8 +180,7 @@ describe("npm run docs:serve, which is npm run dev -- --docs-only", () => {
       expect(dev.output.slice(from)).not.toMatch(/dev: running|block\(s\) judged|dev: mutating/);
       expect(project.read("literate/a.md")).toBe(broken);
     } finally {
-      if (dev.child.exitCode === null) dev.child.kill("SIGKILL");
-      await dev.exited;
+      await dev.end();
       project.remove();
     }
   }, 240_000);

@@ -27,6 +27,12 @@ export class Dev {
     this.exited = new Promise((resolve) => this.child.on("close", (code) => resolve(code)));
   }
 
+  /** Kills the process if it is still running (its test left it so) and waits for it to exit. */
+  async end(): Promise<void> {
+    if (this.child.exitCode === null) this.child.kill("SIGKILL");
+    await this.exited;
+  }
+
   /** Resolves with the match once the output after `from` matches `pattern`; generous bound, then fails with the output. */
   async waitFor(pattern: RegExp, from = 0, seconds = 120): Promise<RegExpExecArray> {
     const until = Date.now() + seconds * 1000;

@@ -103,7 +103,7 @@ describe("DevTestRunner", () => {
     expect(blocked.evidence).toBeUndefined();
     expect(blocked.problems).toHaveLength(1);
     expect(blocked.problems[0]?.file).toMatch(/^\.cache\/dev\/coverage\/\.tmp\/coverage-\d+\.json$/);
-    expect(blocked.problems[0]?.message).toMatch(/^the test run stopped: ENOTDIR/);
+    expect(blocked.problems[0]?.message).toMatch(/^the test run failed: ENOTDIR/);
 
     const next = await runner.run(["test/a.test.ts"], []);
     expect(next.problems).toEqual([]);

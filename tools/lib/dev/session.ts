@@ -282,8 +282,10 @@ export class DevSession {
     if (run?.stopped === true) {
       // A newer save stopped the tests: what they ran is no evidence. Its cycle judges these blocks again.
       this.#forget(blocks, result, hashes);
-      for (const i of blocks) this.#unjudged.add(result.blocks[i]?.doc ?? "");
-      this.#unjudged.delete("");
+      for (const i of blocks) {
+        const doc = result.blocks[i]?.doc;
+        if (doc !== undefined) this.#unjudged.add(doc);
+      }
       this.#log(`dev: ${run.problems[0]?.message ?? "the run was stopped"}; its ${blocks.length} block(s) are judged with that save`);
       return { verdicts: [], documents: [], result, hashes, milliseconds: performance.now() - started };
     }

@@ -142,8 +142,8 @@ export class DevTestRunner {
     if (this.#stoppedBecause === undefined) {
       try {
         result = await vitest.runTestSpecifications(specs, false);
-      } catch (stopped) {
-        return { ran: [], problems: [stoppedRun(this.#root, stopped)], milliseconds: performance.now() - started };
+      } catch (failed) {
+        return { ran: [], problems: [failedRun(this.#root, failed)], milliseconds: performance.now() - started };
       }
     }
     const because = this.#stoppedBecause;
@@ -303,12 +303,12 @@ function settleCoverageWrites(provider: CoverageProvider | null): void {
  * A run that Vitest could not finish, as the problem dev prints: a file-system error (the
  * coverage of a full disk) at the file it names, anything else at the run.
  */
-function stoppedRun(root: string, stopped: unknown): Diagnostic {
-  const path = typeof stopped === "object" && stopped !== null && "path" in stopped && typeof stopped.path === "string" ? stopped.path : undefined;
-  const code = typeof stopped === "object" && stopped !== null && "code" in stopped && typeof stopped.code === "string" ? stopped.code : undefined;
+function failedRun(root: string, failed: unknown): Diagnostic {
+  const path = typeof failed === "object" && failed !== null && "path" in failed && typeof failed.path === "string" ? failed.path : undefined;
+  const code = typeof failed === "object" && failed !== null && "code" in failed && typeof failed.code === "string" ? failed.code : undefined;
   const file = path === undefined ? "test run" : relative(root, path).split(sep).join("/");
   const hint = code === "ENOSPC" ? "the disk is full: free some space and save again" : code === undefined ? "save again to run the tests anew" : "fix what the file system reported and save again";
-  return error({ file, line: 0, column: 0 }, "tested", `the test run stopped: ${errorMessage(stopped)}`, hint);
+  return error({ file, line: 0, column: 0 }, "tested", `the test run failed: ${errorMessage(failed)}`, hint);
 }
 
 /**
