@@ -107,11 +107,11 @@ const unclosedFrontMatter = /^---[ \t]*(?:\r\n|\r|\n|$)/;
 export type ScanMode = "auto" | "remark";
 
 /**
- * The scanner tangle uses: the fast path when it is sure, remark otherwise. The second field
- * says which one answered, for tests and benchmarks.
+ * The scanner tangle uses: the fast path when it is sure (and `mode` is `auto`), remark otherwise.
+ * The second field says which one answered, for tests and benchmarks.
  */
-export function scanBlocks(text: string): { result: ScanResult; by: "fast" | "remark" } {
-  const fast = scanFast(text);
+export function scanBlocks(text: string, mode: ScanMode = "auto"): { result: ScanResult; by: "fast" | "remark" } {
+  const fast = mode === "auto" ? scanFast(text) : undefined;
   if (fast !== undefined) return { result: fast, by: "fast" };
   return { result: scanWithRemark(text), by: "remark" };
 }
@@ -120,7 +120,7 @@ export function scanBlocks(text: string): { result: ScanResult; by: "fast" | "re
 export function parseLiterateDocument(path: string, source: string, mode: ScanMode = "auto"): LiterateDocument {
   // Lines and columns count from after a byte-order mark, as both scanners do.
   const text = withoutBom(source);
-  const { result: scanned, by }: { result: ScanResult; by: "fast" | "remark" } = mode === "remark" ? { result: scanWithRemark(text), by: "remark" } : scanBlocks(text);
+  const { result: scanned, by } = scanBlocks(text, mode);
   const diagnostics: Diagnostic[] = [];
   const frontMatter = readFrontMatter(path, scanned.frontMatter, diagnostics);
   if (scanned.frontMatter === undefined && unclosedFrontMatter.test(text)) {
@@ -131,7 +131,21 @@ export function parseLiterateDocument(path: string, source: string, mode: ScanMo
   const linesOfText = (): SourceLines => (sourceLines ??= new SourceLines(text));
   // The fast scanner finds fences at column 1 only, and its values are verbatim slices of the text from the line after the fence.
   const verbatim = by === "fast";
-  const blocks = scanned.blocks.map((raw, index) => toBlock(path, index, withLanguage(raw), linesOfText, diagnostics, verbatim));
+  const blocks = scanned.blocks.map((found, index) => {
+    const raw = withLanguage(found);
+    const attrs = raw.meta === "" ? noAttributes : readAttributes(path, raw, linesOfText().line(raw.line - 1), diagnostics);
+    if (!raw.closed) {
+      diagnostics.push(
+        warning(
+          { file: path, line: raw.line, column: raw.column },
+          "unclosed-fence",
+          "code fence is never closed; the block runs to the end of its container",
+          "add a closing fence of the same character and at least the same length",
+        ),
+      );
+    }
+    return new ScannedBlock(path, index, raw, attrs, linesOfText, verbatim);
+  });
   return { path, frontMatter, blocks, diagnostics };
 }
 
@@ -148,33 +162,29 @@ function withLanguage(raw: RawBlock): RawBlock {
 
 /**
  * The lines of a document as `text.split(/\r\n|\r|\n/)` numbers them (0-based), read on demand:
- * without a `\r` in the text, only line starts are recorded and no line string is built unless asked for.
+ * only where each line starts and ends is recorded, and no line string is built unless asked for.
  */
 class SourceLines {
   readonly #text: string;
-  readonly #split: readonly string[] | undefined;
-  readonly #starts: number[] = [];
+  readonly #hasCarriageReturn: boolean;
+  readonly #starts: number[] = [0];
 
   constructor(text: string) {
     this.#text = text;
-    if (text.includes("\r")) {
-      this.#split = text.split(/\r\n|\r|\n/);
-      return;
-    }
-    this.#split = undefined;
-    this.#starts.push(0);
-    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", nl + 1)) this.#starts.push(nl + 1);
+    this.#hasCarriageReturn = text.includes("\r");
+    if (this.#hasCarriageReturn) for (const found of text.matchAll(/\r\n|\r|\n/g)) this.#starts.push(found.index + found[0].length);
+    else for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", nl + 1)) this.#starts.push(nl + 1);
   }
 
-  /** End offset of line `k`, which starts at `this.#starts[k]` (no `\r` case). */
+  /** End offset of line `k`, before its line break. */
   #end(k: number): number {
     const next = this.#starts[k + 1];
-    return next === undefined ? this.#text.length : next - 1;
+    if (next === undefined) return this.#text.length;
+    return next - (this.#text.charCodeAt(next - 1) === 10 && this.#text.charCodeAt(next - 2) === 13 ? 2 : 1);
   }
 
   /** Line `k`, or `""` past the last line. */
   line(k: number): string {
-    if (this.#split !== undefined) return this.#split[k] ?? "";
     const start = this.#starts[k];
     return start === undefined ? "" : this.#text.slice(start, this.#end(k));
   }
@@ -185,19 +195,14 @@ class SourceLines {
    * no character stands before it. (Only without `\r`; `false` means "look line by line".)
    */
   verbatimFrom(k: number, value: string): boolean {
-    if (this.#split !== undefined) return false;
     const start = this.#starts[k];
-    if (start === undefined) return false;
+    if (this.#hasCarriageReturn || start === undefined) return false;
     const end = start + value.length;
     return (end === this.#text.length || this.#text.charCodeAt(end) === 10) && this.#text.startsWith(value, start);
   }
 
   /** How many characters stand before `code` on line `k` when the line ends with it, else 0. */
   shift(k: number, code: string): number {
-    if (this.#split !== undefined) {
-      const source = this.#split[k] ?? "";
-      return source.endsWith(code) ? source.length - code.length : 0;
-    }
     const start = this.#starts[k];
     if (start === undefined) return 0;
     const end = this.#end(k);
@@ -207,30 +212,13 @@ class SourceLines {
 }
 
 /**
- * `verbatim`: the block's code lines are known to be whole source lines (no column shift to look for).
+ * A block as the scanners found it. `verbatim`: its code lines are known to be whole source lines
+ * (no column shift to look for).
  *
- * A block's `lines` and `columnShift` are computed when first read: tangle copies a verbatim
- * block's text whole and never needs them, and on a large book splitting every block into
- * line strings is a good part of a full tangle's time.
+ * `lines` and `columnShift` are computed when first read: tangle copies a verbatim block's text
+ * whole and never needs them, and on a large book splitting every block into line strings is a
+ * good part of a full tangle's time.
  */
-function toBlock(doc: string, index: number, raw: RawBlock, sourceLines: () => SourceLines, out: Diagnostic[], verbatim: boolean): LiterateBlock {
-  const attrs = raw.meta === "" ? noAttributes : readAttributes(doc, raw, sourceLines().line(raw.line - 1), out);
-  const empty = raw.value === "" && raw.closed && isEmptyBlock(raw, sourceLines());
-  const whole = !empty && (verbatim || sourceLines().verbatimFrom(raw.line, raw.value));
-  if (!raw.closed) {
-    out.push(
-      warning(
-        { file: doc, line: raw.line, column: raw.column },
-        "unclosed-fence",
-        "code fence is never closed; the block runs to the end of its container",
-        "add a closing fence of the same character and at least the same length",
-      ),
-    );
-  }
-  return new ScannedBlock(doc, index, raw, attrs, empty, whole, sourceLines);
-}
-
-/** A block as the scanners found it, with `lines` and `columnShift` computed on first read. */
 class ScannedBlock implements LiterateBlock {
   readonly doc: string;
   readonly index: number;
@@ -249,7 +237,7 @@ class ScannedBlock implements LiterateBlock {
   #lines: readonly string[] | undefined;
   #columnShift: readonly number[] | undefined;
 
-  constructor(doc: string, index: number, raw: RawBlock, attrs: BlockAttributes, empty: boolean, whole: boolean, sourceLines: () => SourceLines) {
+  constructor(doc: string, index: number, raw: RawBlock, attrs: BlockAttributes, sourceLines: () => SourceLines, verbatim: boolean) {
     this.doc = doc;
     this.index = index;
     this.lang = raw.lang;
@@ -257,13 +245,13 @@ class ScannedBlock implements LiterateBlock {
     this.line = raw.line;
     this.column = raw.column;
     this.closed = raw.closed;
-    if (whole && !raw.value.includes("\r")) this.verbatim = raw.value;
+    this.#value = raw.value;
+    this.#empty = raw.value === "" && raw.closed && isEmptyBlock(raw, sourceLines());
+    this.#whole = !this.#empty && (verbatim || sourceLines().verbatimFrom(raw.line, raw.value));
+    this.#sourceLines = sourceLines;
+    if (this.#whole && !raw.value.includes("\r")) this.verbatim = raw.value;
     if (raw.proseBefore !== undefined) this.proseBefore = raw.proseBefore;
     if (raw.prose !== undefined) this.prose = raw.prose;
-    this.#value = raw.value;
-    this.#empty = empty;
-    this.#whole = whole;
-    this.#sourceLines = sourceLines;
   }
 
   get lines(): readonly string[] {

@@ -201,37 +201,25 @@ function holdsControlCharacter(text: string, doc: LiterateDocument): boolean {
 /**
  * Reports each block line holding a C0 control character (a NUL byte, an escape) at the
  * character: written into a target it would be invisible in review and can break the tools
- * that read it, so a block must spell it as an escape sequence instead. The raw text is
+ * that read it, so a block must spell it as an escape sequence instead. The raw text's lines are
  * searched, not the blocks' lines: the Markdown parser has already replaced a NUL there.
  */
 function reportControlCharacters(source: string, doc: LiterateDocument, out: Diagnostic[]): void {
-  const text = withoutBom(source);
-  const found = new RegExp(controlCharacter.source, "g");
-  const blocks = doc.blocks;
-  let b = 0;
-  let line = 1;
-  let lineStart = 0;
-  let reportedLine = 0;
-  for (let match = found.exec(text); match !== null; match = found.exec(text)) {
-    for (let nl = text.indexOf("\n", lineStart); nl !== -1 && nl < match.index; nl = text.indexOf("\n", lineStart)) {
-      line++;
-      lineStart = nl + 1;
+  const lines = withoutBom(source).split("\n");
+  for (const block of doc.blocks) {
+    for (let line = block.line + 1; line <= block.line + block.lines.length; line++) {
+      const match = controlCharacter.exec(lines[line - 1] ?? "");
+      if (match === null) continue;
+      const code = `U+${(match[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
+      out.push(
+        error(
+          { file: doc.path, line, column: match.index + 1 },
+          "control-character",
+          `the block holds the control character ${code}${code === "U+0000" ? " (NUL)" : ""}`,
+          "delete it, or write it as an escape in the code (`\\0`, `\\x1b`)",
+        ),
+      );
     }
-    // The block whose code lines (after its opening fence) hold this line, if any.
-    while (b < blocks.length && (blocks[b]?.line ?? 0) + (blocks[b]?.lines.length ?? 0) < line) b++;
-    const block = blocks[b];
-    if (block === undefined) return;
-    if (line <= block.line || line === reportedLine) continue;
-    reportedLine = line;
-    const code = `U+${(match[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
-    out.push(
-      error(
-        { file: doc.path, line, column: match.index - lineStart + 1 },
-        "control-character",
-        `the block holds the control character ${code}${code === "U+0000" ? " (NUL)" : ""}`,
-        "delete it, or write it as an escape in the code (`\\0`, `\\x1b`)",
-      ),
-    );
   }
 }
 
