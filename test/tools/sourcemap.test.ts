@@ -119,9 +119,9 @@ describe("the mappings builder", () => {
       const byLine = new MappingsBuilder();
       const byBlock = new MappingsBuilder();
       // Something before the block, so its deltas start from a state other than zero.
-      for (const builder of [byLine, byBlock]) builder.addMapped("  prior line", { source: 1, line: 90, shift: 5 });
+      for (const builder of [byLine, byBlock]) builder.addMappedLines("  prior line", { source: 1, line: 90, shift: 5 });
       const lines = text.split("\n");
-      lines.forEach((line, k) => byLine.addMapped(line, { ...origin, line: origin.line + k }));
+      lines.forEach((line, k) => byLine.addMappedLines(line, { ...origin, line: origin.line + k }));
       byBlock.addMappedLines(text, origin);
       expect(byBlock.toString()).toBe(byLine.toString());
       const decoded = decodeMappings(byBlock.toString());
@@ -131,11 +131,11 @@ describe("the mappings builder", () => {
 
   it("starts a new map on reset, keeping nothing of the previous one", () => {
     const builder = new MappingsBuilder();
-    builder.addMapped("a b", { source: 3, line: 10, shift: 0 });
+    builder.addMappedLines("a b", { source: 3, line: 10, shift: 0 });
     builder.reset();
-    builder.addMapped("c d", { source: 0, line: 1, shift: 0 });
+    builder.addMappedLines("c d", { source: 0, line: 1, shift: 0 });
     const fresh = new MappingsBuilder();
-    fresh.addMapped("c d", { source: 0, line: 1, shift: 0 });
+    fresh.addMappedLines("c d", { source: 0, line: 1, shift: 0 });
     expect(builder.toString()).toBe(fresh.toString());
   });
 });

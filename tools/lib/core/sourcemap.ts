@@ -115,15 +115,10 @@ export class MappingsBuilder {
     this.#startLine();
   }
 
-  /** Adds a generated line mapped to `origin`, one segment per word start. */
-  addMapped(text: string, origin: LineOrigin): void {
-    this.addMappedLines(text, origin);
-  }
-
   /**
-   * Adds `text` as several generated lines (split at `\n`), line k mapped to line
-   * `origin.line + k` with the same shift: exactly what `addMapped` gives line by line, in one
-   * pass over a verbatim block's text with no string per line. Returns how many lines it added.
+   * Adds `text` as generated lines (split at `\n`; a line of code is one), line k mapped to line
+   * `origin.line + k` with the same shift, one segment per word start: in one pass over a verbatim
+   * block's text with no string per line. Returns how many lines it added.
    */
   addMappedLines(text: string, origin: LineOrigin): number {
     const before = this.#lines;

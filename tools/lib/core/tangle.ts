@@ -233,7 +233,8 @@ function collectRoots(documents: readonly LiterateDocument[], blocks: readonly L
   const roots = new Map<string, number[]>();
   // Every block of a document names the same target: check each distinct path once.
   const checks = new Map<string, ReturnType<typeof checkTargetPath>>();
-  const claims = new Map<string, Map<string, boolean>>();
+  // Per target, per document claiming it: the line of the front matter key that names it, or `undefined` when every claim is `file=`.
+  const claims = new Map<string, Map<string, number | undefined>>();
   const docByPath = new Map(documents.map((d) => [d.path, d]));
   blocks.forEach((block, i) => {
     const at = { file: block.doc, line: block.line, column: block.column };
@@ -264,22 +265,16 @@ function collectRoots(documents: readonly LiterateDocument[], blocks: readonly L
       return;
     }
     pushAt(roots, checked.path, i);
-    const byDoc = valueAt(claims, checked.path, () => new Map<string, boolean>());
-    byDoc.set(block.doc, (byDoc.get(block.doc) ?? true) && explicit);
+    const byDoc = valueAt(claims, checked.path, () => new Map<string, number | undefined>());
+    // A claim through the front matter points at its key (`tangle:` before `test:` when both name the target).
+    if (!explicit && (byDoc.get(block.doc) === undefined || !attrs.test)) byDoc.set(block.doc, doc?.frontMatter.keyLines[attrs.test ? "test" : "tangle"] ?? 1);
+    else if (!byDoc.has(block.doc)) byDoc.set(block.doc, undefined);
   });
   for (const [path, byDoc] of claims) {
-    if (byDoc.size < 2 || [...byDoc.values()].every((explicit) => explicit)) continue;
+    if (byDoc.size < 2 || [...byDoc.values()].every((line) => line === undefined)) continue;
     const docs = [...byDoc.keys()];
-    for (const [docPath, explicit] of byDoc) {
-      if (explicit) continue;
-      const doc = docByPath.get(docPath);
-      // Point at the front matter key that names this target (`test:` for a contested test file).
-      const key = (["tangle", "test"] as const).find((k) => {
-        const value = doc?.frontMatter[k];
-        const checked = value === undefined ? undefined : checkTargetPath(value);
-        return checked?.ok === true && checked.path === path;
-      });
-      const line = (key === undefined ? undefined : doc?.frontMatter.keyLines[key]) ?? 1;
+    for (const [docPath, line] of byDoc) {
+      if (line === undefined) continue;
       out.push(error({ file: docPath, line, column: 1 }, "contested-target", `target \`${path}\` is claimed by ${docs.map((d) => `\`${d}\``).join(" and ")}`, "give each document its own target, or send the shared blocks there with `file=` on every one of them"));
     }
     roots.delete(path);
@@ -323,26 +318,21 @@ interface EmitContext {
  * by line only when read: tangle itself never reads it, verify and the docs site do.
  */
 class LineRuns {
-  readonly #count: number[] = [];
-  readonly #block: number[] = [];
-  /** Markdown line of the run's first line; 0 for lines that came from no Markdown line. */
-  readonly #source: number[] = [];
-  readonly #shift: number[] = [];
+  /** Four numbers per run: its line count, block, Markdown line of its first line (0: none) and column shift. */
+  readonly #runs: number[] = [];
   #tables: { lineBlock: number[]; lineSource: number[]; lineShift: number[] } | undefined;
 
   /** Adds `count` lines from `block`, the first from Markdown line `source` (0: none), the next ones from the lines after it. */
   add(count: number, block: number, source: number, shift: number): void {
-    const last = this.#count.length - 1;
-    const lastSource = this.#source[last] ?? 0;
+    const runs = this.#runs;
+    const last = runs.length - 4;
+    const lastSource = runs[last + 2] ?? 0;
     // A line continuing the previous run (the slow path pushes one line at a time) extends it.
-    if (last >= 0 && this.#block[last] === block && this.#shift[last] === shift && (source === 0 ? lastSource === 0 : lastSource !== 0 && lastSource + (this.#count[last] ?? 0) === source)) {
-      this.#count[last] = (this.#count[last] ?? 0) + count;
+    if (last >= 0 && runs[last + 1] === block && runs[last + 3] === shift && (source === 0 ? lastSource === 0 : lastSource !== 0 && lastSource + (runs[last] ?? 0) === source)) {
+      runs[last] = (runs[last] ?? 0) + count;
       return;
     }
-    this.#count.push(count);
-    this.#block.push(block);
-    this.#source.push(source);
-    this.#shift.push(shift);
+    runs.push(count, block, source, shift);
   }
 
   /** The three per-line tables of `TangledTarget`, built on first use. */
@@ -351,16 +341,15 @@ class LineRuns {
     const lineBlock: number[] = [];
     const lineSource: number[] = [];
     const lineShift: number[] = [];
-    this.#count.forEach((count, r) => {
-      const block = this.#block[r] ?? -1;
-      const source = this.#source[r] ?? 0;
-      const shift = this.#shift[r] ?? 0;
-      for (let k = 0; k < count; k++) {
-        lineBlock.push(block);
+    const runs = this.#runs;
+    for (let r = 0; r < runs.length; r += 4) {
+      const source = runs[r + 2] ?? 0;
+      for (let k = 0; k < (runs[r] ?? 0); k++) {
+        lineBlock.push(runs[r + 1] ?? -1);
         lineSource.push(source === 0 ? 0 : source + k);
-        lineShift.push(shift);
+        lineShift.push(runs[r + 3] ?? 0);
       }
-    });
+    }
     this.#tables = { lineBlock, lineSource, lineShift };
     return this.#tables;
   }
@@ -383,7 +372,6 @@ class TargetEmitter {
   readonly #comment: CommentStyle;
   // Grows as blocks of other documents are spliced in: a `#name` block may live in any document.
   readonly #sources: string[];
-  readonly #sourceIndex: Map<string, number>;
   readonly #chunks: string[] = [];
   /** Where the header line is in `#chunks`, rewritten in `finish` once every document is known. */
   #headerChunk = -1;
@@ -391,14 +379,12 @@ class TargetEmitter {
   readonly #runs = new LineRuns();
   /** Only targets commented with `//` carry a source map. */
   readonly #mappings: MappingsBuilder | undefined;
-  #headerWritten = false;
 
   /** `mappings`: a builder to reuse (reset here); the map is copied out of it in `finish`. */
   constructor(path: string, comment: CommentStyle, sources: readonly string[], mappings?: MappingsBuilder) {
     this.#path = path;
     this.#comment = comment;
     this.#sources = [...sources];
-    this.#sourceIndex = new Map(sources.map((s, i) => [s, i]));
     this.#mappings = comment === "slash" ? (mappings ?? new MappingsBuilder()) : undefined;
     this.#mappings?.reset();
   }
@@ -409,17 +395,13 @@ class TargetEmitter {
     this.#runs.add(1, block, sourceLine, shift);
     if (this.#mappings === undefined) return;
     if (source === undefined) this.#mappings.addUnmapped();
-    else this.#mappings.addMapped(text, { source: this.#sourceOf(source), line: sourceLine - 1, shift });
+    else this.#mappings.addMappedLines(text, { source: this.#sourceOf(source), line: sourceLine - 1, shift });
   }
 
   /** The index of `doc` among the target's sources, adding it the first time a line of it is written. */
   #sourceOf(doc: string): number {
-    let index = this.#sourceIndex.get(doc);
-    if (index === undefined) {
-      index = this.#sources.push(doc) - 1;
-      this.#sourceIndex.set(doc, index);
-    }
-    return index;
+    const index = this.#sources.indexOf(doc);
+    return index >= 0 ? index : this.#sources.push(doc) - 1;
   }
 
   #headerText(): string {
@@ -435,18 +417,14 @@ class TargetEmitter {
     this.#runs.add(count, block, firstLine, 0);
   }
 
+  /** Writes the header before a commented target's first line, after a shebang it takes from `block`: true when it took one. */
   #header(firstLine: string | undefined, block: LiterateBlock): boolean {
-    if (this.#headerWritten) return false;
-    this.#headerWritten = true;
-    if (this.#comment === "none") return false;
-    let consumedShebang = false;
-    if (firstLine !== undefined && firstLine.startsWith("#!")) {
-      this.#push(firstLine, -1, block.line + 1, block.columnShift[0] ?? 0, block.doc);
-      consumedShebang = true;
-    }
+    if (this.#comment === "none" || this.#lines > 0) return false;
+    const shebang = firstLine !== undefined && firstLine.startsWith("#!");
+    if (shebang) this.#push(firstLine, -1, block.line + 1, block.columnShift[0] ?? 0, block.doc);
     this.#headerChunk = this.#chunks.length;
     this.#push(this.#headerText(), -1, 0, 0, undefined);
-    return consumedShebang;
+    return shebang;
   }
 
   #provenance(doc: string, line: number, prefix: string): void {
