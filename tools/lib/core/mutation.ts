@@ -357,18 +357,16 @@ function declares(d: MutantName, m: MutantRecord): boolean {
 
 /**
  * Pairs each surviving mutant with the declaration that names it. A declaration names one mutant: one
- * that matches two survivors (the same start, mutator and replacement, different ends) is `ambiguous`
+ * that matches two survivors (the same start, mutator and replacement, different ends) is ambiguous
  * and silences neither, so a declaration can never leave out more than the reader sees it name.
  */
-function matchDeclarations<D extends MutantName>(mutants: readonly MutantRecord[], declarations: readonly D[]): { readonly declared: Map<MutantRecord, D>; readonly ambiguous: Map<D, readonly MutantRecord[]> } {
+function matchDeclarations<D extends MutantName>(mutants: readonly MutantRecord[], declarations: readonly D[]): Map<MutantRecord, D> {
   const declared = new Map<MutantRecord, D>();
-  const ambiguous = new Map<D, readonly MutantRecord[]>();
   for (const d of declarations) {
     const named = mutants.filter((m) => undetected(m) && declares(d, m));
-    if (named.length > 1) ambiguous.set(d, named);
-    else if (named[0] !== undefined && !declared.has(named[0])) declared.set(named[0], d);
+    if (named.length === 1 && named[0] !== undefined && !declared.has(named[0])) declared.set(named[0], d);
   }
-  return { declared, ambiguous };
+  return declared;
 }
 
 /** A block's score: detected over detected plus undetected, declared equivalents left out; undefined with nothing to count. */
@@ -384,7 +382,7 @@ export interface BlockScore {
 
 /** Scores a block's mutants, leaving out those `equivalents` declare (each names at most one, see `matchDeclarations`). */
 export function scoreBlock(mutants: readonly MutantRecord[], equivalents: readonly (MutantName & { readonly assumption?: boolean })[]): BlockScore {
-  const { declared } = matchDeclarations(mutants, equivalents);
+  const declared = matchDeclarations(mutants, equivalents);
   let detected = 0;
   let survived = 0;
   let equivalent = 0;
@@ -484,7 +482,7 @@ export function judgePinned(
       const own = declarations.filter((d) => d.block === index);
       const score = scoreBlock(mine.mutants, own);
       scores.set(index, score);
-      const { declared } = matchDeclarations(mine.mutants, own);
+      const declared = matchDeclarations(mine.mutants, own);
       const standing = mine.mutants.filter((m) => undetected(m) && !declared.has(m));
       survivors.set(index, standing);
       if (score.score !== undefined && score.score < blockThreshold) {

@@ -59,21 +59,10 @@ export function readingOrderProblems(result: TangleResult, sources: ReadonlyMap<
         ),
       );
     }
-  }
-  memberOrderProblems(result, sources, exempt, rank, documents, problems);
-  return problems;
-}
-
-/**
- * One problem per use of a class member defined in a chapter later than the using block's: a
- * `this.name` or `x.#name` inside a class whose own member `name` (or `#name`) is written by a
- * block of a later chapter. Only what the syntax resolves is judged: a member the class itself
- * declares, reached through `this` or by its private name. Added to `problems`.
- */
-function memberOrderProblems(result: TangleResult, sources: ReadonlyMap<string, ts.SourceFile>, exempt: ExemptBlock, rank: ReadonlyMap<string, number>, documents: ReadonlyMap<string, LiterateDocument>, problems: Map<number, Diagnostic[]>): void {
-  for (const target of result.targets) {
-    const source = sources.get(target.path);
-    if (source === undefined) continue;
+    // One problem per use of a class member defined in a chapter later than the using block's: a
+    // `this.name` or `x.#name` inside a class whose own member `name` (or `#name`) is written by a
+    // block of a later chapter. Only what the syntax resolves is judged: a member the class itself
+    // declares, reached through `this` or by its private name.
     const blockAt = (position: number): number => target.lineBlock[source.getLineAndCharacterOfPosition(position).line] ?? -1;
     const visit = (node: ts.Node, members: ReadonlyMap<string, number> | undefined): void => {
       let inside = members;
@@ -106,6 +95,7 @@ function memberOrderProblems(result: TangleResult, sources: ReadonlyMap<string, 
     };
     visit(source, undefined);
   }
+  return problems;
 }
 
 /** The module an `import … from` or `export … from` statement names; undefined for any other statement. */

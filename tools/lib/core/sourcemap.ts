@@ -104,15 +104,10 @@ export class MappingsBuilder {
     return this.#bytes;
   }
 
-  /** Starts a generated line: a `;` before every line but the first. */
-  #startLine(): void {
+  /** Adds a generated line with no mapping (headers, provenance comments): a `;` before every line but the first. */
+  addUnmapped(): void {
     if (this.#lines > 0) this.#reserve(1)[this.#length++] = 59; // ;
     this.#lines++;
-  }
-
-  /** Adds a generated line with no mapping (headers, provenance comments). */
-  addUnmapped(): void {
-    this.#startLine();
   }
 
   /**
@@ -122,7 +117,7 @@ export class MappingsBuilder {
    */
   addMappedLines(text: string, origin: LineOrigin): number {
     const before = this.#lines;
-    this.#startLine();
+    this.addUnmapped();
     this.#addSegments(codeUnits(text, this.#scratch), 0, text.length, origin.source, origin.line, origin.shift);
     return this.#lines - before;
   }
