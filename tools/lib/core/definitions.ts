@@ -11,7 +11,7 @@ import ts from "typescript";
 import { error, type Diagnostic } from "./diagnostics.ts";
 import { isTypeScript } from "./document.ts";
 import type { TangleResult } from "./tangle.ts";
-import { isTypeScriptPath } from "./paths.ts";
+import { parseTargets } from "./runs.ts";
 import { valueAt } from "./maps.ts";
 
 /**
@@ -39,8 +39,8 @@ interface Tally {
   others: string[];
 }
 
-/** Classifies every block and reports rule-1 problems; `sources` are the targets' trees, when already parsed. */
-export function analyzeDefinitions(result: TangleResult, sources?: ReadonlyMap<string, ts.SourceFile>): { analyses: BlockAnalysis[]; diagnostics: Diagnostic[] } {
+/** Classifies every block and reports rule-1 problems; `sources` are the targets' trees (`parseTargets`), parsed here when not given. */
+export function analyzeDefinitions(result: TangleResult, sources: ReadonlyMap<string, ts.SourceFile> = parseTargets(result)): { analyses: BlockAnalysis[]; diagnostics: Diagnostic[] } {
   const tallies = new Map<number, Tally>();
   const tally = (block: number): Tally => valueAt(tallies, block, () => ({ names: new Set(), runtime: false, preamble: 0, others: [] }));
   const testTargets = new Set<string>();
@@ -56,8 +56,8 @@ export function analyzeDefinitions(result: TangleResult, sources?: ReadonlyMap<s
       if (span === undefined) spans.set(block, { target: target.path, first: line + 1, last: line + 1 });
       else span.last = line + 1;
     });
-    if (!isTypeScriptPath(target.path) || testTargets.has(target.path)) continue;
-    const source = sources?.get(target.path) ?? ts.createSourceFile(target.path, target.content, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+    const source = sources.get(target.path);
+    if (source === undefined || testTargets.has(target.path)) continue;
     const ownerOf = (node: ts.Node): number => target.lineBlock[source.getLineAndCharacterOfPosition(node.getStart(source)).line] ?? -1;
     for (const statement of source.statements) {
       const owner = ownerOf(statement);
@@ -80,13 +80,13 @@ export function analyzeDefinitions(result: TangleResult, sources?: ReadonlyMap<s
   result.blocks.forEach((block, index) => {
     const placement = result.placements[index];
     const span = spans.get(index);
-    const generated = span === undefined ? {} : { generated: span };
+    const push = (kind: BlockKind, names: readonly string[] = [], typeOnly = false): number => analyses.push({ kind, names, typeOnly, ...(span === undefined ? {} : { generated: span }) });
     if (!isTypeScript(block) || block.attrs.noTangle || placement === undefined) {
-      analyses.push({ kind: "other", names: [], typeOnly: false, ...generated });
+      push("other");
       return;
     }
     if (block.attrs.test || testTargets.has(placement.target)) {
-      analyses.push({ kind: "test", names: [], typeOnly: false, ...generated });
+      push("test");
       return;
     }
     const t = tallies.get(index);
@@ -94,19 +94,18 @@ export function analyzeDefinitions(result: TangleResult, sources?: ReadonlyMap<s
     const at = { file: block.doc, line: block.line, column: block.column };
     const typeOnly = names.length > 0 && t?.runtime === false;
     if (t === undefined || (names.length === 0 && t.others.length === 0 && t.preamble === 0)) {
-      if (placement.parent >= 0 && block.lines.some((line) => line.trim() !== "" && !line.trim().startsWith("//"))) {
-        analyses.push({ kind: "fragment", names: [], typeOnly: false, ...generated });
-      } else {
-        analyses.push({ kind: "definition", names: [], typeOnly: false, ...generated });
+      if (placement.parent >= 0 && block.lines.some((line) => line.trim() !== "" && !line.trim().startsWith("//"))) push("fragment");
+      else {
+        push("definition");
         diagnostics.push(error(at, "one-definition", "block declares nothing", "a definition block declares one function, class, interface, type, enum or `const`; mark an illustration `no-tangle`"));
       }
       return;
     }
     if (names.length === 0 && t.others.length === 0) {
-      analyses.push({ kind: "preamble", names: [], typeOnly: true, ...generated });
+      push("preamble", [], true);
       return;
     }
-    analyses.push({ kind: "definition", names, typeOnly, ...generated });
+    push("definition", names, typeOnly);
     if (names.length > 1) {
       diagnostics.push(error(at, "one-definition", `block declares ${names.length} definitions (${names.map((n) => `\`${n}\``).join(", ")})`, "split it into one block per definition, each with its own prose"));
     }
