@@ -118,27 +118,20 @@ export class MappingsBuilder {
   addMappedLines(text: string, origin: LineOrigin): number {
     const before = this.#lines;
     this.addUnmapped();
-    this.#addSegments(codeUnits(text, this.#scratch), 0, text.length, origin.source, origin.line, origin.shift);
-    return this.#lines - before;
-  }
-
-  /**
-   * Segments for the word starts of `codes` between `from` and `to`, from generated line
-   * `toLine` on: a `\n` in the range starts the next generated line (mapped to the next
-   * Markdown line), so a whole verbatim block is mapped in one loop.
-   */
-  #addSegments(codes: Uint8Array | Uint16Array, from: number, to: number, toSource: number, firstLine: number, shift: number): void {
+    const codes = codeUnits(text, this.#scratch);
+    const { source: toSource, shift } = origin;
+    const to = text.length;
     // A segment is at most 1 + 4 VLQs of 7 digits (32-bit values), and there is at most one per two characters; each line adds a `;`.
-    const bytes = this.#reserve(15 * (to - from) + 29);
+    const bytes = this.#reserve(15 * to + 29);
     let at = this.#length;
     let source = this.#source;
     let line = this.#line;
     let column = this.#column;
-    let toLine = firstLine;
-    let lineStart = from;
+    let toLine = origin.line;
+    let lineStart = 0;
     let previousGenerated = 0;
     let first = true;
-    let i = from;
+    let i = 0;
     // Word starts: a character other than space, tab or newline, first on its line or after a space or tab.
     while (i < to) {
       let code = codes[i];
@@ -196,6 +189,7 @@ export class MappingsBuilder {
     this.#source = source;
     this.#line = line;
     this.#column = column;
+    return this.#lines - before;
   }
 
   /** The `mappings` so far, as ASCII bytes (a view, valid until the next addition). */
