@@ -55,9 +55,7 @@ export class ProjectModel {
   #hashes: readonly string[] | undefined;
   /** Each derivation's last value, and whether it is of the current tangle result. */
   readonly #derived = new Map<object, { readonly value: unknown; current: boolean }>();
-  #parses = 0;
-  #tangles = 0;
-  readonly #derivations: Record<string, number> = {};
+  readonly #counts = { parses: 0, tangles: 0, derivations: {} as Record<string, number> };
 
   constructor(options: ProjectModelOptions = {}) {
     this.scan = options.scan ?? "auto";
@@ -71,9 +69,9 @@ export class ProjectModel {
     return model;
   }
 
-  /** The documents' paths, sorted (tangle's order). */
+  /** The documents' paths, sorted by UTF-16 code units (tangle's order). */
   get paths(): string[] {
-    return [...this.#documents.keys()].sort(byPath);
+    return [...this.#documents.keys()].sort();
   }
 
   /** A document's text, or `undefined` when the model does not hold it. */
@@ -114,7 +112,7 @@ export class ProjectModel {
       if (this.update(path, text)) changed.push(path);
     }
     for (const path of [...this.#documents.keys()]) if (!present.has(path) && this.remove(path)) changed.push(path);
-    return changed.sort(byPath);
+    return changed.sort();
   }
 
   /** A document parsed with the model's scan mode (once per text), or `undefined` when the model does not hold it. */
@@ -122,7 +120,7 @@ export class ProjectModel {
     const entry = this.#documents.get(path);
     if (entry === undefined) return undefined;
     if (entry.parsed === undefined) {
-      this.#parses++;
+      this.#counts.parses++;
       entry.parsed = this.#parse(path, entry.text, this.scan);
     }
     return entry.parsed;
@@ -131,7 +129,7 @@ export class ProjectModel {
   /** The tangle of every document, in memory. */
   tangle(): TangleResult {
     if (this.#tangled !== undefined) return this.#tangled;
-    this.#tangles++;
+    this.#counts.tangles++;
     const inputs = this.paths.map((path) => ({ path, text: this.#documents.get(path)?.text ?? "" }));
     this.#tangled = tangle(inputs, { scan: this.scan, parsed: (input) => this.document(input.path) });
     return this.#tangled;
@@ -147,7 +145,7 @@ export class ProjectModel {
   derived<T>(derivation: Derivation<T>): T {
     const known = this.#derived.get(derivation);
     if (known?.current === true) return known.value as T;
-    this.#derivations[derivation.name] = (this.#derivations[derivation.name] ?? 0) + 1;
+    this.#counts.derivations[derivation.name] = (this.#counts.derivations[derivation.name] ?? 0) + 1;
     const value = derivation.derive(this, known?.value as T | undefined);
     this.#derived.set(derivation, { value, current: true });
     return value;
@@ -155,7 +153,7 @@ export class ProjectModel {
 
   /** The work done since the model was made (what the model's tests count): documents parsed, tangle runs, derivations computed by name. */
   get counts(): { parses: number; tangles: number; derivations: Record<string, number> } {
-    return { parses: this.#parses, tangles: this.#tangles, derivations: { ...this.#derivations } };
+    return { ...this.#counts, derivations: { ...this.#counts.derivations } };
   }
 
   /** Forgets the whole-project results; derivations keep their last value as `previous`. */
@@ -164,8 +162,4 @@ export class ProjectModel {
     this.#hashes = undefined;
     for (const entry of this.#derived.values()) entry.current = false;
   }
-}
-
-function byPath(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
