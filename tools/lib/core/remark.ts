@@ -4,7 +4,7 @@
  * this stack costs more than a whole no-change tangle: the compiled CLIs load it only when the
  * fast scanner defers to it (see `tools/build.js`), and `markdown.ts` re-exports it for everyone else.
  */
-import type { Root, RootContent, Code } from "mdast";
+import type { RootContent, Code } from "mdast";
 import { toString } from "mdast-util-to-string";
 import remarkFrontmatter from "remark-frontmatter";
 import remarkGfm from "remark-gfm";
@@ -20,10 +20,10 @@ const remarkProcessor = unified().use(remarkParse).use(remarkFrontmatter, ["yaml
  * prose preceded it. Closedness is read back from the source line the node ends on. Indented
  * code blocks are skipped: they have no fence and no info string, so nothing to tangle.
  */
-export function scanWithRemark(source: string, tree?: Root): ScanResult {
+export function scanWithRemark(source: string): ScanResult {
   // A byte-order mark is no character of the document: remark's offsets skip it, so scan without it.
   const text = withoutBom(source);
-  tree ??= remarkProcessor.parse(text);
+  const tree = remarkProcessor.parse(text);
   const lines = text.split(/\r\n|\r|\n/);
   const blocks: RawBlock[] = [];
   let frontMatter: RawFrontMatter | undefined;
@@ -43,7 +43,12 @@ export function scanWithRemark(source: string, tree?: Root): ScanResult {
     if (node.type === "code") {
       // mdast calls indented code `code` too; it has no info string, so it is not a block here.
       if (!isFenced(node, text)) return;
-      blocks.push({ ...rawBlockFromNode(node, lines, sawProse), prose: prose.join("\n") });
+      const start = node.position?.start ?? { line: 1, column: 1 };
+      const endLine = node.position?.end.line ?? start.line;
+      const fence = /(`{3,}|~{3,})/.exec((lines[start.line - 1] ?? "").slice(start.column - 1))?.[1] ?? "```";
+      const closed = endLine > start.line && closesFence(stripContainerPrefix(lines[endLine - 1] ?? "", start.column), fence);
+      const found = { lang: node.lang ?? "", meta: (node.meta ?? "").trim(), value: node.value, line: start.line, column: start.column };
+      blocks.push({ ...found, closed, proseBefore: sawProse, prose: prose.join("\n") });
       sawProse = false;
       prose = [];
       return;
@@ -58,24 +63,6 @@ export function scanWithRemark(source: string, tree?: Root): ScanResult {
 function isFenced(node: Code, text: string): boolean {
   const offset = node.position?.start.offset;
   return offset === undefined || text.startsWith("```", offset) || text.startsWith("~~~", offset);
-}
-
-function rawBlockFromNode(node: Code, lines: readonly string[], proseBefore: boolean): RawBlock {
-  const start = node.position?.start ?? { line: 1, column: 1 };
-  const endLine = node.position?.end.line ?? start.line;
-  const opener = lines[start.line - 1] ?? "";
-  const fence = /(`{3,}|~{3,})/.exec(opener.slice(start.column - 1))?.[1] ?? "```";
-  const lastLine = lines[endLine - 1] ?? "";
-  const closed = endLine > start.line && closesFence(stripContainerPrefix(lastLine, start.column), fence);
-  return {
-    lang: node.lang ?? "",
-    meta: (node.meta ?? "").trim(),
-    value: node.value,
-    line: start.line,
-    column: start.column,
-    closed,
-    proseBefore,
-  };
 }
 
 /** Drops what stands before the block's column on its closing line (list indentation, `> `). */
