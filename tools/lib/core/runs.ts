@@ -126,15 +126,14 @@ export function findRunnables(result: TangleResult, sources: ReadonlyMap<string,
           within = functions.length - 1;
         }
       }
-      if (ts.isIdentifier(node) && isRead(node)) {
-        const blocks = meaning(node.text);
-        const at = blocks.length > 0 ? place(node.getStart(source)) : undefined;
-        if (at !== undefined) references.push({ ...at, blocks, within, target: target.path, skipped });
-      } else if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression) && namespaces.has(node.expression.text)) {
-        const blocks = (byName.get(node.name.text) ?? []).filter((b) => targetOf(b) !== target.path);
-        const at = blocks.length > 0 ? place(node.name.getStart(source)) : undefined;
-        if (at !== undefined) references.push({ ...at, blocks, within, target: target.path, skipped });
-      }
+      // A read of a name, or of `ns.name` through a namespace import.
+      const read = ts.isIdentifier(node) && isRead(node)
+        ? { name: node, blocks: meaning(node.text) }
+        : ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression) && namespaces.has(node.expression.text)
+          ? { name: node.name, blocks: (byName.get(node.name.text) ?? []).filter((b) => targetOf(b) !== target.path) }
+          : undefined;
+      const at = read !== undefined && read.blocks.length > 0 ? place(read.name.getStart(source)) : undefined;
+      if (read !== undefined && at !== undefined) references.push({ ...at, blocks: read.blocks, within, target: target.path, skipped });
       ts.forEachChild(node, (child) => visit(child, within, skipped));
     };
     visit(source, -1, false);
