@@ -121,7 +121,7 @@ export function tangle(inputs: readonly TangleInput[], options: TangleOptions = 
     diagnostics.push(...d.diagnostics);
     for (const block of d.blocks) blocks.push(block);
     const text = sorted[i]?.text ?? "";
-    if (holdsControlCharacter(text, d)) reportControlCharacters(text, d, diagnostics);
+    reportControlCharacters(text, d, diagnostics);
   });
 
   const named = new Map<string, number[]>();
@@ -186,25 +186,16 @@ export function tangle(inputs: readonly TangleInput[], options: TangleOptions = 
 }
 
 /**
- * Whether a document may hold a control character in a block: one search of each block's code
- * (a third of a typical document, and a verbatim block is one string), and one of the whole
- * text for a NUL, which the Markdown parser has already replaced in the blocks.
- */
-function holdsControlCharacter(text: string, doc: LiterateDocument): boolean {
-  if (text.includes("\0")) return true;
-  for (const block of doc.blocks) {
-    if (block.verbatim !== undefined ? controlCharacter.test(block.verbatim) : block.lines.some((line) => controlCharacter.test(line))) return true;
-  }
-  return false;
-}
-
-/**
  * Reports each block line holding a C0 control character (a NUL byte, an escape) at the
  * character: written into a target it would be invisible in review and can break the tools
  * that read it, so a block must spell it as an escape sequence instead. The raw text's lines are
- * searched, not the blocks' lines: the Markdown parser has already replaced a NUL there.
+ * searched, not the blocks' lines: the Markdown parser has already replaced a NUL there. They are
+ * split only when one search of each block's code (a third of a typical document, and a verbatim
+ * block is one string), or of the whole text for a NUL, finds one.
  */
 function reportControlCharacters(source: string, doc: LiterateDocument, out: Diagnostic[]): void {
+  const found = (block: LiterateBlock): boolean => (block.verbatim !== undefined ? controlCharacter.test(block.verbatim) : block.lines.some((line) => controlCharacter.test(line)));
+  if (!source.includes("\0") && !doc.blocks.some(found)) return;
   const lines = withoutBom(source).split("\n");
   for (const block of doc.blocks) {
     for (let line = block.line + 1; line <= block.line + block.lines.length; line++) {
