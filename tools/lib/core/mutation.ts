@@ -231,17 +231,10 @@ export function mutantsByBlock(report: StrykerReport, result: TangleResult): Map
       const end = toBlockPosition(result, path, m.location.end.line, m.location.end.column);
       if (start === undefined) continue;
       const killedBy = status === "killed" ? [...new Set((m.killedBy ?? []).map((id) => testNames.get(id) ?? id))].sort() : [];
-      const record: MutantRecord = {
-        line: start.line,
-        column: start.column,
-        endLine: end?.block === start.block ? end.line : start.line,
-        endColumn: end?.block === start.block ? end.column : start.column,
-        mutator: m.mutatorName,
-        replacement: m.replacement ?? "",
-        status,
-        killedBy,
-      };
-      pushAt(out, start.block, record);
+      // A mutant that ends outside its block is kept as the span of its start.
+      const last = end?.block === start.block ? end : start;
+      const span = { line: start.line, column: start.column, endLine: last.line, endColumn: last.column };
+      pushAt(out, start.block, { ...span, mutator: m.mutatorName, replacement: m.replacement ?? "", status, killedBy });
     }
   }
   for (const list of out.values()) list.sort(compareMutants);
