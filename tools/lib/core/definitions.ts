@@ -21,7 +21,6 @@ import { valueAt } from "./maps.ts";
  */
 export type BlockKind = "definition" | "preamble" | "fragment" | "test" | "other";
 
-/** The analysis of one block. */
 export interface BlockAnalysis {
   readonly kind: BlockKind;
   /** The names it declares (overloads and merged declarations count once). */

@@ -26,12 +26,11 @@ export interface Diagnostic extends Location {
   readonly hint?: string;
 }
 
-/** Builds an error diagnostic; `hint` is omitted when not given. */
+/** Builds an error diagnostic (`warning`: a warning); `hint` is omitted when not given. */
 export function error(at: Location, rule: string, message: string, hint?: string): Diagnostic {
   return { ...at, severity: "error", rule, message, ...(hint === undefined ? {} : { hint }) };
 }
 
-/** Builds a warning diagnostic. */
 export function warning(at: Location, rule: string, message: string, hint?: string): Diagnostic {
   return { ...at, severity: "warning", rule, message, ...(hint === undefined ? {} : { hint }) };
 }

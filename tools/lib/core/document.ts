@@ -72,7 +72,6 @@ export interface FrontMatter {
   readonly keyLines: Readonly<Record<string, number>>;
 }
 
-/** A parsed literate document. */
 export interface LiterateDocument {
   readonly path: string;
   readonly frontMatter: FrontMatter;
@@ -91,7 +90,6 @@ export function byChapterOrder(a: { readonly path: string; readonly frontMatter:
 /** Languages whose blocks are tangled to the document's targets without `file=`. */
 const typeScriptLanguages: ReadonlySet<string> = new Set(["ts", "typescript"]);
 
-/** True for a block written in TypeScript. */
 export function isTypeScript(block: { readonly lang: string }): boolean {
   return typeScriptLanguages.has(block.lang);
 }

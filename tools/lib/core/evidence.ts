@@ -49,7 +49,6 @@ export interface CompilerDiagnostic {
   readonly message: string;
 }
 
-/** The outcome of a type-check. */
 export interface TypeCheckResult {
   readonly compiler: "native" | "javascript";
   readonly diagnostics: readonly CompilerDiagnostic[];

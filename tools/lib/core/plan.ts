@@ -19,12 +19,10 @@ export interface Manifest {
 /** What the disk holds at a path: nothing, or content with this hash. */
 export type DiskEntry = { readonly exists: false } | { readonly exists: true; readonly hash: string };
 
-/** One change to the disk. */
 export type Action =
   | { readonly kind: "write"; readonly path: string; readonly content: string | Uint8Array; readonly reason: "new" | "changed" }
   | { readonly kind: "delete"; readonly path: string };
 
-/** The outcome of planning. */
 export interface Plan {
   readonly actions: readonly Action[];
   readonly conflicts: readonly Diagnostic[];

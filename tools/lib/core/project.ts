@@ -19,7 +19,6 @@ import { tangle, type TangleInput, type TangleResult } from "./tangle.ts";
 /** Parses one document; the default is `parseLiterateDocument`, a test may count the calls. */
 export type DocumentParser = (path: string, text: string, scan: ScanMode) => LiterateDocument;
 
-/** Options of a model. */
 export interface ProjectModelOptions {
   /**
    * How every document is scanned. `auto` (the default) takes the fast scanner where it is sure,

@@ -18,7 +18,6 @@ export interface LineOrigin {
   readonly shift: number;
 }
 
-/** A v3 source map as JSON. */
 export interface SourceMapV3 {
   readonly version: 3;
   readonly file: string;

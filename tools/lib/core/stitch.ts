@@ -58,7 +58,6 @@ export interface StitchedEdit {
   readonly added: number;
 }
 
-/** What stitch decided. */
 export interface StitchOutcome {
   /** True when every edit was placed and the stitched book tangles to the edited targets. */
   readonly ok: boolean;
@@ -110,7 +109,6 @@ function linesOf(text: string): string[] {
   return lines;
 }
 
-/** True for a line of whitespace only. */
 const isBlank = (line: string): boolean => line.trim() === "";
 
 /**

@@ -42,7 +42,6 @@ export interface BlockPlacement {
   readonly parent: number;
 }
 
-/** Everything one tangle run computes. */
 export interface TangleResult {
   readonly documents: readonly LiterateDocument[];
   /** Every block of every document, in document order (documents in sorted path order). */
@@ -71,7 +70,6 @@ export interface BlockReference {
   readonly blocks: readonly number[];
 }
 
-/** Options of a tangle run. */
 export interface TangleOptions {
   readonly scan?: ScanMode;
   /** Parsed documents to reuse, keyed by path, when their text is unchanged. */
