@@ -392,12 +392,8 @@ export function stitch(input: StitchInput): StitchOutcome {
   }
   edited.sort();
   if (problems.length > 0) return refused(problems);
-  if (docEdits.length === 0) {
-    // Nothing to write into the book (at most tangle's own comments were re-indented): each edited file must still be what the book gives.
-    const mismatches = reproductionProblems(before, before, input.files, new Set(edited));
-    return mismatches.length > 0 ? refused(mismatches) : { ok: true, problems: [], documents: new Map(), edits: [], edited, result: before };
-  }
-
+  // With no edit to write into the book (at most tangle's own comments were re-indented), the
+  // book is tangled again as it is: each edited file must still be what it gives.
   const documents = new Map<string, string>();
   for (const doc of [...new Set(docEdits.map((e) => e.doc))].sort()) {
     const lines = [...linesOfDoc(doc)];
