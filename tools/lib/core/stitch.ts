@@ -398,14 +398,14 @@ export function stitch(input: StitchInput): StitchOutcome {
   for (const doc of [...new Set(docEdits.map((e) => e.doc))].sort()) {
     const lines = [...linesOfDoc(doc)];
     const mine = docEdits.filter((e) => e.doc === doc).sort((a, b) => b.from - a.from || b.to - a.to);
-    for (let k = 1; k < mine.length; k++) {
+    // Applied from the end of the document, so each edit's lines are still where it found them.
+    for (const [k, earlier] of mine.entries()) {
       const later = mine[k - 1];
-      const earlier = mine[k];
-      if (later !== undefined && earlier !== undefined && earlier.to > later.from) {
+      if (later !== undefined && earlier.to > later.from) {
         return refused([error({ ...later.at, column: 1 }, "stitch-overlap", `two edits land on the same lines of ${doc} (${earlier.at.file}:${earlier.at.line} and ${later.at.file}:${later.at.line})`, hint.notReproduced)]);
       }
+      lines.splice(earlier.from, earlier.to - earlier.from, ...earlier.lines);
     }
-    for (const e of mine) lines.splice(e.from, e.to - e.from, ...e.lines);
     documents.set(doc, lines.join("\n"));
   }
 
