@@ -138,30 +138,19 @@ export function scanFast(source: string): ScanResult | undefined {
     const end = rawEnd(pos);
     const first = text.charCodeAt(pos);
     if (mayBeUnsure(first) && unsure.test(lineText(pos, end))) return undefined;
-    if (first !== 96 && first !== 126) {
-      pos = end + 1;
-      lineNo++;
-      continue;
-    }
     // An opening fence: three or more of one fence character, then the info string (read without a regular expression; the info string keeps any U+2028, as remark does).
-    let q = pos + 1;
-    while (q < end && text.charCodeAt(q) === first) q++;
-    if (q - pos < 3) {
-      pos = end + 1;
-      lineNo++;
-      continue;
-    }
-    const fence = text.slice(pos, q);
-    const info = lineText(q, end);
-    if (first === 96 && info.includes("`")) {
+    let q = pos;
+    while ((first === 96 || first === 126) && q < end && text.charCodeAt(q) === first) q++;
+    const info = q - pos >= 3 ? lineText(q, end) : undefined;
+    if (info === undefined || (first === 96 && info.includes("`"))) {
       pos = end + 1;
       lineNo++;
       continue;
     }
     if (info.includes("\\") || info.includes("&")) return undefined;
+    const fence = text.slice(pos, q);
     const { lang, meta } = splitInfo(info);
     const start = lineNo;
-    const fenceChar = fence.charCodeAt(0);
     const valueStart = end + 1;
     let p = valueStart;
     let closed = false;
@@ -170,20 +159,17 @@ export function scanFast(source: string): ScanResult | undefined {
       const e = rawEnd(p);
       let i = p;
       while (i < p + 3 && text.charCodeAt(i) === 32) i++;
-      if (text.charCodeAt(i) === fenceChar && closesFence(lineText(p, e), fence)) {
+      if (text.charCodeAt(i) === first && closesFence(lineText(p, e), fence)) {
         closed = true;
-        blocks.push({ lang, meta, value: join(valueStart, p), line: start + 1, column: 1, closed });
-        pos = e + 1;
-        lineNo++;
         break;
       }
       p = e + 1;
       lineNo++;
     }
-    if (!closed) {
-      blocks.push({ lang, meta, value: join(valueStart, p), line: start + 1, column: 1, closed });
-      pos = n;
-    }
+    blocks.push({ lang, meta, value: join(valueStart, p), line: start + 1, column: 1, closed });
+    // Past the closing fence, or at the end of the text.
+    pos = closed ? rawEnd(p) + 1 : n;
+    lineNo++;
   }
   return { frontMatter, blocks };
 }
