@@ -92,7 +92,8 @@ export function measureRepetition(result: TangleResult, sources: ReadonlyMap<str
       const words = contentWords(commentText);
       const said = contentWords(prose);
       const repeated = [...words].filter((w) => said.has(w)).length;
-      const sentences = sentencesOf(commentText).map(contentWords).filter((w) => w.size > 0);
+      // Sentences end after `.`, `!` or `?` before a space, and at line breaks (a tag's line is its own).
+      const sentences = commentText.split(/(?<=[.!?])\s+|\n+/).map(contentWords).filter((w) => w.size > 0);
       const adding = sentences.filter((w) => [...w].some((word) => !said.has(word))).length;
       const doc = result.blocks[block]?.doc ?? target.path;
       measured.push({ block, file: doc, line: target.lineSource[at.line] ?? 0, column: at.character + 1 + (target.lineShift[at.line] ?? 0), words: words.size, share: words.size === 0 ? 0 : repeated / words.size, sentences: sentences.length, adding });
@@ -105,14 +106,6 @@ export function measureRepetition(result: TangleResult, sources: ReadonlyMap<str
     }
   }
   return measured;
-}
-
-/** A text's sentences: split after `.`, `!` or `?` before a space, and at line breaks (a tag's line is its own). */
-function sentencesOf(text: string): string[] {
-  return text
-    .split(/(?<=[.!?])\s+|\n+/)
-    .map((sentence) => sentence.trim())
-    .filter((sentence) => sentence !== "");
 }
 
 /** The warnings for the measured doc comments none of whose sentences says what the prose does not, keyed by block. */

@@ -266,11 +266,6 @@ function slideHunk(hunk: Hunk, before: readonly string[], after: readonly string
   return hunk;
 }
 
-/** The Markdown prefix of a block's new lines: what stands before its fence, as indentation (a `>` kept). */
-function markdownPrefix(block: LiterateBlock, fenceLine: string): string {
-  return fenceLine.slice(0, block.column - 1).replace(/[^>\s]/g, " ");
-}
-
 /** The indentation tangle put before a block's lines in this target (its splices' indentation). */
 function spliceIndent(target: TangledTarget, lines: readonly string[], blockIndex: number, block: LiterateBlock): string {
   for (let i = 0; i < lines.length; i++) {
@@ -379,7 +374,8 @@ export function stitch(input: StitchInput): StitchOutcome {
       }
       const indent = spliceIndent(target, oldLines, blockIndex, block);
       const mdLines = linesOfDoc(block.doc);
-      const prefix = markdownPrefix(block, mdLines[block.line - 1] ?? "");
+      // The Markdown prefix of the block's new lines: what stands before its fence, as indentation (a `>` kept).
+      const prefix = (mdLines[block.line - 1] ?? "").slice(0, block.column - 1).replace(/[^>\s]/g, " ");
       const carriageReturn = (mdLines[block.line - 1] ?? "").endsWith("\r") ? "\r" : "";
       const lines = newLines.slice(hunk.newStart, hunk.newEnd).map((line) => {
         if (isBlank(line)) return `${prefix.trimEnd()}${carriageReturn}`;
