@@ -212,11 +212,6 @@ function reportControlCharacters(source: string, doc: LiterateDocument, out: Dia
   }
 }
 
-/** True when a document's front matter could not be read: its error explains any missing target, so none is reported per block. */
-function frontMatterBroken(doc: LiterateDocument | undefined): boolean {
-  return doc?.diagnostics.some((d) => d.rule === "front-matter" && d.severity === "error") === true;
-}
-
 /** Decides each written block's target, reporting blocks with no target and contested targets. */
 function collectRoots(documents: readonly LiterateDocument[], blocks: readonly LiterateBlock[], out: Diagnostic[]): Map<string, number[]> {
   const roots = new Map<string, number[]>();
@@ -240,15 +235,16 @@ function collectRoots(documents: readonly LiterateDocument[], blocks: readonly L
     const explicit = attrs.file !== undefined;
     if (!explicit && !isTypeScript(block)) return;
     const raw = attrs.file ?? (attrs.test ? doc?.frontMatter.test : doc?.frontMatter.tangle);
+    const keyLine = doc?.frontMatter.keyLines[attrs.test ? "test" : "tangle"];
     if (raw === undefined) {
-      if (frontMatterBroken(doc)) return;
+      // Front matter that could not be read explains any missing target: none is reported per block.
+      if (doc?.diagnostics.some((d) => d.rule === "front-matter" && d.severity === "error") === true) return;
       if (attrs.test) out.push(error(at, "no-target", "test block has no target", "add `test: test/NAME.test.ts` to the front matter, or `file=PATH` to the fence"));
       else out.push(error(at, "no-target", "TypeScript block has no target", "add `tangle: generated/NAME.ts` to the front matter, `file=PATH` to the fence, or mark it `no-tangle`"));
       return;
     }
     const checked = valueAt(checks, raw, () => checkTargetPath(raw));
     if (!checked.ok) {
-      const keyLine = doc?.frontMatter.keyLines[attrs.test ? "test" : "tangle"];
       const where = explicit || keyLine === undefined ? at : { file: block.doc, line: keyLine, column: 1 };
       out.push(error(where, "bad-target", checked.reason, "targets are project-relative paths such as `generated/loop.ts`"));
       return;
@@ -256,7 +252,7 @@ function collectRoots(documents: readonly LiterateDocument[], blocks: readonly L
     pushAt(roots, checked.path, i);
     const byDoc = valueAt(claims, checked.path, () => new Map<string, number | undefined>());
     // A claim through the front matter points at its key (`tangle:` before `test:` when both name the target).
-    if (!explicit && (byDoc.get(block.doc) === undefined || !attrs.test)) byDoc.set(block.doc, doc?.frontMatter.keyLines[attrs.test ? "test" : "tangle"] ?? 1);
+    if (!explicit && (byDoc.get(block.doc) === undefined || !attrs.test)) byDoc.set(block.doc, keyLine ?? 1);
     else if (!byDoc.has(block.doc)) byDoc.set(block.doc, undefined);
   });
   for (const [path, byDoc] of claims) {
