@@ -50,10 +50,7 @@ export function analyzeDefinitions(result: TangleResult, sources: ReadonlyMap<st
 
   for (const target of result.targets) {
     target.lineBlock.forEach((block, line) => {
-      if (block < 0) return;
-      const span = spans.get(block);
-      if (span === undefined) spans.set(block, { target: target.path, first: line + 1, last: line + 1 });
-      else span.last = line + 1;
+      if (block >= 0) valueAt(spans, block, () => ({ target: target.path, first: line + 1, last: line + 1 })).last = line + 1;
     });
     const source = sources.get(target.path);
     if (source === undefined || testTargets.has(target.path)) continue;
