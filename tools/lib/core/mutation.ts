@@ -467,8 +467,8 @@ export function judgePinned(
       const mine = record.blocks.find((b) => b.hash === hash);
       if (mine === undefined) {
         const old = record.blocks.find((b) => b.id === id);
-        if (old !== undefined) add(index, error(at, "pinned", `mutation record \`${old.hash}\` is stale: the block changed since its mutants were run (now \`${hash}\`)`, `run \`${mutate}\` and commit \`${recordPath(doc)}\``));
-        else add(index, error(at, "pinned", `no mutation record for this block (\`${id}\`)`, `run \`${mutate}\` and commit \`${recordPath(doc)}\``));
+        const message = old !== undefined ? `mutation record \`${old.hash}\` is stale: the block changed since its mutants were run (now \`${hash}\`)` : `no mutation record for this block (\`${id}\`)`;
+        add(index, error(at, "pinned", message, `run \`${mutate}\` and commit \`${recordPath(doc)}\``));
         continue;
       }
       current.set(index, mine);
