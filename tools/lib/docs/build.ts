@@ -221,7 +221,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   mkdirSync(staging, { recursive: true });
   let api: ApiResult | undefined;
   if (options.api !== false) {
-    const built = await apiStep(root, { staging, out }, tangled, xref, sourcesKey, useCache, options.apiEntryPoints);
+    const built = await apiStep(root, staging, tangled, xref, sourcesKey, useCache, options.apiEntryPoints);
     api = built.api;
     if (built.cached) cachedSteps.push("api");
     progress(`docs: API reference: ${api.entryPoints.length} entry point(s), ${api.pages.size} blocks linked, ${api.problems.length} warning(s)${api.strict ? "" : " (not fatal without generated/index.ts)"}, ${Math.round(api.milliseconds)} ms`);
@@ -264,7 +264,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     out,
     pages: pages.length,
     problems,
-    ...(api === undefined ? {} : { api: { entryPoints: api.entryPoints, strict: api.strict, problems: api.problems } }),
+    ...(api === undefined ? {} : { api }),
     timings: { tangle: read.ms, verify: tVerify, xref: referenced.ms, api: tApi, render: rendering.ms, write: written.ms, total },
     cached: { steps: cachedSteps, highlighted: highlighting.rendered, highlightedFromCache: highlighting.rendered - highlighting.misses, pages: copied.size },
     highlightedAhead: highlighting.ahead,
@@ -306,16 +306,15 @@ function knownReport(root: string, options: DocsOptions, useCache: boolean): { r
 }
 
 /**
- * Step 4: the API reference, written into `site.staging`: from the cache when its key (the sources,
+ * Step 4: the API reference, written into `staging`: from the cache when its key (the sources,
  * the entry and where each line's block is) was built before, else by typedoc (then cached).
  */
-async function apiStep(root: string, site: { readonly staging: string; readonly out: string }, tangled: TangleResult, xref: XrefResult, sourcesKey: string, useCache: boolean, entryPoints: readonly string[] | undefined): Promise<{ api: ApiResult; cached: boolean }> {
-  const apiOptions = { root, site: site.staging, ...(entryPoints === undefined ? {} : { entryPoints }) };
-  const key = hashParts([sourcesKey, typedocVersion, JSON.stringify(apiOptions.entryPoints ?? null), JSON.stringify(tangled.blocks.map((b) => [b.doc, b.index])), ...tangled.targets.map((t) => t.lineBlock.join(","))]);
-  const restored = useCache ? restoreApi(root, key, site) : undefined;
+async function apiStep(root: string, staging: string, tangled: TangleResult, xref: XrefResult, sourcesKey: string, useCache: boolean, entryPoints: readonly string[] | undefined): Promise<{ api: ApiResult; cached: boolean }> {
+  const key = hashParts([sourcesKey, typedocVersion, JSON.stringify(entryPoints ?? null), JSON.stringify(tangled.blocks.map((b) => [b.doc, b.index])), ...tangled.targets.map((t) => t.lineBlock.join(","))]);
+  const restored = useCache ? restoreApi(root, key, staging) : undefined;
   if (restored !== undefined) return { api: restored, cached: true };
-  const api = await buildApi(apiOptions, tangled, xref.program);
-  if (useCache) storeApi(root, key, site.staging, api);
+  const api = await buildApi(root, staging, entryPoints, tangled, xref.program);
+  if (useCache) storeApi(root, key, staging, api);
   return { api, cached: false };
 }
 
@@ -714,31 +713,18 @@ function lockStamp(root: string): string {
 /** An API result as its cache entry keeps it: the pages by block as a list of pairs. */
 type CachedApi = Pick<ApiResult, "entryPoints" | "strict" | "problems"> & { readonly pages: readonly (readonly [number, string])[] };
 
-const apiKeyFile = ".cache-key";
-
 /** The API pages and result cached under `key`, linked into the staging site. */
-function restoreApi(root: string, key: string, site: { readonly staging: string; readonly out: string }): ApiResult | undefined {
-  const meta = readCachedJson<CachedApi>(root, `api-${key}.json`);
-  if (meta === undefined) return undefined;
+function restoreApi(root: string, key: string, staging: string): ApiResult | undefined {
   const started = performance.now();
-  // The previous site's API pages, when built from the same key, are linked over (the site
-  // being served keeps its own until the swap, also when this build fails).
-  const previous = join(site.out, apiFolder);
-  const cachedFolder = cachedPath(root, `api-${key}`);
-  if (readIfExists(join(previous, apiKeyFile)) === key) linkTree(previous, join(site.staging, apiFolder));
-  else if (meta.pages.length > 0) {
-    if (statSync(cachedFolder, { throwIfNoEntry: false })?.isDirectory() !== true) return undefined;
-    linkTree(cachedFolder, join(site.staging, apiFolder));
-  }
+  const meta = readCachedJson<CachedApi>(root, `api-${key}.json`);
+  const folder = cachedPath(root, `api-${key}`);
+  const stored = statSync(folder, { throwIfNoEntry: false })?.isDirectory() === true;
+  if (meta === undefined || (!stored && meta.pages.length > 0)) return undefined;
+  if (stored) linkTree(folder, join(staging, apiFolder));
   return { entryPoints: meta.entryPoints, strict: meta.strict, problems: meta.problems, pages: new Map(meta.pages), milliseconds: performance.now() - started };
 }
 
 function storeApi(root: string, key: string, staging: string, api: ApiResult): void {
-  try {
-    writeFileSync(join(staging, apiFolder, apiKeyFile), key);
-  } catch {
-    // No API folder: nothing to mark.
-  }
   pruneCache(root, (n) => n.startsWith("api-") && n !== `api-${key}`);
   storeCachedFolder(root, `api-${key}`, join(staging, apiFolder));
   writeCached(root, `api-${key}.json`, { entryPoints: api.entryPoints, strict: api.strict, problems: api.problems, pages: [...api.pages] } satisfies CachedApi);
