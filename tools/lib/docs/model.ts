@@ -132,7 +132,11 @@ export function buildModel(input: ModelInput): DocsModel {
 
   const apiProblems = new Map<number, string[]>();
   for (const p of input.api?.problems ?? []) if (p.block !== undefined) pushAt(apiProblems, p.block, p.message);
-  const chunks = chunkLinks(tangle);
+  // Tangle's splice graph: for each named block, the blocks whose `<<name>>` lines splice it in.
+  const splicedInto = tangle.blocks.map(() => new Set<number>());
+  tangle.references.forEach((refs, host) => {
+    for (const ref of refs) for (const n of ref.blocks) splicedInto[n]?.add(host);
+  });
   const blocks: BlockModel[] = tangle.blocks.map((block, global) => {
     const blockReport = reports.get(`${block.doc}\0${block.index}`);
     const ids = [...(identifiers.get(global)?.values() ?? [])].sort((a, b) => a.line - b.line || a.column - b.column);
@@ -147,8 +151,8 @@ export function buildModel(input: ModelInput): DocsModel {
       tests: input.tests?.get(global) ?? [],
       apiProblems: apiProblems.get(global) ?? [],
       ...(apiHref === undefined ? {} : { apiHref }),
-      splicedInto: chunks.splicedInto[global] ?? [],
-      chunkRefs: chunks.refs[global] ?? [],
+      splicedInto: [...(splicedInto[global] ?? [])],
+      chunkRefs: tangle.references[global] ?? [],
     };
   });
 
@@ -221,14 +225,3 @@ export function compareDefinitionNames(a: string, b: string): number {
 
 /** One collator for every comparison: `localeCompare` builds one per call. */
 const collator = new Intl.Collator("en", { sensitivity: "base" });
-
-/** The `<<name>>` lines of each block (tangle's splice graph), and for each named block the blocks whose lines splice it in. */
-function chunkLinks(result: Pick<TangleResult, "blocks" | "references">): { refs: BlockModel["chunkRefs"][]; splicedInto: number[][] } {
-  const splicedInto: number[][] = result.blocks.map(() => []);
-  const refs = result.blocks.map((_, i) => {
-    const found = result.references[i] ?? [];
-    for (const ref of found) for (const n of ref.blocks) if (!splicedInto[n]?.includes(i)) splicedInto[n]?.push(i);
-    return found;
-  });
-  return { refs, splicedInto };
-}
