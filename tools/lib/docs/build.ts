@@ -357,11 +357,7 @@ function pageJobs(root: string, model: DocsModel, texts: ReadonlyMap<string, str
     copied.set(meta.path, html);
     return { ...meta, html: "" };
   };
-  const blockCodes = (globals: Iterable<number>): CodeToHighlight[] =>
-    [...globals].flatMap((global) => {
-      const b = model.blocks[global]?.block;
-      return b === undefined ? [] : [{ code: b.lines.join("\n"), lang: b.lang }];
-    });
+  const blockCodes = (globals: Iterable<number>): CodeToHighlight[] => [...globals].flatMap((global) => model.blocks[global]?.block ?? []).map(blockCode);
   const targets = new Map(model.targets.map((t) => [t.path, t]));
   const chapters = model.chapters.map((chapter, i): PageJob => {
     const key = keys?.chapters[i];
@@ -371,8 +367,8 @@ function pageJobs(root: string, model: DocsModel, texts: ReadonlyMap<string, str
     [...sources].map(([file, content]): PageJob => {
       const key = keys?.source(file, content);
       const target = targets.get(file);
-      const lang = sourceLanguage(file);
-      const codes = target !== undefined && lang === "ts" ? blockCodes(new Set(target.lineBlock)) : [{ code: sourcePageCode(content), lang }];
+      // A tangled TypeScript file's page shows its blocks' tokens (`targetTokens`), not its own.
+      const codes = target !== undefined && sourceLanguage(file) === "ts" ? blockCodes(new Set(target.lineBlock)) : [sourceCode(file, content)];
       return { key, cached: fromCache(key), codes, render: (ctx) => renderSourcePage(ctx, file, content) };
     }),
   );
@@ -475,10 +471,13 @@ function storeRenderCachesStep(root: string, jobs: readonly PageJob[], fresh: Re
 /** The key a highlighted piece of code is cached under. */
 const highlightKey = (codeVersion: string, code: string, lang: string): string => hashParts([codeVersion, codeTheme, lang, code]);
 
+/** The code of a block, as its chapter shows it. */
+const blockCode = (block: LiterateBlock): CodeToHighlight => ({ code: block.lines.join("\n"), lang: block.lang });
+
 /** The code a source page shows of a file: without its inline source map and its last newline. */
-function sourcePageCode(content: string): string {
+function sourceCode(file: string, content: string): CodeToHighlight {
   const code = withoutInlineSourceMap(content).code;
-  return code.endsWith("\n") ? code.slice(0, -1) : code;
+  return { code: code.endsWith("\n") ? code.slice(0, -1) : code, lang: sourceLanguage(file) };
 }
 
 /** Tokens highlighted ahead of the highlighting step, by `highlightKey`; `undefined` if the thread failed. */
@@ -495,14 +494,8 @@ type EarlyHighlights = Promise<ReadonlyMap<string, CodeToken[][]> | undefined>;
 function earlyHighlightStep(root: string, tangled: TangleResult, codeVersion: string, memory: DocsMemory | undefined, useCache: boolean): EarlyHighlights | undefined {
   if (memory?.highlighted !== undefined || memory?.tokenizer !== undefined) return undefined;
   if (useCache && statSync(cachedPath(root, highlightCacheName), { throwIfNoEntry: false }) !== undefined) return undefined;
-  const pieces = new Map<string, CodeToHighlight>();
-  for (const block of tangled.blocks) pieces.set(highlightKey(codeVersion, block.lines.join("\n"), block.lang), { code: block.lines.join("\n"), lang: block.lang });
-  for (const target of tangled.targets) {
-    const lang = sourceLanguage(target.path);
-    if (lang === "ts") continue;
-    const code = sourcePageCode(target.content);
-    pieces.set(highlightKey(codeVersion, code, lang), { code, lang });
-  }
+  const predicted = [...tangled.blocks.map(blockCode), ...tangled.targets.filter((t) => sourceLanguage(t.path) !== "ts").map((t) => sourceCode(t.path, t.content))];
+  const pieces = new Map(predicted.map((piece) => [highlightKey(codeVersion, piece.code, piece.lang), piece]));
   const keys = [...pieces.keys()];
   return highlightOnWorker([...pieces.values()]).then(
     (tokens) => new Map(keys.map((key, i) => [key, tokens[i] ?? []])),
