@@ -243,7 +243,7 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     const trees = mapCache<MdastRoot>(root, markdownCacheName, useCache);
     const parsed = { get: (markdown: string) => trees.get(hashParts([markdown])), set: (markdown: string, tree: MdastRoot) => trees.set(hashParts([markdown]), tree) };
     const ctx: PageContext = { model, tokenize: highlighting.tokenize, siteTitle, sourcePages: sourceFiles, documents: new Set(paths), parsed, deferChapterList: true, ...(options.editBase === undefined ? {} : { editBase: options.editBase }) };
-    const { pages, fresh } = renderStep(ctx, jobs, highlighting, progress);
+    const { pages, fresh } = renderStep(ctx, jobs, highlighting.unpredicted, progress);
     const errors = indexErrors(model, tangled, errorSites);
     pages.push(renderIndexPage(ctx, { errors, globalProblems: report.problems.filter((p) => !report.blocks.some((b) => b.problems.includes(p)) && p.line === 0), apiProblems: (api?.problems ?? []).map((p) => p.message), apiStrict: api?.strict ?? false, generatedFiles: [...sourceFiles].sort(), description }));
     const bookSections = memory?.bookSections;
@@ -374,26 +374,16 @@ function pageJobs(root: string, model: DocsModel, texts: ReadonlyMap<string, str
   );
 }
 
-/** What the highlighting step hands to rendering and to the cache it leaves behind. */
-interface Highlighting {
-  /** The highlighted code by key: what this build's pages show. */
-  readonly cache: MapCache<CodeToken[][]>;
-  /** How many code texts the pages to render show, how many of them were not in the cache, and how many of those came from the early highlighting thread. */
-  readonly rendered: number;
-  readonly misses: number;
-  readonly ahead: number;
-  readonly tokenize: (code: string, lang: string) => CodeToken[][];
-  /** How many times a page asked for code the model did not predict (such a page is not cached). */
-  unpredicted(): number;
-}
-
 /**
  * Step 8: highlighted code, cached per (language, code). The code each page shows is known from
  * the model before rendering: the highlighter is loaded once, only when code of a page to render
  * is missing from the cache, and every page is rendered once. The cache keeps exactly the code
  * of this build's pages; it is not read at all when every page comes from the page cache.
+ * Hands on the cache, how many code texts the pages to render show, how many of them were not in
+ * the cache and how many of those the early thread highlighted, and the pages' `tokenize`, which
+ * counts the times a page asked for code the model did not predict (such a page is not cached).
  */
-async function highlightStep(root: string, jobs: readonly PageJob[], codeVersion: string, memory: DocsMemory | undefined, useCache: boolean, early: EarlyHighlights | undefined): Promise<Highlighting> {
+async function highlightStep(root: string, jobs: readonly PageJob[], codeVersion: string, memory: DocsMemory | undefined, useCache: boolean, early: EarlyHighlights | undefined): Promise<{ cache: MapCache<CodeToken[][]>; rendered: number; misses: number; ahead: number; tokenize: Tokenize; unpredicted: () => number }> {
   const tokenKey = (code: string, lang: string): string => highlightKey(codeVersion, code, lang);
   const everyCode = new Set<string>();
   const toRender = new Map<string, CodeToHighlight>();
@@ -437,13 +427,13 @@ async function highlightStep(root: string, jobs: readonly PageJob[], codeVersion
  * Step 9: every chapter and source page, from the page cache or rendered (one progress line
  * per chapter). A rendered page is kept for the page cache (`fresh`, by key) unless it showed unpredicted code.
  */
-function renderStep(ctx: PageContext, jobs: readonly PageJob[], highlighting: Highlighting, progress: (line: string) => void): { pages: RenderedPage[]; fresh: Map<string, RenderedPage> } {
+function renderStep(ctx: PageContext, jobs: readonly PageJob[], unpredicted: () => number, progress: (line: string) => void): { pages: RenderedPage[]; fresh: Map<string, RenderedPage> } {
   const fresh = new Map<string, RenderedPage>();
   const pages = jobs.map((job, i) => {
     const t0 = performance.now();
-    const before = highlighting.unpredicted();
+    const before = unpredicted();
     const page = job.cached ?? job.render(ctx);
-    if (job.cached === undefined && job.key !== undefined && highlighting.unpredicted() === before) fresh.set(job.key, page);
+    if (job.cached === undefined && job.key !== undefined && unpredicted() === before) fresh.set(job.key, page);
     const chapter = ctx.model.chapters[i];
     const s = chapter?.summary;
     if (chapter !== undefined) progress(`docs: [${i + 1}/${ctx.model.chapters.length}] ${chapter.doc} → ${page.path} (${chapter.blocks.length} blocks${s === undefined ? "" : `, ${s.tested}/${s.definitions - s.typeOnly} tested, ${s.problems} problem(s)`}) ${Math.round(performance.now() - t0)} ms`);
