@@ -3,7 +3,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildDocs, docsMemory, firstHeading, type DocsResult } from "../../tools/lib/docs/build.ts";
+import { buildDocs, docsMemory, type DocsResult } from "../../tools/lib/docs/build.ts";
+import { firstHeading } from "../../tools/lib/docs/model.ts";
 import { createTokenizer, highlightOnWorker } from "../../tools/lib/docs/highlight.ts";
 import { runTangle } from "../../tools/lib/commands/tangle-run.ts";
 

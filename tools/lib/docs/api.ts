@@ -17,15 +17,6 @@ import { chapterPath, blockAnchor } from "./html.ts";
 /** Where the API pages go, below the site root. */
 export const apiFolder = "api";
 
-/** How the API reference is built. */
-export interface ApiOptions {
-  readonly root: string;
-  /** The site folder; pages go to `${site}/api`. */
-  readonly site: string;
-  /** Entry points, project-relative; default: `generated/index.ts` if it exists, else every tangled `generated/*.ts`. */
-  readonly entryPoints?: readonly string[];
-}
-
 /** What the API build produced. */
 export interface ApiResult {
   readonly entryPoints: readonly string[];
@@ -51,16 +42,13 @@ export interface ApiProblem {
  */
 const requiredToBeDocumented = ["Enum", "Variable", "Function", "Class", "Interface", "TypeAlias", "Namespace"] as const;
 
-/** Chooses the entry points: the public index, else every tangled file under `generated/`. */
-function defaultEntryPoints(root: string, tangle: TangleResult): { entryPoints: string[]; isPublicEntry: boolean } {
-  if (tangle.targets.some((t) => t.path === "generated/index.ts") || statSync(join(root, "generated/index.ts"), { throwIfNoEntry: false })?.isFile() === true) {
-    return { entryPoints: ["generated/index.ts"], isPublicEntry: true };
-  }
-  const entryPoints = tangle.targets
+/** The default entry points: the public index, else every tangled file under `generated/`. */
+function defaultEntryPoints(root: string, tangle: TangleResult): string[] {
+  if (tangle.targets.some((t) => t.path === "generated/index.ts") || statSync(join(root, "generated/index.ts"), { throwIfNoEntry: false })?.isFile() === true) return ["generated/index.ts"];
+  return tangle.targets
     .map((t) => t.path)
     .filter((p) => /^generated\/[^/]+\.(c|m)?ts$/.test(p) && !p.endsWith(".d.ts"))
     .sort();
-  return { entryPoints, isPublicEntry: false };
 }
 
 /** A typedoc logger that keeps warnings and errors instead of printing them. */
@@ -73,18 +61,20 @@ class CollectingLogger extends Logger {
 
 const linkScheme = "literate-block:";
 
-/** Builds the API pages into `${site}/api`. */
-export async function buildApi(options: ApiOptions, tangle: TangleResult, program?: ts.Program): Promise<ApiResult> {
+/**
+ * Builds the API pages into `${site}/api`, from `entryPoints` (project-relative; default:
+ * `generated/index.ts` if it exists, else every tangled `generated/*.ts`).
+ */
+export async function buildApi(root: string, site: string, entryPointsAsked: readonly string[] | undefined, tangle: TangleResult, program?: ts.Program): Promise<ApiResult> {
   const started = performance.now();
-  const chosen = defaultEntryPoints(options.root, tangle);
-  const entryPoints = options.entryPoints === undefined ? chosen.entryPoints : [...options.entryPoints];
+  const entryPoints = entryPointsAsked === undefined ? defaultEntryPoints(root, tangle) : [...entryPointsAsked];
   // Validation warnings fail the build when the entry is the public `generated/index.ts`.
-  const strict = options.entryPoints === undefined ? chosen.isPublicEntry : entryPoints.includes("generated/index.ts");
+  const strict = entryPoints.includes("generated/index.ts");
   if (entryPoints.length === 0) return { entryPoints, strict, problems: [], pages: new Map(), milliseconds: performance.now() - started };
 
   const app = await Application.bootstrapWithPlugins({
-    entryPoints: entryPoints.map((p) => join(options.root, p)),
-    tsconfig: join(options.root, "tsconfig.json"),
+    entryPoints: entryPoints.map((p) => join(root, p)),
+    tsconfig: join(root, "tsconfig.json"),
     name: "Passepartout API",
     readme: "none",
     excludePrivate: true,
@@ -106,7 +96,7 @@ export async function buildApi(options: ApiOptions, tangle: TangleResult, progra
   app.logger = logger;
   // Reuse the cross-references' program when it holds the entry points: no second parse and bind.
   const reused = program === undefined ? [] : entryPoints.flatMap((p) => {
-    const sourceFile = program.getSourceFile(join(options.root, p));
+    const sourceFile = program.getSourceFile(join(root, p));
     return sourceFile === undefined ? [] : [{ displayName: basename(p, extname(p)), program, sourceFile }];
   });
   const project = reused.length === entryPoints.length ? app.converter.convert(reused) : await app.convert();
@@ -114,11 +104,10 @@ export async function buildApi(options: ApiOptions, tangle: TangleResult, progra
   app.validate(project);
 
   const targets = new Map(tangle.targets.map((t) => [t.path, t]));
+  const sourcesOf = (reflection: Reflection): { url?: string; fullFileName: string; line: number }[] | undefined => (reflection as { sources?: { url?: string; fullFileName: string; line: number }[] }).sources;
   const blockOf = (reflection: Reflection): number | undefined => {
-    if (!("sources" in reflection)) return undefined;
-    const sources = (reflection as { sources?: { fullFileName: string; line: number }[] }).sources ?? [];
-    for (const source of sources) {
-      const target = targets.get(relative(options.root, source.fullFileName).split(sep).join("/"));
+    for (const source of sourcesOf(reflection) ?? []) {
+      const target = targets.get(relative(root, source.fullFileName).split(sep).join("/"));
       const block = target?.lineBlock[source.line - 1] ?? -1;
       if (block >= 0) return block;
     }
@@ -127,7 +116,7 @@ export async function buildApi(options: ApiOptions, tangle: TangleResult, progra
   // Messages start with the reflection's full name (`Signal.type (Property), defined in …`).
   const byName = new Map<string, number>();
   for (const reflection of project.getReflectionsByKind(ReflectionKind.All)) {
-    const sources = (reflection as { sources?: { url?: string; fullFileName: string; line: number }[] }).sources;
+    const sources = sourcesOf(reflection);
     if (sources === undefined) continue;
     const block = blockOf(reflection);
     if (block !== undefined && !byName.has(reflection.getFullName())) byName.set(reflection.getFullName(), block);
@@ -138,7 +127,7 @@ export async function buildApi(options: ApiOptions, tangle: TangleResult, progra
     }
   }
 
-  const out = join(options.site, apiFolder);
+  const out = join(site, apiFolder);
   // The router that placed every page exists only while rendering: ask it at the end event.
   let pages = new Map<number, string>();
   app.renderer.on(RendererEvent.END, () => {

@@ -11,36 +11,33 @@
  * never shows half a site.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Root as MdastRoot } from "mdast";
+import ts from "typescript";
 import { LiterateError, error, type Diagnostic } from "../core/diagnostics.ts";
-import { scanBlocks, type LiterateBlock, type ScanMode } from "../core/document.ts";
-import { listDocuments, readDocument, readIfExists, writeAtomically } from "../disk/io.ts";
-import { withoutBom } from "../core/markdown.ts";
+import type { LiterateBlock, ScanMode } from "../core/document.ts";
+import { pushAt, valueAt } from "../core/maps.ts";
+import { isTypeScriptPath } from "../core/paths.ts";
 import { ProjectModel } from "../core/project.ts";
 import type { TangleResult } from "../core/tangle.ts";
 import { verifyProject, type VerifyReport } from "../commands/verify.ts";
+import { listDocuments, readDocument, readIfExists, writeAtomically } from "../disk/io.ts";
 import { apiFolder, buildApi, type ApiResult } from "./api.ts";
 import { writeAssets, writeSearchIndex } from "./assets.ts";
 import { attributeTests, loadAttribution, type AttributionMemory } from "./attribution.ts";
+import { cachedPath, hashParts, linkTree, mapCache, pruneCache, readCachedJson, replaceCachedJson, storeCachedFolder, throughCache, treeFingerprint, writeCached, type MapCache } from "./cache.ts";
+import { plainTokens, type CodeToken } from "./code-html.ts";
 import { findErrorSites, type ErrorSite } from "./errors-index.ts";
-import type { CodeToken } from "./code-html.ts";
+import { notFoundPath, renderBookPage, renderNotFoundPage, sitemapXml, type BookSection } from "./extra-pages.ts";
 import { codeTheme, createTokenizer, highlightOnWorker, type CodeToHighlight, type Tokenize } from "./highlight.ts";
 import { lineAnchor, sourcePath } from "./html.ts";
-import { buildModel, type DocsModel } from "./model.ts";
-import { notFoundPath, renderBookPage, renderNotFoundPage, sitemapXml, type BookSection } from "./extra-pages.ts";
-import { chapterLinks, renderChapterPage, renderIndexPage, renderSourcePage, type IndexedError, type PageContext, type RenderedPage, sourceLanguage, withoutInlineSourceMap } from "./pages.ts";
 import { fillChapterList } from "./layout.ts";
+import { buildModel, type DocsModel } from "./model.ts";
+import { chapterLinks, renderChapterPage, renderIndexPage, renderSourcePage, sourceLanguage, withoutInlineSourceMap, type IndexedError, type PageContext, type RenderedPage } from "./pages.ts";
 import { buildSearchIndexes, type SearchEntry } from "./search.ts";
 import { crossReference, crossReferenceChanged, readCompilerOptions, xrefMemory, type XrefMemory, type XrefResult } from "./xref.ts";
-import { cachedPath, hashParts, linkTree, pruneCache, replaceCachedJson, throughCache, writeCachedText, readCachedJson, restoreCachedFolder, storeCachedFolder, treeFingerprint, writeCachedJson } from "./cache.ts";
-import { plainTokens } from "./code-html.ts";
-import type { ChapterOptions } from "./chapter.ts";
-import type { Root as MdastRoot } from "mdast";
-import ts from "typescript";
-import { createRequire } from "node:module";
-import { isTypeScriptPath } from "../core/paths.ts";
-import { pushAt, valueAt } from "../core/maps.ts";
 
 /** Options of a build. */
 export interface DocsOptions {
@@ -180,7 +177,7 @@ const description = "An AI-agent harness written as a literate program: every ch
 export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   const started = performance.now();
   const progress = options.progress ?? (() => {});
-  const { root } = options;
+  const { root, memory } = options;
   const out = options.out ?? join(root, "site");
   const siteTitle = "Passepartout";
   const useCache = options.cache !== false;
@@ -193,56 +190,72 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
   };
 
   // Which verify report the build takes decides how the documents are scanned: running verify needs remark's prose facts.
-  const lookup = await timed((): VerifySource => (options.verifyReport === undefined ? lookUpVerify(root, options.verifyJson, useCache) : { kind: "given", report: options.verifyReport }));
-  const read = await timed(() => readProjectStep(root, lookup.value.kind === "run" ? "remark" : "auto", options.memory, options.documents));
+  const known = await timed(() => knownReport(root, options, useCache));
+  const read = await timed(() => readProjectStep(root, known.value.report === undefined ? "remark" : "auto", memory, options.documents));
   const { model: project, texts, tangled } = read.value;
   if (!tangled.ok) throw new LiterateError(tangled.diagnostics);
   progress(`docs: ${texts.size} documents, ${tangled.blocks.length} blocks, ${tangled.targets.length} tangled files`);
 
-  const early = earlyHighlightStep(root, tangled, codeVersion, options.memory, useCache);
+  const early = earlyHighlightStep(root, tangled, codeVersion, memory, useCache);
 
-  const verified = await timed(() => verifyStep(root, lookup.value, project));
-  const report = verified.value.report;
-  if (verified.value.cached) cachedSteps.push("verify");
-  const tVerify = lookup.ms + verified.ms;
-  progress(`docs: verify ${report.ok ? "PASS" : `FAIL (${report.problems.length} problems)`} in ${Math.round(tVerify)} ms${verified.value.cached ? " (cached report of this tree)" : ""}`);
+  // Step 2: verify's report. A run is verify in-process over the build's own model (`npm run
+  // verify` is the same function, so the cached report is exactly what it would print), then cached.
+  const verified = await timed(() => known.value.report ?? verifyProject({ root, model: project }));
+  const report = verified.value;
+  if (known.value.cacheName !== undefined) replaceCachedJson(root, "verify", known.value.cacheName, report);
+  if (known.value.cached) cachedSteps.push("verify");
+  const tVerify = known.ms + verified.ms;
+  progress(`docs: verify ${report.ok ? "PASS" : `FAIL (${report.problems.length} problems)`} in ${Math.round(tVerify)} ms${known.value.cached ? " (cached report of this tree)" : ""}`);
 
   // The inline source map on a target's last line is for machines: no program, highlighter or page reads it.
   const tsFiles = typeScriptFiles(tangled);
-  const referenced = await timed(() => crossReferenceStep(root, tsFiles, useCache, codeVersion, options.memory, options.quick === true));
+  const referenced = await timed(() => crossReferenceStep(root, tsFiles, useCache, codeVersion, memory, options.quick === true));
   const { xref, sourcesKey, from } = referenced.value;
   if (from === "memory" || from === "cache") cachedSteps.push("xref");
   progress(`docs: cross-references: ${xref.occurrences.length} identifiers, ${xref.symbols.length} symbols, one program, ${Math.round(referenced.ms)} ms${from === "program" ? "" : from === "changed files" ? " (the changed files only)" : ` (${from === "memory" ? "prepared" : "cached"} for these sources)`}`);
 
   const staging = `${out}.tmp-build-${process.pid}`;
   const apiStarted = performance.now();
-  const tests = attributeTests(root, tangled, loadAttribution(root), options.memory?.attribution);
+  const tests = attributeTests(root, tangled, loadAttribution(root), memory?.attribution);
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
-  const api = options.api === false ? undefined : await apiStep({ root, staging, out, tangled, xref, sourcesKey, useCache, entryPoints: options.apiEntryPoints, cachedSteps, progress });
+  let api: ApiResult | undefined;
+  if (options.api !== false) {
+    const built = await apiStep(root, staging, tangled, xref, sourcesKey, useCache, options.apiEntryPoints);
+    api = built.api;
+    if (built.cached) cachedSteps.push("api");
+    progress(`docs: API reference: ${api.entryPoints.length} entry point(s), ${api.pages.size} blocks linked, ${api.problems.length} warning(s)${api.strict ? "" : " (not fatal without generated/index.ts)"}, ${Math.round(api.milliseconds)} ms`);
+  }
   const problems: Diagnostic[] = api === undefined ? [] : apiProblemsOf(api, tangled);
   const tApi = performance.now() - apiStarted;
 
+  const copied = new Map<string, string>();
   const rendering = await timed(async () => {
-    const model = docsModelStep(tangled, report, xref, tests, api, texts);
-    const errorSites = errorSitesStep(root, tangled, tsFiles, codeVersion, useCache, options.memory);
-    const sources = sourceFilesStep(root, tangled, tsFiles, errorSites);
+    const model = buildModel({ tangle: tangled, report, xref, tests, ...(api === undefined ? {} : { api }), texts });
+    const errorSites = errorSitesStep(root, tangled, tsFiles, codeVersion, useCache, memory);
+    // The files with a source page: every tangled file, and every other file an error is raised in (tangled ones from memory).
+    const sourceFiles = new Set([...tangled.targets.map((t) => t.path), ...errorSites.filter((s) => !tsFiles.has(s.file)).map((s) => s.file)]);
+    const sources = new Map([...sourceFiles].map((file) => [file, tangled.files.get(file) ?? readIfExists(join(root, file)) ?? ""]));
     const paths = [...texts.keys()];
-    const cachedPages = pageCacheStep(root, model, codeVersion, { siteTitle, sourceFiles: sources.files, paths, texts, api: api !== undefined, editBase: options.editBase ?? "" }, sources.contents, useCache);
-    const highlighting = await highlightStep(root, model, sources, cachedPages, codeVersion, options.memory, useCache, early);
-    const ctx: PageContext = { model, tokenize: highlighting.tokenize, siteTitle, sourcePages: sources.files, documents: new Set(paths), parsed: highlighting.markdown.parsed, deferChapterList: true, ...(options.editBase === undefined ? {} : { editBase: options.editBase }) };
-    const { pages, fresh } = renderStep(ctx, model, texts, sources, cachedPages, highlighting, progress);
+    const keys = useCache ? pageKeys(model, codeVersion, { siteTitle, sourceFiles, paths, texts, api: api !== undefined, editBase: options.editBase ?? "" }) : undefined;
+    const jobs = pageJobs(root, model, texts, sources, keys, copied);
+    const highlighting = await highlightStep(root, jobs, codeVersion, memory, useCache, early);
+    const trees = mapCache<MdastRoot>(root, markdownCacheName, useCache);
+    const parsed = { get: (markdown: string) => trees.get(hashParts([markdown])), set: (markdown: string, tree: MdastRoot) => trees.set(hashParts([markdown]), tree) };
+    const ctx: PageContext = { model, tokenize: highlighting.tokenize, siteTitle, sourcePages: sourceFiles, documents: new Set(paths), parsed, deferChapterList: true, ...(options.editBase === undefined ? {} : { editBase: options.editBase }) };
+    const { pages, fresh } = renderStep(ctx, jobs, highlighting.unpredicted, progress);
     const errors = indexErrors(model, tangled, errorSites);
-    pages.push(renderIndexPage(ctx, { errors, globalProblems: report.problems.filter((p) => !report.blocks.some((b) => b.problems.includes(p)) && p.line === 0), apiProblems: (api?.problems ?? []).map((p) => p.message), apiStrict: api?.strict ?? false, generatedFiles: [...sources.files].sort(), description }));
-    const bookSections = options.memory?.bookSections;
-    pages.push(renderNotFoundPage(ctx), renderBookPage(ctx, texts, bookSections === undefined ? undefined : { keys: cachedPages.chapterKeys, memo: bookSections }));
-    storeRenderCachesStep(root, highlighting, cachedPages, fresh, options.memory, { useCache, quick: options.quick === true });
-    return { model, pages, sources, cachedPages, highlighting, errors };
+    pages.push(renderIndexPage(ctx, { errors, globalProblems: report.problems.filter((p) => !report.blocks.some((b) => b.problems.includes(p)) && p.line === 0), apiProblems: (api?.problems ?? []).map((p) => p.message), apiStrict: api?.strict ?? false, generatedFiles: [...sourceFiles].sort(), description }));
+    const bookSections = memory?.bookSections;
+    pages.push(renderNotFoundPage(ctx), renderBookPage(ctx, texts, bookSections === undefined ? undefined : { keys: jobs.slice(0, model.chapters.length).map((job) => job.key), memo: bookSections }));
+    if (memory !== undefined && highlighting.rendered > 0) memory.highlighted = Object.fromEntries(highlighting.cache.used);
+    if (useCache) storeRenderCachesStep(root, jobs, fresh, { highlighted: highlighting.cache, trees }, options.quick === true);
+    return { model, pages, sources, highlighting, errors };
   });
-  const { model, pages, sources, cachedPages, highlighting, errors } = rendering.value;
-  progress(`docs: rendered ${pages.length} pages (${model.chapters.length} chapters, ${sources.files.size} source files, index) in ${Math.round(rendering.ms)} ms; ${cachedPages.copied.size} pages and ${highlighting.toRender.size - highlighting.misses} of ${highlighting.toRender.size} highlighted code texts from the cache${highlighting.ahead > 0 ? `, ${highlighting.ahead} highlighted ahead on a second thread` : ""}`);
+  const { model, pages, sources, highlighting, errors } = rendering.value;
+  progress(`docs: rendered ${pages.length} pages (${model.chapters.length} chapters, ${sources.size} source files, index) in ${Math.round(rendering.ms)} ms; ${copied.size} pages and ${highlighting.rendered - highlighting.misses} of ${highlighting.rendered} highlighted code texts from the cache${highlighting.ahead > 0 ? `, ${highlighting.ahead} highlighted ahead on a second thread` : ""}`);
 
-  const written = await timed(() => writeSiteStep(root, { model, pages, errors, texts, siteUrl: options.siteUrl }, cachedPages.copied, { staging, out, inPlace: api === undefined }, useCache, options.memory));
+  const written = await timed(() => writeSiteStep(root, { model, pages, errors, texts, copied, siteUrl: options.siteUrl }, { staging, out, inPlace: api === undefined }, useCache, memory));
 
   const total = performance.now() - started;
   progress(`docs: wrote ${out} in ${Math.round(total)} ms${problems.length > 0 ? `; ${problems.length} problem(s)` : ""}`);
@@ -251,11 +264,11 @@ export async function buildDocs(options: DocsOptions): Promise<DocsResult> {
     out,
     pages: pages.length,
     problems,
-    ...(api === undefined ? {} : { api: { entryPoints: api.entryPoints, strict: api.strict, problems: api.problems } }),
+    ...(api === undefined ? {} : { api }),
     timings: { tangle: read.ms, verify: tVerify, xref: referenced.ms, api: tApi, render: rendering.ms, write: written.ms, total },
-    cached: { steps: cachedSteps, highlighted: highlighting.toRender.size, highlightedFromCache: highlighting.toRender.size - highlighting.misses, pages: cachedPages.copied.size },
+    cached: { steps: cachedSteps, highlighted: highlighting.rendered, highlightedFromCache: highlighting.rendered - highlighting.misses, pages: copied.size },
     highlightedAhead: highlighting.ahead,
-    rendered: pages.filter((page) => !cachedPages.copied.has(page.path)).map((page) => page.path),
+    rendered: pages.filter((page) => !copied.has(page.path)).map((page) => page.path),
     model,
   };
 }
@@ -274,65 +287,35 @@ function readProjectStep(root: string, scan: ScanMode, memory: DocsMemory | unde
   return { model, texts: model.texts(), tangled: model.tangle() };
 }
 
-/** Where verify's report comes from: a JSON file, the cache (already read), the caller, or a run of verify (cached under `cacheName` when caching). */
-type VerifySource = { readonly kind: "json"; readonly path: string } | { readonly kind: "cached"; readonly report: VerifyReport } | { readonly kind: "given"; readonly report: VerifyReport } | { readonly kind: "run"; readonly cacheName: string | undefined };
-
 /**
- * Looks up verify's report of the tree as it is: from `--verify-json`, else from the cache when
- * the tree's fingerprint (every source, document and evidence file's size and time) matches one
- * verify already judged; else verify must run.
+ * Verify's report of the tree as it is when it needs no run: the caller's, `--verify-json`'s, or
+ * the cache's when the tree's fingerprint (every source, document and evidence file's size and
+ * time) matches one verify already judged; else none, with the cache entry a run is to fill.
  */
-function lookUpVerify(root: string, verifyJson: string | undefined, useCache: boolean): VerifySource {
-  if (verifyJson !== undefined) return { kind: "json", path: verifyJson };
-  if (!useCache) return { kind: "run", cacheName: undefined };
-  const name = `verify-${treeFingerprint(root)}.json`;
-  const cached = readCachedJson<VerifyReport>(root, name);
-  return cached === undefined ? { kind: "run", cacheName: name } : { kind: "cached", report: cached };
-}
-
-/**
- * Step 2: verify's report. A run is verify in-process over the build's own model (`npm run
- * verify` is the same function, so the cached report is exactly what it would print), then cached.
- */
-function verifyStep(root: string, source: VerifySource, model: ProjectModel): { report: VerifyReport; cached: boolean } {
-  if (source.kind === "json") return { report: readReport(source.path), cached: false };
-  if (source.kind === "cached") return { report: source.report, cached: true };
-  if (source.kind === "given") return { report: source.report, cached: false };
-  const report = verifyProject({ root, model });
-  if (source.cacheName !== undefined) replaceCachedJson(root, "verify", source.cacheName, report);
-  return { report, cached: false };
+function knownReport(root: string, options: DocsOptions, useCache: boolean): { report?: VerifyReport; cached: boolean; cacheName?: string } {
+  if (options.verifyReport !== undefined) return { report: options.verifyReport, cached: false };
+  if (options.verifyJson !== undefined) {
+    const text = readIfExists(options.verifyJson);
+    if (text === undefined) throw new LiterateError([error({ file: options.verifyJson, line: 0, column: 0 }, "docs", `no verify report at \`${options.verifyJson}\``, "write one with `npm run verify -- --json > FILE`, or leave out `--verify-json`")]);
+    return { report: JSON.parse(text) as VerifyReport, cached: false };
+  }
+  if (!useCache) return { cached: false };
+  const cacheName = `verify-${treeFingerprint(root)}.json`;
+  const report = readCachedJson<VerifyReport>(root, cacheName);
+  return report === undefined ? { cached: false, cacheName } : { report, cached: true };
 }
 
 /**
  * Step 4: the API reference, written into `staging`: from the cache when its key (the sources,
  * the entry and where each line's block is) was built before, else by typedoc (then cached).
  */
-async function apiStep(input: {
-  readonly root: string;
-  readonly staging: string;
-  readonly out: string;
-  readonly tangled: TangleResult;
-  readonly xref: XrefResult;
-  readonly sourcesKey: string;
-  readonly useCache: boolean;
-  readonly entryPoints: readonly string[] | undefined;
-  readonly cachedSteps: string[];
-  readonly progress: (line: string) => void;
-}): Promise<ApiResult> {
-  const { root, staging, tangled, useCache } = input;
-  const apiOptions = { root, site: staging, ...(input.entryPoints === undefined ? {} : { entryPoints: input.entryPoints }) };
-  const apiKey = hashParts([input.sourcesKey, typedocVersion, JSON.stringify(apiOptions.entryPoints ?? null), JSON.stringify(tangled.blocks.map((b) => [b.doc, b.index])), ...tangled.targets.map((t) => t.lineBlock.join(","))]);
-  const restored = useCache ? restoreApi(root, apiKey, staging, input.out) : undefined;
-  let api: ApiResult;
-  if (restored !== undefined) {
-    api = restored;
-    input.cachedSteps.push("api");
-  } else {
-    api = await buildApi(apiOptions, tangled, input.xref.program);
-    if (useCache) storeApi(root, apiKey, staging, api);
-  }
-  input.progress(`docs: API reference: ${api.entryPoints.length} entry point(s), ${api.pages.size} blocks linked, ${api.problems.length} warning(s)${api.strict ? "" : " (not fatal without generated/index.ts)"}, ${Math.round(api.milliseconds)} ms`);
-  return api;
+async function apiStep(root: string, staging: string, tangled: TangleResult, xref: XrefResult, sourcesKey: string, useCache: boolean, entryPoints: readonly string[] | undefined): Promise<{ api: ApiResult; cached: boolean }> {
+  const key = hashParts([sourcesKey, typedocVersion, JSON.stringify(entryPoints ?? null), JSON.stringify(tangled.blocks.map((b) => [b.doc, b.index])), ...tangled.targets.map((t) => t.lineBlock.join(","))]);
+  const restored = useCache ? restoreApi(root, key, staging) : undefined;
+  if (restored !== undefined) return { api: restored, cached: true };
+  const api = await buildApi(root, staging, entryPoints, tangled, xref.program);
+  if (useCache) storeApi(root, key, staging, api);
+  return { api, cached: false };
 }
 
 /** The build's problems from the API reference: an undocumented export fails the build only when the entry is strict. */
@@ -345,14 +328,6 @@ function apiProblemsOf(api: ApiResult, tangled: TangleResult): Diagnostic[] {
   });
 }
 
-/** Step 5: the docs model, joining the tangle, verify's report, the cross-references, the tests and the API pages. */
-function docsModelStep(tangled: TangleResult, report: VerifyReport, xref: XrefResult, tests: ReturnType<typeof attributeTests>, api: ApiResult | undefined, texts: ReadonlyMap<string, string>): DocsModel {
-  const headings = new Map([...texts].map(([path, text]) => [path, firstHeading(text)]));
-  const apiProblems = new Map<number, string[]>();
-  for (const p of api?.problems ?? []) if (p.block !== undefined) pushAt(apiProblems, p.block, p.message);
-  return buildModel({ tangle: tangled, report, xref, tests, ...(api === undefined ? {} : { api: api.pages }), apiProblems, headings });
-}
-
 /** Step 6: the error sites of the harness's and the tools' own sources (tests raise errors on purpose and are left out), cached by their texts. */
 function errorSitesStep(root: string, tangled: TangleResult, tsFiles: ReadonlyMap<string, string>, codeVersion: string, useCache: boolean, memory: DocsMemory | undefined): ErrorSite[] {
   const toolFiles = listDocuments(root, "tools", ".ts");
@@ -360,36 +335,20 @@ function errorSitesStep(root: string, tangled: TangleResult, tsFiles: ReadonlyMa
   return throughCache(root, "errors", hashParts([codeVersion, ...errorInputs.flatMap((f) => [f.file, f.text])]), useCache, () => findErrorSites(errorInputs, memory?.errorTrees)).value;
 }
 
-/** The files with a source page: every tangled file, and every other file an error is raised in. */
-interface SourceFiles {
-  readonly files: ReadonlySet<string>;
-  readonly contents: ReadonlyMap<string, string>;
-}
-
-/** Step 7: the source pages' files and their contents (tangled ones from memory). */
-function sourceFilesStep(root: string, tangled: TangleResult, tsFiles: ReadonlyMap<string, string>, errorSites: readonly ErrorSite[]): SourceFiles {
-  const files = new Set([...tangled.targets.map((t) => t.path), ...new Set(errorSites.filter((s) => !tsFiles.has(s.file)).map((s) => s.file))]);
-  const contents = new Map([...files].map((file) => [file, tangled.files.get(file) ?? readIfExists(join(root, file)) ?? ""]));
-  return { files, contents };
-}
-
-/** Which pages the page cache holds: their keys, the cached pages (HTML copied unread), and the site path → cached HTML file of each. */
-interface CachedPages {
-  readonly chapterKeys: readonly (string | undefined)[];
-  readonly sourceKeys: ReadonlyMap<string, string | undefined>;
-  readonly chapters: readonly (RenderedPage | undefined)[];
-  readonly sources: ReadonlyMap<string, RenderedPage | undefined>;
-  /** The pages that came from the cache. */
-  readonly copied: ReadonlyMap<string, string>;
+/** A chapter or source page: its cache key, the code it shows (known from the model before rendering), and how to render it. */
+interface PageJob {
+  readonly key: string | undefined;
+  /** The page the cache holds under `key`: its HTML file is copied into the site unread, its headings and sections are for search. */
+  readonly cached: RenderedPage | undefined;
+  readonly codes: readonly CodeToHighlight[];
+  readonly render: (ctx: PageContext) => RenderedPage;
 }
 
 /**
- * Step 8: the page keys (see `pageKeys`) and the pages the cache holds under them. A cached page
- * is its HTML file (copied into the site unread) and its headings and sections (for search).
+ * Step 7: every chapter page, then every source page, with its key (see `pageKeys`) and what
+ * the page cache holds under it (each cached page's site path → HTML file into `copied`).
  */
-function pageCacheStep(root: string, model: DocsModel, codeVersion: string, input: Parameters<typeof pageKeys>[2], contents: ReadonlyMap<string, string>, useCache: boolean): CachedPages {
-  const keys = useCache ? pageKeys(model, codeVersion, input) : undefined;
-  const copied = new Map<string, string>();
+function pageJobs(root: string, model: DocsModel, texts: ReadonlyMap<string, string>, sources: ReadonlyMap<string, string>, keys: ReturnType<typeof pageKeys> | undefined, copied: Map<string, string>): PageJob[] {
   const fromCache = (key: string | undefined): RenderedPage | undefined => {
     if (key === undefined) return undefined;
     const meta = readCachedJson<Omit<RenderedPage, "html">>(root, `${pagesFolder}/${key}.json`);
@@ -398,20 +357,117 @@ function pageCacheStep(root: string, model: DocsModel, codeVersion: string, inpu
     copied.set(meta.path, html);
     return { ...meta, html: "" };
   };
-  const chapterKeys = model.chapters.map((_c, i) => keys?.chapters[i]);
-  const sourceKeys = new Map([...contents].map(([file, content]) => [file, keys?.source(file, content)]));
-  const chapters = chapterKeys.map(fromCache);
-  const sources = new Map([...sourceKeys].map(([file, key]) => [file, fromCache(key)]));
-  return { chapterKeys, sourceKeys, chapters, sources, copied };
+  const blockCodes = (globals: Iterable<number>): CodeToHighlight[] => [...globals].flatMap((global) => model.blocks[global]?.block ?? []).map(blockCode);
+  const targets = new Map(model.targets.map((t) => [t.path, t]));
+  const chapters = model.chapters.map((chapter, i): PageJob => {
+    const key = keys?.chapters[i];
+    return { key, cached: fromCache(key), codes: blockCodes(chapter.blocks), render: (ctx) => renderChapterPage(ctx, chapter, texts.get(chapter.doc) ?? "", i) };
+  });
+  return chapters.concat(
+    [...sources].map(([file, content]): PageJob => {
+      const key = keys?.source(file, content);
+      const target = targets.get(file);
+      // A tangled TypeScript file's page shows its blocks' tokens (`targetTokens`), not its own.
+      const codes = target !== undefined && sourceLanguage(file) === "ts" ? blockCodes(new Set(target.lineBlock)) : [sourceCode(file, content)];
+      return { key, cached: fromCache(key), codes, render: (ctx) => renderSourcePage(ctx, file, content) };
+    }),
+  );
+}
+
+/**
+ * Step 8: highlighted code, cached per (language, code). The code each page shows is known from
+ * the model before rendering: the highlighter is loaded once, only when code of a page to render
+ * is missing from the cache, and every page is rendered once. The cache keeps exactly the code
+ * of this build's pages; it is not read at all when every page comes from the page cache.
+ * Hands on the cache, how many code texts the pages to render show, how many of them were not in
+ * the cache and how many of those the early thread highlighted, and the pages' `tokenize`, which
+ * counts the times a page asked for code the model did not predict (such a page is not cached).
+ */
+async function highlightStep(root: string, jobs: readonly PageJob[], codeVersion: string, memory: DocsMemory | undefined, useCache: boolean, early: EarlyHighlights | undefined): Promise<{ cache: MapCache<CodeToken[][]>; rendered: number; misses: number; ahead: number; tokenize: Tokenize; unpredicted: () => number }> {
+  const tokenKey = (code: string, lang: string): string => highlightKey(codeVersion, code, lang);
+  const everyCode = new Set<string>();
+  const toRender = new Map<string, CodeToHighlight>();
+  for (const job of jobs) {
+    for (const piece of job.codes) {
+      everyCode.add(tokenKey(piece.code, piece.lang));
+      if (job.cached === undefined) toRender.set(tokenKey(piece.code, piece.lang), piece);
+    }
+  }
+  const cache = mapCache<CodeToken[][]>(root, highlightCacheName, useCache, memory?.highlighted);
+  let misses = 0;
+  let ahead = 0;
+  if (toRender.size > 0) {
+    for (const key of everyCode) cache.get(key);
+    const lacking = [...toRender].filter(([key]) => !cache.used.has(key));
+    misses = lacking.length;
+    const prepared = lacking.length > 0 && early !== undefined ? await early : undefined;
+    const left = lacking.filter(([key]) => {
+      const tokens = prepared?.get(key);
+      if (tokens !== undefined) cache.set(key, tokens);
+      return tokens === undefined;
+    });
+    ahead = lacking.length - left.length;
+    if (left.length > 0) {
+      const highlight = await (memory === undefined ? createTokenizer() : (memory.tokenizer ??= createTokenizer()));
+      for (const [key, { code, lang }] of left) cache.set(key, highlight(code, lang));
+    }
+  }
+  // A page asking for code the model did not predict gets plain text and is not cached.
+  let unpredicted = 0;
+  const tokenize = (code: string, lang: string): CodeToken[][] => {
+    const tokens = cache.used.get(tokenKey(code, lang));
+    if (tokens !== undefined) return tokens;
+    unpredicted++;
+    return plainTokens(code);
+  };
+  return { cache, rendered: toRender.size, misses, ahead, tokenize, unpredicted: () => unpredicted };
+}
+
+/**
+ * Step 9: every chapter and source page, from the page cache or rendered (one progress line
+ * per chapter). A rendered page is kept for the page cache (`fresh`, by key) unless it showed unpredicted code.
+ */
+function renderStep(ctx: PageContext, jobs: readonly PageJob[], unpredicted: () => number, progress: (line: string) => void): { pages: RenderedPage[]; fresh: Map<string, RenderedPage> } {
+  const fresh = new Map<string, RenderedPage>();
+  const pages = jobs.map((job, i) => {
+    const t0 = performance.now();
+    const before = unpredicted();
+    const page = job.cached ?? job.render(ctx);
+    if (job.cached === undefined && job.key !== undefined && unpredicted() === before) fresh.set(job.key, page);
+    const chapter = ctx.model.chapters[i];
+    const s = chapter?.summary;
+    if (chapter !== undefined) progress(`docs: [${i + 1}/${ctx.model.chapters.length}] ${chapter.doc} → ${page.path} (${chapter.blocks.length} blocks${s === undefined ? "" : `, ${s.tested}/${s.definitions - s.typeOnly} tested, ${s.problems} problem(s)`}) ${Math.round(performance.now() - t0)} ms`);
+    return page;
+  });
+  return { pages, fresh };
+}
+
+/**
+ * Step 10: what rendering leaves in the caches. Each cache keeps only what this build used: the
+ * code of every page, the Markdown trees parsed or read, the pages whose keys are live.
+ */
+function storeRenderCachesStep(root: string, jobs: readonly PageJob[], fresh: ReadonlyMap<string, RenderedPage>, maps: { readonly highlighted: MapCache<CodeToken[][]>; readonly trees: MapCache<MdastRoot> }, quick: boolean): void {
+  // A quick build leaves the highlight file (megabytes of JSON) to the exact build after it.
+  if (!quick && maps.highlighted.changed()) writeCached(root, highlightCacheName, Object.fromEntries(maps.highlighted.used));
+  if (maps.trees.changed()) writeCached(root, markdownCacheName, Object.fromEntries(maps.trees.used));
+  for (const [key, page] of fresh) {
+    writeCached(root, `${pagesFolder}/${key}.html`, page.html);
+    writeCached(root, `${pagesFolder}/${key}.json`, { path: page.path, headings: page.headings, sections: page.sections });
+  }
+  const live = new Set(jobs.flatMap((job) => (job.key === undefined ? [] : [`${job.key}.json`, `${job.key}.html`])));
+  pruneCache(root, (name) => !live.has(name), pagesFolder);
 }
 
 /** The key a highlighted piece of code is cached under. */
 const highlightKey = (codeVersion: string, code: string, lang: string): string => hashParts([codeVersion, codeTheme, lang, code]);
 
+/** The code of a block, as its chapter shows it. */
+const blockCode = (block: LiterateBlock): CodeToHighlight => ({ code: block.lines.join("\n"), lang: block.lang });
+
 /** The code a source page shows of a file: without its inline source map and its last newline. */
-function sourcePageCode(content: string): string {
+function sourceCode(file: string, content: string): CodeToHighlight {
   const code = withoutInlineSourceMap(content).code;
-  return code.endsWith("\n") ? code.slice(0, -1) : code;
+  return { code: code.endsWith("\n") ? code.slice(0, -1) : code, lang: sourceLanguage(file) };
 }
 
 /** Tokens highlighted ahead of the highlighting step, by `highlightKey`; `undefined` if the thread failed. */
@@ -428,14 +484,8 @@ type EarlyHighlights = Promise<ReadonlyMap<string, CodeToken[][]> | undefined>;
 function earlyHighlightStep(root: string, tangled: TangleResult, codeVersion: string, memory: DocsMemory | undefined, useCache: boolean): EarlyHighlights | undefined {
   if (memory?.highlighted !== undefined || memory?.tokenizer !== undefined) return undefined;
   if (useCache && statSync(cachedPath(root, highlightCacheName), { throwIfNoEntry: false }) !== undefined) return undefined;
-  const pieces = new Map<string, CodeToHighlight>();
-  for (const block of tangled.blocks) pieces.set(highlightKey(codeVersion, block.lines.join("\n"), block.lang), { code: block.lines.join("\n"), lang: block.lang });
-  for (const target of tangled.targets) {
-    const lang = sourceLanguage(target.path);
-    if (lang === "ts") continue;
-    const code = sourcePageCode(target.content);
-    pieces.set(highlightKey(codeVersion, code, lang), { code, lang });
-  }
+  const predicted = [...tangled.blocks.map(blockCode), ...tangled.targets.filter((t) => sourceLanguage(t.path) !== "ts").map((t) => sourceCode(t.path, t.content))];
+  const pieces = new Map(predicted.map((piece) => [highlightKey(codeVersion, piece.code, piece.lang), piece]));
   const keys = [...pieces.keys()];
   return highlightOnWorker([...pieces.values()]).then(
     (tokens) => new Map(keys.map((key, i) => [key, tokens[i] ?? []])),
@@ -443,177 +493,15 @@ function earlyHighlightStep(root: string, tangled: TangleResult, codeVersion: st
   );
 }
 
-/** What the highlighting step hands to rendering and to the caches it leaves behind. */
-interface Highlighting {
-  /** The highlighted code, by key: what this build's pages show. */
-  readonly tokenCache: ReadonlyMap<string, CodeToken[][]>;
-  /** The code of the pages to render, by key. */
-  readonly toRender: ReadonlyMap<string, CodeToHighlight>;
-  /** The highlight cache as read (or as `memory` held it). */
-  readonly stored: Record<string, CodeToken[][]> | undefined;
-  readonly misses: number;
-  /** How many of the misses came from the early highlighting thread. */
-  readonly ahead: number;
-  readonly tokenize: (code: string, lang: string) => CodeToken[][];
-  /** How many times a page asked for code the model did not predict (such a page is not cached). */
-  unpredicted(): number;
-  readonly markdown: MarkdownTrees;
-}
-
 /**
- * Step 9: highlighted code, cached per (language, code). The code each page shows is known from
- * the model before rendering: the highlighter is loaded once, only when code of a page to render
- * is missing from the cache, and every page is rendered once. The cache keeps exactly the code
- * of this build's pages; it is not read at all when every page comes from the page cache.
- */
-async function highlightStep(root: string, model: DocsModel, sources: SourceFiles, cached: CachedPages, codeVersion: string, memory: DocsMemory | undefined, useCache: boolean, early: EarlyHighlights | undefined): Promise<Highlighting> {
-  const tokenKey = (code: string, lang: string): string => highlightKey(codeVersion, code, lang);
-  const targetsByPath = new Map(model.targets.map((t) => [t.path, t]));
-  const blockCodes = (globals: Iterable<number>): CodeToHighlight[] =>
-    [...globals].flatMap((global) => {
-      const b = model.blocks[global]?.block;
-      return b === undefined ? [] : [{ code: b.lines.join("\n"), lang: b.lang }];
-    });
-  const sourceCodes = (file: string): CodeToHighlight[] => {
-    const target = targetsByPath.get(file);
-    const lang = sourceLanguage(file);
-    return target !== undefined && lang === "ts" ? blockCodes(new Set(target.lineBlock)) : [{ code: sourcePageCode(sources.contents.get(file) ?? ""), lang }];
-  };
-  const everyCode = new Map<string, CodeToHighlight>();
-  const toRender = new Map<string, CodeToHighlight>();
-  const want = (pieces: readonly CodeToHighlight[], render: boolean): void => {
-    for (const piece of pieces) {
-      everyCode.set(tokenKey(piece.code, piece.lang), piece);
-      if (render) toRender.set(tokenKey(piece.code, piece.lang), piece);
-    }
-  };
-  model.chapters.forEach((chapter, i) => want(blockCodes(chapter.blocks), cached.chapters[i] === undefined));
-  for (const file of sources.files) want(sourceCodes(file), cached.sources.get(file) === undefined);
-  const tokenCache = new Map<string, CodeToken[][]>();
-  let stored: Record<string, CodeToken[][]> | undefined;
-  let misses = 0;
-  let ahead = 0;
-  if (toRender.size > 0) {
-    stored = memory?.highlighted ?? (useCache ? readCachedJson<Record<string, CodeToken[][]>>(root, highlightCacheName) : undefined);
-    for (const [key, tokens] of Object.entries(stored ?? {})) if (everyCode.has(key)) tokenCache.set(key, tokens);
-    const lacking = [...toRender].filter(([key]) => !tokenCache.has(key));
-    misses = lacking.length;
-    const prepared = lacking.length > 0 && early !== undefined ? await early : undefined;
-    const left = lacking.filter(([key]) => {
-      const tokens = prepared?.get(key);
-      if (tokens !== undefined) tokenCache.set(key, tokens);
-      return tokens === undefined;
-    });
-    ahead = lacking.length - left.length;
-    if (left.length > 0) {
-      const highlight = await (memory === undefined ? createTokenizer() : (memory.tokenizer ??= createTokenizer()));
-      for (const [key, { code, lang }] of left) tokenCache.set(key, highlight(code, lang));
-    }
-  }
-  // A page asking for code the model did not predict gets plain text and is not cached.
-  let unpredicted = 0;
-  const tokenize = (code: string, lang: string): CodeToken[][] => {
-    const tokens = tokenCache.get(tokenKey(code, lang));
-    if (tokens !== undefined) return tokens;
-    unpredicted++;
-    return plainTokens(code);
-  };
-  return { tokenCache, toRender, stored, misses, ahead, tokenize, unpredicted: () => unpredicted, markdown: markdownTrees(root, useCache) };
-}
-
-/** The chapters' Markdown syntax trees, cached by text: read from the cache file on first use. */
-interface MarkdownTrees {
-  readonly parsed: NonNullable<ChapterOptions["parsed"]>;
-  readonly trees: ReadonlyMap<string, MdastRoot>;
-  /** The cache file's trees, when it was read. */
-  stored(): Record<string, MdastRoot> | undefined;
-  /** Whether a tree was parsed (not found). */
-  missed(): boolean;
-}
-
-function markdownTrees(root: string, useCache: boolean): MarkdownTrees {
-  let storedTrees: Record<string, MdastRoot> | undefined;
-  let treesLoaded = false;
-  const trees = new Map<string, MdastRoot>();
-  let treesMissed = false;
-  const parsed: NonNullable<ChapterOptions["parsed"]> = {
-    get: (markdown) => {
-      const key = hashParts([markdown]);
-      if (!treesLoaded) {
-        storedTrees = useCache ? readCachedJson<Record<string, MdastRoot>>(root, markdownCacheName) : undefined;
-        treesLoaded = true;
-      }
-      const tree = trees.get(key) ?? storedTrees?.[key];
-      if (tree !== undefined) trees.set(key, tree);
-      return tree;
-    },
-    set: (markdown, tree) => {
-      trees.set(hashParts([markdown]), tree);
-      treesMissed = true;
-    },
-  };
-  return { parsed, trees, stored: () => storedTrees, missed: () => treesMissed };
-}
-
-/**
- * Step 10: every chapter and source page, from the page cache or rendered (one progress line
- * per chapter). A rendered page is kept for the page cache (`fresh`, by key) unless it showed unpredicted code.
- */
-function renderStep(ctx: PageContext, model: DocsModel, texts: ReadonlyMap<string, string>, sources: SourceFiles, cached: CachedPages, highlighting: Highlighting, progress: (line: string) => void): { pages: RenderedPage[]; fresh: Map<string, RenderedPage> } {
-  const freshPages = new Map<string, RenderedPage>();
-  const rendered = (key: string | undefined, render: () => RenderedPage): RenderedPage => {
-    const before = highlighting.unpredicted();
-    const page = render();
-    if (key !== undefined && highlighting.unpredicted() === before) freshPages.set(key, page);
-    return page;
-  };
-  const pages: RenderedPage[] = [];
-  model.chapters.forEach((chapter, i) => {
-    const t0 = performance.now();
-    const page = cached.chapters[i] ?? rendered(cached.chapterKeys[i], () => renderChapterPage(ctx, chapter, texts.get(chapter.doc) ?? "", i));
-    pages.push(page);
-    const s = chapter.summary;
-    progress(`docs: [${i + 1}/${model.chapters.length}] ${chapter.doc} → ${page.path} (${chapter.blocks.length} blocks${s === undefined ? "" : `, ${s.tested}/${s.definitions - s.typeOnly} tested, ${s.problems} problem(s)`}) ${Math.round(performance.now() - t0)} ms`);
-  });
-  for (const [file, content] of sources.contents) {
-    pages.push(cached.sources.get(file) ?? rendered(cached.sourceKeys.get(file), () => renderSourcePage(ctx, file, content)));
-  }
-  return { pages, fresh: freshPages };
-}
-
-/**
- * Step 11: what rendering leaves in the caches. Each cache keeps only what this build used: the
- * code of every page, the Markdown trees parsed or read, the pages whose keys are live.
- */
-function storeRenderCachesStep(root: string, highlighting: Highlighting, cached: CachedPages, fresh: ReadonlyMap<string, RenderedPage>, memory: DocsMemory | undefined, options: { readonly useCache: boolean; readonly quick: boolean }): void {
-  const { tokenCache, toRender, stored, misses, markdown } = highlighting;
-  const { useCache } = options;
-  if (memory !== undefined && toRender.size > 0) memory.highlighted = Object.fromEntries(tokenCache);
-  // A quick build leaves the file (megabytes of JSON) to the exact build after it.
-  if (useCache && !options.quick && toRender.size > 0 && (misses > 0 || Object.keys(stored ?? {}).some((k) => !tokenCache.has(k)))) {
-    writeCachedJson(root, highlightCacheName, Object.fromEntries(tokenCache));
-  }
-  const storedTrees = markdown.stored();
-  if (useCache && (markdown.missed() || Object.keys(storedTrees ?? {}).some((k) => !markdown.trees.has(k)))) writeCachedJson(root, markdownCacheName, Object.fromEntries(markdown.trees));
-  if (useCache) {
-    for (const [key, page] of fresh) {
-      writeCachedText(root, `${pagesFolder}/${key}.html`, page.html);
-      writeCachedJson(root, `${pagesFolder}/${key}.json`, { path: page.path, headings: page.headings, sections: page.sections });
-    }
-    const live = new Set([...cached.chapterKeys, ...cached.sourceKeys.values()].flatMap((k) => (k === undefined ? [] : [`${k}.json`, `${k}.html`])));
-    pruneCache(root, (name) => !live.has(name), pagesFolder);
-  }
-}
-
-/**
- * Step 12: the site, written into `staging` (pages, the search index, cached by its entries, and
+ * Step 11: the site, written into `staging` (pages, the search index, cached by its entries, and
  * the assets) and swapped in: the old site is renamed aside and removed in the background, so
  * the swap itself is two renames. A build that keeps `memory` and builds no API reference (`npm
  * run dev`'s worker) writes the folder the last build left in place instead, only the files
  * whose content the last build made from other inputs (each by a rename, so a file is never
  * served half-written): a one-block edit rewrote every page of the site, 27 MB, about 0.45 s.
  */
-function writeSiteStep(root: string, site: { readonly model: DocsModel; readonly pages: readonly RenderedPage[]; readonly errors: readonly IndexedError[]; readonly texts: ReadonlyMap<string, string>; readonly siteUrl: string | undefined }, copied: ReadonlyMap<string, string>, target: { readonly staging: string; readonly out: string; readonly inPlace: boolean }, useCache: boolean, memory: DocsMemory | undefined): void {
+function writeSiteStep(root: string, site: { readonly model: DocsModel; readonly pages: readonly RenderedPage[]; readonly errors: readonly IndexedError[]; readonly texts: ReadonlyMap<string, string>; readonly copied: ReadonlyMap<string, string>; readonly siteUrl: string | undefined }, target: { readonly staging: string; readonly out: string; readonly inPlace: boolean }, useCache: boolean, memory: DocsMemory | undefined): void {
   const { model, pages } = site;
   const { staging, out } = target;
   // Pages are rendered and cached without the sidebar's chapter list, whose statuses change with
@@ -623,7 +511,7 @@ function writeSiteStep(root: string, site: { readonly model: DocsModel; readonly
   /** Each file of the site but the assets: the key of what it is made from, and how to make it. */
   const files = new Map<string, { readonly key: string; readonly content: () => string }>();
   for (const page of pages) {
-    const from = copied.get(page.path);
+    const from = site.copied.get(page.path);
     files.set(page.path, { key: `${from ?? hashParts([page.html])} ${linksKey}`, content: () => fillChapterList(from === undefined ? page.html : readFileSync(from, "utf8"), page.path, links) });
   }
   // The Markdown each chapter is written in, at its repository-relative path: "Edit this page" without an edit URL.
@@ -667,26 +555,6 @@ function swapIn(staging: string, out: string): void {
   for (const name of readdirSync(dirname(out))) {
     if (name.startsWith(`${basename(out)}.tmp-old-`)) rmSync(join(dirname(out), name), { recursive: true, force: true });
   }
-}
-
-/**
- * A chapter's title when its front matter has none: its first `# ` heading outside the front
- * matter and the fenced code blocks (found by the document scanner, so fences agree with tangle's).
- */
-export function firstHeading(text: string): string | undefined {
-  const { result } = scanBlocks(text);
-  const skipped: [number, number][] = result.blocks.map((b) => [b.line, b.line + (b.value === "" ? 0 : b.value.split("\n").length) + (b.closed ? 1 : 0)]);
-  const fm = result.frontMatter;
-  if (fm !== undefined) skipped.push([1, fm.line + (fm.value === "" ? 0 : fm.value.split("\n").length)]);
-  const outside = withoutBom(text).split("\n").filter((_line, i) => !skipped.some(([from, to]) => i + 1 >= from && i + 1 <= to));
-  const heading = outside.map((line) => /^ {0,3}# +(.+?)(?: +#+)? *$/.exec(line)?.[1]).find((h) => h !== undefined);
-  return heading?.replace(/[`*_]/g, "");
-}
-
-function readReport(path: string): VerifyReport {
-  const text = readIfExists(path);
-  if (text === undefined) throw new LiterateError([error({ file: path, line: 0, column: 0 }, "docs", `no verify report at \`${path}\``, "write one with `npm run verify -- --json > FILE`, or leave out `--verify-json`")]);
-  return JSON.parse(text) as VerifyReport;
 }
 
 /** Links each error site: inside tangled code to its block, elsewhere to its source line. */
@@ -740,6 +608,7 @@ function searchEntries(model: DocsModel, pages: readonly RenderedPage[], errors:
 }
 
 const highlightCacheName = "highlight.json";
+const markdownCacheName = "markdown.json";
 const pagesFolder = "pages";
 
 /**
@@ -809,7 +678,6 @@ function shownBlock(block: LiterateBlock): Omit<LiterateBlock, "verbatim" | "pro
   return shown;
 }
 
-const markdownCacheName = "markdown.json";
 const typedocVersion = (createRequire(import.meta.url)("typedoc/package.json") as { version: string }).version;
 
 /** A hash of the docs library's own code: a change to how a step computes invalidates its cache. */
@@ -828,32 +696,22 @@ function lockStamp(root: string): string {
 /** An API result as its cache entry keeps it: the pages by block as a list of pairs. */
 type CachedApi = Pick<ApiResult, "entryPoints" | "strict" | "problems"> & { readonly pages: readonly (readonly [number, string])[] };
 
-/** The API pages and result cached under `key`, copied into the staging site. */
-function restoreApi(root: string, key: string, staging: string, out: string): ApiResult | undefined {
-  const meta = readCachedJson<CachedApi>(root, `api-${key}.json`);
-  if (meta === undefined) return undefined;
+/** The API pages and result cached under `key`, linked into the staging site. */
+function restoreApi(root: string, key: string, staging: string): ApiResult | undefined {
   const started = performance.now();
-  // The previous site's API pages, when built from the same key, are copied over (the site
-  // being served keeps its own until the swap, also when this build fails).
-  const previous = join(out, apiFolder);
-  if (readIfExists(join(previous, apiKeyFile)) === key) linkTree(previous, join(staging, apiFolder));
-  else if (meta.pages.length > 0 && !restoreCachedFolder(root, `api-${key}`, join(staging, apiFolder))) return undefined;
+  const meta = readCachedJson<CachedApi>(root, `api-${key}.json`);
+  const folder = cachedPath(root, `api-${key}`);
+  const stored = statSync(folder, { throwIfNoEntry: false })?.isDirectory() === true;
+  if (meta === undefined || (!stored && meta.pages.length > 0)) return undefined;
+  if (stored) linkTree(folder, join(staging, apiFolder));
   return { entryPoints: meta.entryPoints, strict: meta.strict, problems: meta.problems, pages: new Map(meta.pages), milliseconds: performance.now() - started };
 }
 
-const apiKeyFile = ".cache-key";
-
 function storeApi(root: string, key: string, staging: string, api: ApiResult): void {
-  try {
-    writeFileSync(join(staging, apiFolder, apiKeyFile), key);
-  } catch {
-    // No API folder: nothing to mark.
-  }
   pruneCache(root, (n) => n.startsWith("api-") && n !== `api-${key}`);
   storeCachedFolder(root, `api-${key}`, join(staging, apiFolder));
-  writeCachedJson(root, `api-${key}.json`, { entryPoints: api.entryPoints, strict: api.strict, problems: api.problems, pages: [...api.pages] } satisfies CachedApi);
+  writeCached(root, `api-${key}.json`, { entryPoints: api.entryPoints, strict: api.strict, problems: api.problems, pages: [...api.pages] } satisfies CachedApi);
 }
-
 
 /** The first words of a text, for a search hit. */
 function snippetOf(text: string, max = 140): string {
@@ -863,3 +721,4 @@ function snippetOf(text: string, max = 140): string {
 
 /** Test files: tangled test blocks and anything under `test/`. */
 const isTestFile = (path: string): boolean => path.startsWith("test/") || /\.(test|spec)\.(c|m)?tsx?$/.test(path);
+

@@ -52,15 +52,29 @@ export function treeFingerprint(root: string): string {
   return hashParts(parts);
 }
 
+/** The path of a cache entry, for copying it out without reading it. */
+export function cachedPath(root: string, name: string): string {
+  return join(root, docsCacheFolder, name);
+}
+
 /** Reads a cached JSON value, or `undefined` when there is none or it does not parse. */
 export function readCachedJson<T>(root: string, name: string): T | undefined {
-  const text = readIfExists(join(root, docsCacheFolder, name));
+  const text = readIfExists(cachedPath(root, name));
   return text === undefined ? undefined : (parseJson(text) as T | undefined);
+}
+
+/** Writes a cache entry atomically: a string as it is, any other value as JSON (a failure to write is not a build failure). */
+export function writeCached(root: string, name: string, value: unknown): void {
+  try {
+    writeAtomically(cachedPath(root, name), typeof value === "string" ? value : JSON.stringify(value));
+  } catch {
+    // A read-only checkout builds as before, only without the warm path.
+  }
 }
 
 /** Writes `value` as the one cache entry of `step` (named `step-KEY.json`): the step's entries under other keys are removed. */
 export function replaceCachedJson(root: string, step: string, name: string, value: unknown): void {
-  writeCachedJson(root, name, value);
+  writeCached(root, name, value);
   pruneCache(root, (n) => n.startsWith(`${step}-`) && n !== name);
 }
 
@@ -78,28 +92,45 @@ export function throughCache<T extends object>(root: string, step: string, key: 
   return { value, cached: false };
 }
 
-/** Writes a JSON value to the cache atomically (a failure to write is not a build failure). */
-export function writeCachedJson(root: string, name: string, value: unknown): void {
-  writeCachedText(root, name, JSON.stringify(value));
+/** A cache file holding one map from content keys to values (highlighted code, Markdown trees), as one build uses it. */
+export interface MapCache<T> {
+  /** The value under `key`: this build's, else the file's (read on first use, or `held` as a previous build left it). */
+  get(key: string): T | undefined;
+  set(key: string, value: T): void;
+  /** The entries this build used. */
+  readonly used: ReadonlyMap<string, T>;
+  /** Whether this build changed what the file should hold: it set a value, or left unused one the file held. */
+  changed(): boolean;
 }
 
-/** The path of a cache entry, for copying it out without reading it. */
-export function cachedPath(root: string, name: string): string {
-  return join(root, docsCacheFolder, name);
-}
-
-/** Writes text to the cache atomically (a failure to write is not a build failure). */
-export function writeCachedText(root: string, name: string, text: string): void {
-  try {
-    writeAtomically(join(root, docsCacheFolder, name), text);
-  } catch {
-    // A read-only checkout builds as before, only without the warm path.
-  }
+/** The map cache in the file `name`; not read at all when nothing is asked of it. */
+export function mapCache<T>(root: string, name: string, useCache: boolean, held?: Record<string, T>): MapCache<T> {
+  let stored: Record<string, T> | undefined;
+  let loaded = false;
+  let added = false;
+  const used = new Map<string, T>();
+  return {
+    get: (key) => {
+      if (!loaded) {
+        stored = held ?? (useCache ? readCachedJson<Record<string, T>>(root, name) : undefined);
+        loaded = true;
+      }
+      const value = used.get(key) ?? stored?.[key];
+      if (value !== undefined) used.set(key, value);
+      return value;
+    },
+    set: (key, value) => {
+      used.set(key, value);
+      added = true;
+    },
+    used,
+    changed: () => added || Object.keys(stored ?? {}).some((key) => !used.has(key)),
+  };
 }
 
 /** Removes the entries of the cache folder `folder` (default: the top) that are `stale`, e.g. a step's old keys. */
 export function pruneCache(root: string, stale: (name: string) => boolean, folder = ""): void {
-  const dir = join(root, docsCacheFolder, folder);
+  const dir = cachedPath(root, folder);
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -131,24 +162,14 @@ export function linkTree(from: string, to: string): void {
   }
 }
 
-/** Links a cached folder to `to`; false when it is not cached. */
-export function restoreCachedFolder(root: string, name: string, to: string): boolean {
-  const from = join(root, docsCacheFolder, name);
-  if (statSync(from, { throwIfNoEntry: false })?.isDirectory() !== true) return false;
-  linkTree(from, to);
-  return true;
-}
-
 /** Stores a copy of the folder `from` in the cache under `name`. */
 export function storeCachedFolder(root: string, name: string, from: string): void {
   try {
-    const folder = join(root, docsCacheFolder);
-    mkdirSync(folder, { recursive: true });
-    const temp = join(folder, `${name}.tmp-${process.pid}`);
+    const temp = cachedPath(root, `${name}.tmp-${process.pid}`);
     rmSync(temp, { recursive: true, force: true });
     linkTree(from, temp);
-    rmSync(join(folder, name), { recursive: true, force: true });
-    renameSync(temp, join(folder, name));
+    rmSync(cachedPath(root, name), { recursive: true, force: true });
+    renameSync(temp, cachedPath(root, name));
   } catch {
     // As above: no cache, no failure.
   }

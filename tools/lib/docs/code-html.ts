@@ -66,41 +66,24 @@ function closeOverlay(o: CodeOverlay): string {
   return o.href !== undefined && !o.isDefinition ? "</a>" : "</span>";
 }
 
-/** Renders one line's tokens, wrapping the overlaid columns. */
+/** Renders one line's tokens, wrapping the overlaid columns: each token is cut where an overlay starts or ends. */
 function renderLine(tokens: readonly CodeToken[], overlays: readonly CodeOverlay[]): string {
   let out = "";
-  let next = 0;
   let open: CodeOverlay | undefined;
   for (const token of tokens) {
     const end = token.column + token.content.length;
-    let at = token.column;
-    while (at < end) {
-      while (next < overlays.length && (overlays[next]?.column ?? 0) + (overlays[next]?.length ?? 0) <= at) next++;
-      const o = overlays[next];
-      let stop = end;
-      let inside = false;
-      if (o !== undefined) {
-        if (o.column > at) stop = Math.min(end, o.column);
-        else {
-          inside = true;
-          stop = Math.min(end, o.column + o.length);
-        }
-      }
-      if (inside && open !== o && o !== undefined) {
+    const cuts = new Set([token.column, end]);
+    for (const o of overlays) for (const at of [o.column, o.column + o.length]) if (at > token.column && at < end) cuts.add(at);
+    const bounds = [...cuts].sort((a, b) => a - b);
+    for (let k = 0; k + 1 < bounds.length; k++) {
+      const at = bounds[k] ?? 0;
+      const o = overlays.find((overlay) => overlay.column <= at && at < overlay.column + overlay.length);
+      if (o !== open) {
         if (open !== undefined) out += closeOverlay(open);
-        out += openOverlay(o);
+        if (o !== undefined) out += openOverlay(o);
         open = o;
-      } else if (!inside && open !== undefined) {
-        out += closeOverlay(open);
-        open = undefined;
       }
-      const text = token.content.slice(at - token.column, stop - token.column);
-      out += `<span${styleOf(token)}>${escapeHtml(text)}</span>`;
-      at = stop;
-      if (open !== undefined && at >= open.column + open.length) {
-        out += closeOverlay(open);
-        open = undefined;
-      }
+      out += `<span${styleOf(token)}>${escapeHtml(token.content.slice(at - token.column, (bounds[k + 1] ?? end) - token.column))}</span>`;
     }
   }
   if (open !== undefined) out += closeOverlay(open);

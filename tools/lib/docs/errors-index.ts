@@ -64,11 +64,7 @@ interface ErrorClass {
 const builtinErrors = ["Error", "TypeError", "RangeError", "SyntaxError", "ReferenceError", "URIError", "EvalError", "AggregateError"];
 
 /** A class declared with an `extends` clause: its name, its base, its constructor's parameters. */
-interface DeclaredClass {
-  readonly name: string;
-  readonly base: string;
-  readonly params?: string[];
-}
+type DeclaredClass = ErrorClass & { readonly name: string; readonly base: string };
 
 /**
  * What the walks of a syntax tree found, kept with the tree: a tree that a long-lived process
@@ -107,7 +103,7 @@ function errorClasses(sources: readonly ts.SourceFile[]): Map<string, ErrorClass
     changed = false;
     for (const d of declared) {
       if (classes.has(d.name) || !classes.has(d.base)) continue;
-      classes.set(d.name, d.params === undefined ? { base: d.base } : { params: d.params, base: d.base });
+      classes.set(d.name, d);
       changed = true;
     }
   }

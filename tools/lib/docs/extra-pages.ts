@@ -2,11 +2,9 @@
  * The pages around the chapters that readers of other generators expect: a 404 page, the whole
  * book on one page (to print), and a sitemap. Pure: the model and texts in, HTML or XML out.
  */
-import type { Code } from "mdast";
-import { renderChapter } from "./chapter.ts";
 import { blockAnchor, escapeHtml } from "./html.ts";
 import type { ChapterModel } from "./model.ts";
-import { blockLabel, hrefRewriter, shell, type PageContext, type RenderedPage } from "./pages.ts";
+import { blockLabel, renderChapterBody, shell, type PageContext, type RenderedPage } from "./pages.ts";
 
 /** Where the 404 page is: the site's root, where static hosts look for it. */
 export const notFoundPath = "404.html";
@@ -77,19 +75,10 @@ export interface BookSections {
 
 /** One chapter's section of the whole-book page: its ids prefixed with its `slug`, its links to chapters in the book made links inside the page. */
 function bookSection(ctx: PageContext, chapter: ChapterModel, texts: ReadonlyMap<string, string>, slug: string, inBook: ReadonlySet<string>): BookSection {
-  let diagrams = false;
-  const byLine = new Map(chapter.blocks.map((g) => [ctx.model.blocks[g]?.block.line ?? -1, ctx.model.blocks[g]]));
-  const renderCode = (node: Code, line: number): string | undefined => {
-    const b = byLine.get(line);
-    if (node.lang === "mermaid") {
-      diagrams = true;
-      return `<figure class="diagram"><pre class="mermaid">${escapeHtml(node.value)}</pre><figcaption><details><summary>The diagram as text</summary><pre class="diagram-text">${escapeHtml(node.value)}</pre></details></figcaption></figure>`;
-    }
-    if (b === undefined) return undefined;
+  const rendered = renderChapterBody(ctx, chapter, texts.get(chapter.doc) ?? "", bookPath, (b) => {
     const label = blockLabel(b);
     return `<figure class="block" id="${blockAnchor(b.block.index)}"><figcaption class="block-head"><span class="label">${escapeHtml(label)}</span></figcaption><pre class="code" tabindex="0" aria-label="code: ${escapeHtml(label)}"><code>${escapeHtml(b.block.lines.join("\n"))}</code></pre></figure>`;
-  };
-  const rendered = renderChapter(texts.get(chapter.doc) ?? "", { renderCode, rewriteHref: hrefRewriter(ctx, chapter.doc, bookPath), ...(ctx.parsed === undefined ? {} : { parsed: ctx.parsed }) });
+  });
   const html = rendered.html
     .replace(/ id="([^"]*)"/g, (_m, id: string) => ` id="${slug}--${id}"`)
     .replace(/ href="([^"]*)"/g, (m, href: string) => {
@@ -98,7 +87,7 @@ function bookSection(ctx: PageContext, chapter: ChapterModel, texts: ReadonlyMap
       if (other === null || !inBook.has(other[1] ?? "")) return m;
       return ` href="#${other[1] ?? ""}${other[2] === undefined ? "" : `--${other[2]}`}"`;
     });
-  return { html: `<section class="book-chapter" id="${slug}" aria-labelledby="${slug}--${rendered.headings.find((h) => h.depth === 1)?.id ?? ""}">\n${html}\n</section>`, diagrams };
+  return { html: `<section class="book-chapter" id="${slug}" aria-labelledby="${slug}--${rendered.headings.find((h) => h.depth === 1)?.id ?? ""}">\n${html}\n</section>`, diagrams: rendered.diagrams };
 }
 
 /**

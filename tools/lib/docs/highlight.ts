@@ -5,7 +5,7 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { createHighlighter, type BundledLanguage, type Highlighter } from "shiki";
+import { createHighlighter, type BundledLanguage, type Highlighter, type ThemedToken } from "shiki";
 import { plainTokens, type CodeToken } from "./code-html.ts";
 
 /** The languages the site highlights; anything else renders as plain text. */
@@ -33,15 +33,8 @@ const colourOverrides: Readonly<Record<string, string>> = { "#6e7781": "#59636e"
 /** Tokenizes code into lines of `CodeToken`s. */
 export type Tokenize = (code: string, lang: string) => CodeToken[][];
 
-/** One token as shiki gives it, cut to what `CodeToken` needs (and what crosses a thread). */
-interface ShikiToken {
-  readonly content: string;
-  readonly offset: number;
-  readonly color?: string | undefined;
-  /** With two themes: the light colour as `color`, the dark one as `--shiki-dark`. */
-  readonly htmlStyle?: Readonly<Record<string, string>> | undefined;
-  readonly fontStyle?: number | undefined;
-}
+/** One token as shiki gives it (with two themes: the light colour as `color`, the dark one as `htmlStyle`'s `--shiki-dark`), cut to what `CodeToken` needs and what crosses a thread. */
+type ShikiToken = Pick<ThemedToken, "content" | "offset" | "color" | "htmlStyle" | "fontStyle">;
 
 /** A colour as the page writes it: lower case, overridden where the theme's falls short of AA. */
 function shownColour(colour: string | undefined): string | undefined {

@@ -2,13 +2,14 @@
  * The docs model: tangle's blocks joined with verify's report, the cross-references, the tests
  * that ran each block and the API pages, keyed by global block index. Pure.
  */
-import { byChapterOrder, type LiterateBlock } from "../core/document.ts";
+import { byChapterOrder, scanBlocks, type LiterateBlock } from "../core/document.ts";
+import { withoutBom } from "../core/markdown.ts";
 import type { TangleResult, TangledTarget } from "../core/tangle.ts";
 import type { VerifyReport } from "../commands/verify.ts";
 import type { BlockReport, DocumentSummary } from "../rules/judge.ts";
 import { blockAnchor, chapterPath } from "./html.ts";
 import type { XrefResult } from "./xref.ts";
-import { valueAt } from "../core/maps.ts";
+import { pushAt, valueAt } from "../core/maps.ts";
 
 /** An identifier inside a block, in block coordinates. */
 export interface BlockIdentifier {
@@ -83,12 +84,10 @@ export interface ModelInput {
   readonly xref: XrefResult;
   /** Global block index → names of the tests that executed it. */
   readonly tests?: ReadonlyMap<number, readonly string[]>;
-  /** Global block index → site path of its API page. */
-  readonly api?: ReadonlyMap<number, string>;
-  /** Global block index → typedoc's validation messages about it. */
-  readonly apiProblems?: ReadonlyMap<number, readonly string[]>;
-  /** Chapter titles when the front matter has none (first heading), by document path. */
-  readonly headings?: ReadonlyMap<string, string | undefined>;
+  /** The API reference: global block index → site path of its API page, and typedoc's validation messages with their blocks. */
+  readonly api?: { readonly pages: ReadonlyMap<number, string>; readonly problems: readonly { readonly message: string; readonly block?: number }[] };
+  /** The documents' texts by path, for the title of a chapter whose front matter has none (its first heading). */
+  readonly texts?: ReadonlyMap<string, string>;
 }
 
 /** Where generated line `line` (0-based) and `character` of `target` fall in the blocks. */
@@ -131,11 +130,17 @@ export function buildModel(input: ModelInput): DocsModel {
     }
   }
 
-  const chunks = chunkLinks(tangle);
+  const apiProblems = new Map<number, string[]>();
+  for (const p of input.api?.problems ?? []) if (p.block !== undefined) pushAt(apiProblems, p.block, p.message);
+  // Tangle's splice graph: for each named block, the blocks whose `<<name>>` lines splice it in.
+  const splicedInto = tangle.blocks.map(() => new Set<number>());
+  tangle.references.forEach((refs, host) => {
+    for (const ref of refs) for (const n of ref.blocks) splicedInto[n]?.add(host);
+  });
   const blocks: BlockModel[] = tangle.blocks.map((block, global) => {
     const blockReport = reports.get(`${block.doc}\0${block.index}`);
     const ids = [...(identifiers.get(global)?.values() ?? [])].sort((a, b) => a.line - b.line || a.column - b.column);
-    const apiHref = input.api?.get(global);
+    const apiHref = input.api?.pages.get(global);
     return {
       global,
       block,
@@ -144,16 +149,17 @@ export function buildModel(input: ModelInput): DocsModel {
       identifiers: ids,
       usedBy: [...(usedBy.get(global) ?? [])].sort((a, b) => a - b),
       tests: input.tests?.get(global) ?? [],
-      apiProblems: input.apiProblems?.get(global) ?? [],
+      apiProblems: apiProblems.get(global) ?? [],
       ...(apiHref === undefined ? {} : { apiHref }),
-      splicedInto: chunks.splicedInto[global] ?? [],
-      chunkRefs: chunks.refs[global] ?? [],
+      splicedInto: [...(splicedInto[global] ?? [])],
+      chunkRefs: tangle.references[global] ?? [],
     };
   });
 
   const chapters: ChapterModel[] = [...tangle.documents].sort(byChapterOrder).map((doc) => {
     const summary = report.documents.find((d) => d.path === doc.path);
-    const title = doc.frontMatter.title ?? input.headings?.get(doc.path) ?? doc.path.replace(/^literate\//, "").replace(/\.md$/, "");
+    const text = input.texts?.get(doc.path);
+    const title = doc.frontMatter.title ?? (text === undefined ? undefined : firstHeading(text)) ?? doc.path.replace(/^literate\//, "").replace(/\.md$/, "");
     return {
       doc: doc.path,
       path: chapterPath(doc.path),
@@ -191,6 +197,20 @@ export function buildModel(input: ModelInput): DocsModel {
   return { chapters, blocks, definitions, xref, report, targets: tangle.targets };
 }
 
+/**
+ * A chapter's title when its front matter has none: its first `# ` heading outside the front
+ * matter and the fenced code blocks (found by the document scanner, so fences agree with tangle's).
+ */
+export function firstHeading(text: string): string | undefined {
+  const { result } = scanBlocks(text);
+  const skipped: [number, number][] = result.blocks.map((b) => [b.line, b.line + (b.value === "" ? 0 : b.value.split("\n").length) + (b.closed ? 1 : 0)]);
+  const fm = result.frontMatter;
+  if (fm !== undefined) skipped.push([1, fm.line + (fm.value === "" ? 0 : fm.value.split("\n").length)]);
+  const outside = withoutBom(text).split("\n").filter((_line, i) => !skipped.some(([from, to]) => i + 1 >= from && i + 1 <= to));
+  const heading = outside.map((line) => /^ {0,3}# +(.+?)(?: +#+)? *$/.exec(line)?.[1]).find((h) => h !== undefined);
+  return heading?.replace(/[`*_]/g, "");
+}
+
 /** The key a definition sorts and groups by: its name without a private `#`. */
 export function definitionSortKey(name: string): string {
   return name.replace(/(^|\.)#/g, "$1");
@@ -205,14 +225,3 @@ export function compareDefinitionNames(a: string, b: string): number {
 
 /** One collator for every comparison: `localeCompare` builds one per call. */
 const collator = new Intl.Collator("en", { sensitivity: "base" });
-
-/** The `<<name>>` lines of each block (tangle's splice graph), and for each named block the blocks whose lines splice it in. */
-function chunkLinks(result: Pick<TangleResult, "blocks" | "references">): { refs: BlockModel["chunkRefs"][]; splicedInto: number[][] } {
-  const splicedInto: number[][] = result.blocks.map(() => []);
-  const refs = result.blocks.map((_, i) => {
-    const found = result.references[i] ?? [];
-    for (const ref of found) for (const n of ref.blocks) if (!splicedInto[n]?.includes(i)) splicedInto[n]?.push(i);
-    return found;
-  });
-  return { refs, splicedInto };
-}

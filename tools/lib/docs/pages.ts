@@ -6,7 +6,7 @@ import { posix } from "node:path";
 import type { Code } from "mdast";
 import { formatLocation, type Diagnostic } from "../core/diagnostics.ts";
 import { inlineSourceMapLine } from "../core/sourcemap.ts";
-import { renderChapter, type ChapterHeading, type ChapterOptions, type ChapterSection } from "./chapter.ts";
+import { renderChapter, type ChapterOptions, type RenderedChapter } from "./chapter.ts";
 import { renderCode, type CodeOverlay, type CodeToken } from "./code-html.ts";
 import type { ErrorSite } from "./errors-index.ts";
 import type { Tokenize } from "./highlight.ts";
@@ -18,12 +18,7 @@ import { describeBookScore } from "../rules/judge.ts";
 import { pushAt, valueAt } from "../core/maps.ts";
 
 /** A rendered page: its site path, its HTML, and what search should know of it. */
-export interface RenderedPage {
-  readonly path: string;
-  readonly html: string;
-  readonly headings: readonly ChapterHeading[];
-  readonly sections: readonly ChapterSection[];
-}
+export type RenderedPage = RenderedChapter & { readonly path: string };
 
 /** What every page needs besides the model. */
 export interface PageContext {
@@ -222,7 +217,7 @@ function chapterTitle(model: DocsModel, doc: string): string {
 }
 
 /** Rewrites links between documents and to tangled files, relative to the chapter `doc`. */
-export function hrefRewriter(ctx: PageContext, doc: string, page: string): (href: string) => string {
+function hrefRewriter(ctx: PageContext, doc: string, page: string): (href: string) => string {
   return (href) => {
     if (/^[a-z][a-z0-9+.-]*:|^#|^\//i.test(href)) return href;
     const [path = "", hash] = href.split("#", 2);
@@ -234,10 +229,11 @@ export function hrefRewriter(ctx: PageContext, doc: string, page: string): (href
   };
 }
 
-/** Renders a chapter page. */
-export function renderChapterPage(ctx: PageContext, chapter: ChapterModel, markdown: string, position: number): RenderedPage {
-  const page = chapter.path;
-  const hovers = new Map<number, string>();
+/**
+ * A chapter's Markdown rendered for the page at `page`: each mermaid diagram drawn, with its
+ * source as its text alternative; each other fence of a block as `block` renders it.
+ */
+export function renderChapterBody(ctx: PageContext, chapter: ChapterModel, markdown: string, page: string, block: (b: BlockModel) => string): RenderedChapter & { readonly diagrams: boolean } {
   const byLine = new Map(chapter.blocks.map((g) => [ctx.model.blocks[g]?.block.line ?? -1, ctx.model.blocks[g]]));
   let diagrams = false;
   const renderCodeNode = (node: Code, line: number): string | undefined => {
@@ -247,9 +243,17 @@ export function renderChapterPage(ctx: PageContext, chapter: ChapterModel, markd
       // The diagram's text alternative is its source, under the drawing: what it says, as text.
       return `<figure class="diagram"${b === undefined ? "" : ` id="${blockAnchor(b.block.index)}"`}><pre class="mermaid">${escapeHtml(node.value)}</pre><figcaption><details><summary>The diagram as text</summary><pre class="diagram-text">${escapeHtml(node.value)}</pre></details></figcaption></figure>`;
     }
-    return b === undefined ? undefined : renderBlock(ctx, page, b, hovers);
+    return b === undefined ? undefined : block(b);
   };
   const rendered = renderChapter(markdown, { renderCode: renderCodeNode, rewriteHref: hrefRewriter(ctx, chapter.doc, page), ...(ctx.parsed === undefined ? {} : { parsed: ctx.parsed }) });
+  return { ...rendered, diagrams };
+}
+
+/** Renders a chapter page. */
+export function renderChapterPage(ctx: PageContext, chapter: ChapterModel, markdown: string, position: number): RenderedPage {
+  const page = chapter.path;
+  const hovers = new Map<number, string>();
+  const rendered = renderChapterBody(ctx, chapter, markdown, page, (b) => renderBlock(ctx, page, b, hovers));
   const previous = ctx.model.chapters[position - 1];
   const next = ctx.model.chapters[position + 1];
   const summary = chapter.summary === undefined ? "" : `<p class="chapter-summary">${summaryText(chapter)}</p>`;
@@ -262,7 +266,7 @@ export function renderChapterPage(ctx: PageContext, chapter: ChapterModel, markd
     ...(previous === undefined ? {} : { previous: { title: previous.title, path: previous.path } }),
     ...(next === undefined ? {} : { next: { title: next.title, path: next.path } }),
     hovers,
-    diagrams,
+    diagrams: rendered.diagrams,
     edit: { href: ctx.editBase === undefined ? relativeHref(page, chapter.doc) : `${ctx.editBase}${chapter.doc}`, source: chapter.doc },
   });
   return { path: page, html, headings: rendered.headings, sections: rendered.sections };

@@ -122,21 +122,19 @@ export function crossReferenceChanged(root: string, files: ReadonlyMap<string, s
   const occurrences = previous.occurrences.filter((o) => !changedSet.has(o.file));
   const resolve = resolver(root, files, options, memory);
   const seen = new Map<ts.Symbol, number>();
-  resolve.walk(changed, occurrences, (target, describe) => {
-    let index = seen.get(target);
-    if (index !== undefined) return index;
-    const symbol = describe();
-    index = byKey.get(keyOf(symbol));
-    if (index === undefined && symbol.definition !== undefined) index = byName.get(`${symbol.name}\0${symbol.definition.file}`)?.find((i) => !claimed.has(i));
-    if (index !== undefined) claimed.add(index);
-    if (index === undefined) {
-      index = symbols.length;
-      symbols.push(symbol);
-      byKey.set(keyOf(symbol), index);
-    } else symbols[index] = symbol;
-    seen.set(target, index);
-    return index;
-  });
+  resolve.walk(changed, occurrences, (target, describe) =>
+    valueAt(seen, target, () => {
+      const symbol = describe();
+      const index = byKey.get(keyOf(symbol)) ?? (symbol.definition === undefined ? undefined : byName.get(`${symbol.name}\0${symbol.definition.file}`)?.find((i) => !claimed.has(i)));
+      if (index === undefined) {
+        byKey.set(keyOf(symbol), symbols.length);
+        return symbols.push(symbol) - 1;
+      }
+      claimed.add(index);
+      symbols[index] = symbol;
+      return index;
+    }),
+  );
   return { symbols, occurrences, milliseconds: performance.now() - started, program: resolve.program };
 }
 
