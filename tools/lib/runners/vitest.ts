@@ -335,13 +335,11 @@ function errorMessage(e: unknown): string {
     .join(" ");
 }
 
-/** The coverage map as plain istanbul JSON (what `coverage-final.json` holds), or `undefined`. */
+/**
+ * The coverage map as plain istanbul JSON (what `coverage-final.json` holds), or `undefined`: none
+ * collected, or a map that serializes otherwise (as `{ data: { file: { data: … } } }` in some istanbul versions).
+ */
 function plainCoverage(coverage: unknown): Record<string, IstanbulFile> | undefined {
-  if (coverage === undefined || coverage === null) return undefined;
-  const plain: unknown = JSON.parse(JSON.stringify(coverage));
-  if (typeof plain !== "object" || plain === null) return undefined;
-  // An istanbul CoverageMap serializes as `{ data: { file: { data: … } } }` in some versions.
-  const record = plain as Record<string, unknown>;
-  const files = Object.values(record).every(isIstanbulFile) ? record : undefined;
-  return files as Record<string, IstanbulFile> | undefined;
+  const plain: unknown = coverage === undefined ? undefined : JSON.parse(JSON.stringify(coverage));
+  return typeof plain === "object" && plain !== null && Object.values(plain).every(isIstanbulFile) ? (plain as Record<string, IstanbulFile>) : undefined;
 }
