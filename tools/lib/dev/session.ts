@@ -38,6 +38,7 @@ import type { TangleResult } from "../core/tangle.ts";
 import { runTangle } from "../commands/tangle-run.ts";
 import { programFiles, readRecords, type VerifyReport } from "../commands/verify.ts";
 import { isTypeScriptPath } from "../core/paths.ts";
+import { valueAt } from "../core/maps.ts";
 
 /** What a cycle did, for the docs. */
 export interface CycleReport {
@@ -232,22 +233,19 @@ export class DevSession {
     if (testing) {
       const all = new Set(await listing);
       for (const f of ownTests) if (all.has(f)) tests.add(f);
-      const modulesOf = (indices: readonly number[]): string[] => [...new Set(indices.flatMap((i) => result.placements[i]?.target ?? []).filter(isTypeScriptPath))];
-      const tiers: ((unexecuted: readonly number[]) => Promise<string[]>)[] = [
-        async (unexecuted) => directImporters([...all].map((path) => ({ path, text: readIfExists(join(this.#root, path)) ?? "" })), new Set(modulesOf(unexecuted))),
-        async (unexecuted) => await this.#tests.relatedTestFiles(modulesOf(unexecuted)),
-      ];
       run = tests.size > 0 ? await this.#runTests([...tests].sort()) : undefined;
       const unexecutedAfter = (done: DevRun | undefined): number[] => {
-        judgedRun = done === undefined ? undefined : { run: done, judged: this.#judge(known, scope, done, {}) };
+        judgedRun = done === undefined ? undefined : { run: done, judged: this.#judge(known, scope, done) };
         const executed = judgedRun?.judged.tested.executed ?? new Set<number>();
         return runtimeChanged.filter((i) => changedSet.has(i) && !broken.has(i) && !executed.has(i));
       };
       // A failed run proves nothing more by widening: its failures are the verdict.
       let unexecuted = run !== undefined && run.evidence === undefined ? [] : unexecutedAfter(run);
-      for (const tier of tiers) {
+      for (const tier of ["importers", "related"] as const) {
         if (unexecuted.length === 0) break;
-        const more = (await tier(unexecuted)).filter((f) => all.has(f) && !tests.has(f));
+        const modules = [...new Set(unexecuted.flatMap((i) => result.placements[i]?.target ?? []).filter(isTypeScriptPath))];
+        const found = tier === "importers" ? directImporters([...all].map((path) => ({ path, text: readIfExists(join(this.#root, path)) ?? "" })), new Set(modules)) : await this.#tests.relatedTestFiles(modules);
+        const more = found.filter((f) => all.has(f) && !tests.has(f));
         if (more.length === 0) continue;
         for (const f of more) tests.add(f);
         this.#log(`dev: ${unexecuted.length} block(s) not executed yet; adding ${more.join(", ")}`);
@@ -259,24 +257,21 @@ export class DevSession {
     if (run?.stopped === true) {
       // A newer save stopped the tests: what they ran is no evidence. Its cycle judges these blocks again.
       this.#forget(blocks, result, hashes);
-      for (const i of blocks) {
-        const doc = result.blocks[i]?.doc;
-        if (doc !== undefined) this.#unjudged.add(doc);
-      }
+      for (const doc of blocks.flatMap((i) => result.blocks[i]?.doc ?? [])) this.#unjudged.add(doc);
       this.#log(`dev: ${run.problems[0]?.message ?? "the run was stopped"}; its ${blocks.length} block(s) are judged with that save`);
       return { documents: [] };
     }
-    let judged = judgedRun !== undefined && judgedRun.run === run ? judgedRun.judged : this.#judge(known, scope, run, {});
+    let judged = judgedRun !== undefined && judgedRun.run === run ? judgedRun.judged : this.#judge(known, scope, run);
     const ran = new Set(run?.evidence === undefined ? [] : run.ran);
     let verdicts = verdictsOf(judged, result, blocks, ran);
     const texts = this.#model.texts();
     const written = this.#stamp(verdicts, blocks, result, hashes, texts);
     if (written.size > 0) {
-      judged = this.#judge(known, scope, run, Object.fromEntries([...written].map((i) => [i, hashes[i] ?? ""])));
+      judged = this.#judge(known, scope, run, written);
       verdicts = verdictsOf(judged, result, blocks, ran);
     }
     for (const v of verdicts) this.#log(formatVerdict(v));
-    const documents = [...new Set(blocks.map((i) => result.blocks[i]?.doc ?? ""))].filter((d) => d !== "").sort();
+    const documents = [...new Set(blocks.flatMap((i) => result.blocks[i]?.doc ?? []))].sort();
     const milliseconds = performance.now() - started;
     const work = `${this.#reads - before.reads} document(s) read, book tangled ${this.#model.counts.tangles - before.tangles} time(s)`;
     const elsewhere = failingElsewhere > 0 ? `; ${failingElsewhere} other block(s) do not compile` : "";
@@ -340,9 +335,9 @@ export class DevSession {
   }
 
   /** The judge over the model, with a dev run's evidence for `scope`, and the stamps written this cycle. */
-  #judge(known: Pick<Facts, "checked" | "inProgram" | "records">, scope: ReadonlySet<number>, run: DevRun | undefined, stamps: Readonly<Record<number, string>>): Judgement {
+  #judge(known: Pick<Facts, "checked" | "inProgram" | "records">, scope: ReadonlySet<number>, run: DevRun | undefined, stamps: ReadonlyMap<number, string> = new Map()): Judgement {
     const why = (): string => "no test file imports its module, directly or through other modules";
-    const tests = { ...devTestFacts(scope, run, why), stamps: new Map(Object.entries(stamps).map(([i, h]) => [Number(i), h])) };
+    const tests = { ...devTestFacts(scope, run, why), stamps };
     this.#lastFacts = factsOf(this.#model, { ...known, tests });
     return judge(this.#lastFacts);
   }
@@ -398,14 +393,14 @@ export class DevSession {
    * disk is still the model's text; `texts` takes the stamped text (the model takes it once the
    * cycle's judgements are made). A document edited meanwhile is left alone and its blocks
    * forgotten, so the next cycle judges them again.
-   * Returns the blocks stamped.
+   * Returns the stamp written for each block stamped.
    */
-  #stamp(verdicts: readonly BlockVerdict[], blocks: readonly number[], result: TangleResult, hashes: readonly string[], texts: Map<string, string>): Set<number> {
+  #stamp(verdicts: readonly BlockVerdict[], blocks: readonly number[], result: TangleResult, hashes: readonly string[], texts: Map<string, string>): Map<number, string> {
     const edits = new Map<string, { readonly edit: StampEdit; readonly index: number }[]>();
     verdicts.forEach((v, k) => {
-      if (wantsStamp(v)) edits.set(v.doc, [...(edits.get(v.doc) ?? []), { edit: { line: v.line, stamp: v.hash }, index: blocks[k] ?? -1 }]);
+      if (wantsStamp(v)) valueAt(edits, v.doc, () => []).push({ edit: { line: v.line, stamp: v.hash }, index: blocks[k] ?? -1 });
     });
-    const stamped = new Set<number>();
+    const stamped = new Map<number, string>();
     for (const [doc, list] of edits) {
       const text = this.#model.text(doc) ?? "";
       if (readIfExists(join(this.#root, doc)) !== text) {
@@ -419,7 +414,7 @@ export class DevSession {
       const stat = statIfExists(join(this.#root, doc));
       if (stat !== undefined) this.#ownWrites.set(doc, stat);
       texts.set(doc, next);
-      for (const e of list) stamped.add(e.index);
+      for (const e of list) stamped.set(e.index, e.edit.stamp ?? "");
     }
     return stamped;
   }

@@ -93,9 +93,3 @@ export const isRuntime = (kind: BlockAnalysis["kind"], typeOnly: boolean): boole
 export function analysisOf(facts: Pick<Facts, "analyses">, index: number): BlockAnalysis {
   return facts.analyses[index] ?? { kind: "other", names: [], typeOnly: false };
 }
-
-/** Adds `d` to `index`'s list. */
-export function addTo(map: Map<number, Diagnostic[]>, index: number, ...d: readonly Diagnostic[]): void {
-  if (d.length === 0) return;
-  map.set(index, [...(map.get(index) ?? []), ...d]);
-}
