@@ -77,8 +77,8 @@ export interface DevSessionOptions {
 /** How long the saves must pause, after a save's page, before its mutants start. */
 const mutationQuietMs = 1500;
 
-/** The launcher of the toolchain's CLIs (`tools/run.cjs`). */
-const launcher = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "run.cjs");
+/** The launcher of the toolchain's CLIs (`tools/run.cjs`), for the children dev starts (`mutate`, the docs worker). */
+export const launcher = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "run.cjs");
 
 /** After how long a test run that has not ended is reported, with how to stop it. */
 const slowRunNoticeMs = 10_000;

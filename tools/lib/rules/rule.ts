@@ -81,11 +81,6 @@ export interface Rule<F extends Findings = Findings> {
   readonly check: (facts: Facts) => F;
 }
 
-/** The kinds of block rules 1 and 2 judge: blocks that define something. */
-export function isDefinitionBlock(analysis: Pick<BlockAnalysis, "kind">): boolean {
-  return analysis.kind === "definition" || analysis.kind === "fragment" || analysis.kind === "preamble";
-}
-
 /** A block with code that runs: what rule 4 (tested) and rule 5 (pinned) judge. */
 export const isRuntime = (kind: BlockAnalysis["kind"], typeOnly: boolean): boolean => (kind === "definition" || kind === "fragment") && !typeOnly;
 

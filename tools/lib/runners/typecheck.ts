@@ -138,7 +138,8 @@ const book = { config: ".cache/dev/tsconfig.book.json", buildInfo: ".cache/dev/t
 /** A type-checker that stays warm between calls of `check`. Not safe for concurrent calls. */
 export class IncrementalTypeChecker {
   readonly #root: string;
-  readonly #project: string;
+  /** The project's configuration file. */
+  readonly #project = "tsconfig.json";
   readonly #native: string | undefined;
   /** Each parsed file and the stat it was parsed from, and the host that answers from them while the options are the same. */
   readonly #sources = new Map<string, { readonly mtimeMs: number; readonly size: number; readonly languageVersion: string; readonly source: ts.SourceFile }>();
@@ -147,13 +148,9 @@ export class IncrementalTypeChecker {
   /** The book's configuration as this checker last read or wrote it. */
   #bookConfig: string | undefined;
 
-  /**
-   * `project` is the configuration file, relative to `root` (default `tsconfig.json`);
-   * `compiler` forces the JavaScript API (default: native when its binary exists).
-   */
-  constructor(root: string, options: { readonly project?: string; readonly compiler?: "native" | "javascript" } = {}) {
+  /** `compiler` forces the JavaScript API (default: native when its binary exists). */
+  constructor(root: string, options: { readonly compiler?: "native" | "javascript" } = {}) {
     this.#root = root;
-    this.#project = options.project ?? "tsconfig.json";
     this.#native = options.compiler === "javascript" ? undefined : nativeCompilerPath();
   }
 
