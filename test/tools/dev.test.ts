@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { Diagnostic } from "../../tools/lib/core/diagnostics.ts";
 import { blockKey, changedBlocks, compileChanges, devTestFacts, directImporters, formatCompileChange, formatVerdict, verdictsOf, wantsStamp, writtenBlockKeys, type BlockVerdict } from "../../tools/lib/dev/verdicts.ts";
 import { livePaths, withLiveScript } from "../../tools/lib/dev/site.ts";
-import { IncrementalTypeChecker } from "../../tools/lib/runners/typecheck-incremental.ts";
+import { IncrementalTypeChecker } from "../../tools/lib/runners/typecheck.ts";
 import type { DocumentEvidence, TestEvidence } from "../../tools/lib/core/evidence.ts";
 import { factsOf, judge } from "../../tools/lib/rules/judge.ts";
 import { ProjectModel } from "../../tools/lib/core/project.ts";

@@ -130,9 +130,7 @@ export async function devCommand(args: readonly string[]): Promise<number> {
     // A newer save stops the tests of the older one, which it makes moot, and which may never end.
     if (running) session.stopTestsFor(document);
     clearTimeout(timer);
-    timer = setTimeout(() => {
-      void cycle();
-    }, 40);
+    timer = setTimeout(() => void cycle(), 40);
   });
   await new Promise<void>((done) => watcher.once("ready", () => done()));
   const stitcher = values.stitch ? await watchTargets(root, log, () => running) : undefined;
@@ -161,7 +159,13 @@ export async function devCommand(args: readonly string[]): Promise<number> {
  * running. Its Markdown writes then start a cycle through the documents' watcher.
  */
 async function watchTargets(root: string, log: (line: string) => void, cycling: () => boolean): Promise<{ close(): Promise<void> }> {
-  const folders = [...new Set(Object.keys(readManifestQuietly(root)).map((path) => path.split("/")[0] ?? path))].filter((folder) => !folder.includes("."));
+  let files: Readonly<Record<string, string>> = {};
+  try {
+    files = readManifest(root)?.files ?? {};
+  } catch {
+    // No manifest to read: the first tangle writes it.
+  }
+  const folders = [...new Set(Object.keys(files).map((path) => path.split("/")[0] ?? path))].filter((folder) => !folder.includes("."));
   const watcher = watch(folders.map((folder) => join(root, folder)), { ignoreInitial: true });
   let pending = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
@@ -196,13 +200,4 @@ async function watchTargets(root: string, log: (line: string) => void, cycling: 
       await watcher.close();
     },
   };
-}
-
-/** Tangle's manifest's files, or none when it cannot be read (the first tangle writes it). */
-function readManifestQuietly(root: string): Readonly<Record<string, string>> {
-  try {
-    return readManifest(root)?.files ?? {};
-  } catch {
-    return {};
-  }
 }

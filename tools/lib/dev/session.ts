@@ -25,7 +25,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LiterateError, formatDiagnostic, type Diagnostic } from "../core/diagnostics.ts";
 import { blockKey, changedBlocks, compileChanges, devTestFacts, directImporters, formatCompileChange, formatVerdict, verdictsOf, wantsStamp, writtenBlockKeys, type BlockVerdict } from "./verdicts.ts";
-import { IncrementalTypeChecker } from "../runners/typecheck-incremental.ts";
+import { IncrementalTypeChecker } from "../runners/typecheck.ts";
 import { DevTestRunner, type DevRun } from "../runners/vitest.ts";
 import { listDocuments, readIfExists, statIfExists, writeAtomically, type StatStamp } from "../disk/io.ts";
 import { factsOf, judge, judgeAhead, type Facts, type Judgement } from "../rules/judge.ts";
@@ -38,22 +38,18 @@ import type { TangleResult } from "../core/tangle.ts";
 import { runTangle } from "../commands/tangle-run.ts";
 import { programFiles, readRecords, type VerifyReport } from "../commands/verify.ts";
 import { isTypeScriptPath } from "../core/paths.ts";
+import { valueAt } from "../core/maps.ts";
 
-/** What a cycle did, for the docs and for tests. */
+/** What a cycle did, for the docs. */
 export interface CycleReport {
   /** Tangle's errors when the documents did not tangle (nothing else ran). */
   readonly tangleErrors?: readonly Diagnostic[];
-  readonly verdicts: readonly BlockVerdict[];
   /** The documents whose blocks changed. */
   readonly documents: readonly string[];
-  /** The in-memory tangle of this cycle, when the documents tangled. */
-  readonly result?: TangleResult;
-  readonly hashes?: readonly string[];
   /** The judge's report of the whole book as dev knows it, for the docs; on the first cycle and on cycles that judged blocks. */
   readonly report?: VerifyReport;
   /** Every document's text as the session holds it after the cycle (its stamps included), for the docs; with `report`. */
   readonly texts?: ReadonlyMap<string, string>;
-  readonly milliseconds: number;
 }
 
 /** Options of a session. */
@@ -78,19 +74,11 @@ export interface DevSessionOptions {
   readonly docsOnly?: boolean;
 }
 
-/** How much a session read and tangled: what the read-once test counts. */
-export interface DevCounts {
-  /** Document reads. */
-  readonly reads: number;
-  /** Tangles of the whole book (in memory). */
-  readonly tangles: number;
-}
-
 /** How long the saves must pause, after a save's page, before its mutants start. */
 const mutationQuietMs = 1500;
 
-/** The launcher of the toolchain's CLIs (`tools/run.cjs`). */
-const launcher = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "run.cjs");
+/** The launcher of the toolchain's CLIs (`tools/run.cjs`), for the children dev starts (`mutate`, the docs worker). */
+export const launcher = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "run.cjs");
 
 /** After how long a test run that has not ended is reported, with how to stop it. */
 const slowRunNoticeMs = 10_000;
@@ -99,10 +87,9 @@ const slowRunNoticeMs = 10_000;
 export class DevSession {
   readonly #root: string;
   readonly #log: (line: string) => void;
+  readonly #options: DevSessionOptions;
   readonly #checker: IncrementalTypeChecker;
   readonly #tests: DevTestRunner;
-  readonly #onLate: (report: CycleReport) => void;
-  readonly #onRead: (documents: ReadonlyMap<string, string>) => void;
   readonly #mutate: boolean;
   readonly #docsOnly: boolean;
   #previous: string[] | undefined;
@@ -130,23 +117,15 @@ export class DevSession {
   #mutation: ChildProcess | undefined;
   #generation = 0;
   #closed = false;
-  readonly #beforeMutation: () => Promise<void>;
 
   constructor(options: DevSessionOptions) {
     this.#root = options.root;
     this.#log = options.log;
-    this.#onLate = options.onLateReport ?? (() => {});
-    this.#onRead = options.onRead ?? (() => {});
-    this.#beforeMutation = options.beforeMutation ?? (async () => {});
+    this.#options = options;
     this.#docsOnly = options.docsOnly ?? false;
     this.#mutate = !this.#docsOnly && (options.mutate ?? true);
     this.#checker = new IncrementalTypeChecker(options.root, options.compiler === undefined ? {} : { compiler: options.compiler });
     this.#tests = new DevTestRunner(options.root);
-  }
-
-  /** The reads and tangles so far. */
-  get counts(): DevCounts {
-    return { reads: this.#reads, tangles: this.#model.counts.tangles };
   }
 
   /**
@@ -156,15 +135,15 @@ export class DevSession {
    */
   async cycle(saved?: readonly string[]): Promise<CycleReport> {
     const started = performance.now();
-    const before = this.counts;
+    const before = { reads: this.#reads, tangles: this.#model.counts.tangles };
     const first = this.#previous === undefined;
     const changedDocs = [...new Set([...this.#read(first || saved === undefined ? undefined : saved), ...this.#unjudged])].sort();
     this.#unjudged.clear();
-    if (!first && changedDocs.length === 0) return { verdicts: [], documents: [], milliseconds: performance.now() - started };
+    if (!first && changedDocs.length === 0) return { documents: [] };
     // Only a cycle that read a change is newer than a mutation run in the background: the
     // watcher's echo of dev's own stamp write must not make that run's survivors go unreported.
     this.#generation++;
-    if (!first) this.#onRead(this.#model.texts());
+    if (!first) this.#options.onRead?.(this.#model.texts());
     // A newer save: the older one's mutants are of code that is gone.
     this.#cancelMutation();
     try {
@@ -175,14 +154,13 @@ export class DevSession {
       if (!(caught instanceof LiterateError)) throw caught;
       for (const d of caught.diagnostics) this.#log(formatDiagnostic(d));
       this.#log("dev: tangle stopped on the problem(s) above; the generated files are kept as they were");
-      return { tangleErrors: caught.diagnostics, verdicts: [], documents: [], milliseconds: performance.now() - started };
+      return { tangleErrors: caught.diagnostics, documents: [] };
     }
     const result = this.#model.tangle();
     const hashes = this.#model.hashes();
     const changed = changedBlocks(this.#previous ?? [], result, hashes);
     const removed = (this.#previous?.length ?? 0) + changed.length - result.placements.filter((p) => p !== undefined).length;
     this.#previous = writtenBlockKeys(result, hashes);
-    if (!first && changed.length === 0 && changedDocs.length === 0) return { verdicts: [], documents: [], result, hashes, milliseconds: performance.now() - started };
 
     // The book's program: what a block's verdict depends on (verify checks the whole project).
     const modules = result.targets.map((t) => t.path).filter(isTypeScriptPath);
@@ -207,7 +185,7 @@ export class DevSession {
       // Vitest starts while the author reads the first lines, not on the first save (about a
       // second of it); a failure to start is the first run's to report.
       if (first && !this.#docsOnly) this.#tests.testFiles().catch(() => undefined);
-      return { verdicts: [], documents: first ? [] : changedDocs, result, hashes, report: this.#report(judged, known.checked), texts: this.#model.texts(), milliseconds: performance.now() - started };
+      return { documents: first ? [] : changedDocs, report: this.#report(judged, known.checked), texts: this.#model.texts() };
     }
     // A saved chapter's blocks that carry no current stamp (a failed run's, or edited while dev
     // was not running) are judged with the changed ones; only changed blocks widen the tests.
@@ -222,7 +200,7 @@ export class DevSession {
       const failing = this.#reportCompileChanges(judged, result, hashes, new Set(), "dev: this save changed whether {n} other block(s) compile:");
       const what = removed > 0 ? `${removed} block(s) removed, none changed` : "no block changed";
       this.#log(`dev: ${changedDocs.join(", ")}: ${what} (type-check ${Math.round(checked.milliseconds)} ms)${failing > 0 ? `; ${failing} block(s) do not compile` : ""}`);
-      return { verdicts: [], documents: [], result, hashes, milliseconds: performance.now() - started };
+      return { documents: [] };
     }
     const scope = new Set(blocks);
     const runtimeChanged = blocks.filter(runtime);
@@ -255,22 +233,19 @@ export class DevSession {
     if (testing) {
       const all = new Set(await listing);
       for (const f of ownTests) if (all.has(f)) tests.add(f);
-      const modulesOf = (indices: readonly number[]): string[] => [...new Set(indices.flatMap((i) => result.placements[i]?.target ?? []).filter(isTypeScriptPath))];
-      const tiers: ((unexecuted: readonly number[]) => Promise<string[]>)[] = [
-        async (unexecuted) => directImporters([...all].map((path) => ({ path, text: readIfExists(join(this.#root, path)) ?? "" })), new Set(modulesOf(unexecuted))),
-        async (unexecuted) => await this.#tests.relatedTestFiles(modulesOf(unexecuted)),
-      ];
       run = tests.size > 0 ? await this.#runTests([...tests].sort()) : undefined;
       const unexecutedAfter = (done: DevRun | undefined): number[] => {
-        judgedRun = done === undefined ? undefined : { run: done, judged: this.#judge(known, scope, done, {}) };
+        judgedRun = done === undefined ? undefined : { run: done, judged: this.#judge(known, scope, done) };
         const executed = judgedRun?.judged.tested.executed ?? new Set<number>();
         return runtimeChanged.filter((i) => changedSet.has(i) && !broken.has(i) && !executed.has(i));
       };
       // A failed run proves nothing more by widening: its failures are the verdict.
       let unexecuted = run !== undefined && run.evidence === undefined ? [] : unexecutedAfter(run);
-      for (const tier of tiers) {
+      for (const tier of ["importers", "related"] as const) {
         if (unexecuted.length === 0) break;
-        const more = (await tier(unexecuted)).filter((f) => all.has(f) && !tests.has(f));
+        const modules = [...new Set(unexecuted.flatMap((i) => result.placements[i]?.target ?? []).filter(isTypeScriptPath))];
+        const found = tier === "importers" ? directImporters([...all].map((path) => ({ path, text: readIfExists(join(this.#root, path)) ?? "" })), new Set(modules)) : await this.#tests.relatedTestFiles(modules);
+        const more = found.filter((f) => all.has(f) && !tests.has(f));
         if (more.length === 0) continue;
         for (const f of more) tests.add(f);
         this.#log(`dev: ${unexecuted.length} block(s) not executed yet; adding ${more.join(", ")}`);
@@ -282,33 +257,30 @@ export class DevSession {
     if (run?.stopped === true) {
       // A newer save stopped the tests: what they ran is no evidence. Its cycle judges these blocks again.
       this.#forget(blocks, result, hashes);
-      for (const i of blocks) {
-        const doc = result.blocks[i]?.doc;
-        if (doc !== undefined) this.#unjudged.add(doc);
-      }
+      for (const doc of blocks.flatMap((i) => result.blocks[i]?.doc ?? [])) this.#unjudged.add(doc);
       this.#log(`dev: ${run.problems[0]?.message ?? "the run was stopped"}; its ${blocks.length} block(s) are judged with that save`);
-      return { verdicts: [], documents: [], result, hashes, milliseconds: performance.now() - started };
+      return { documents: [] };
     }
-    let judged = judgedRun !== undefined && judgedRun.run === run ? judgedRun.judged : this.#judge(known, scope, run, {});
+    let judged = judgedRun !== undefined && judgedRun.run === run ? judgedRun.judged : this.#judge(known, scope, run);
     const ran = new Set(run?.evidence === undefined ? [] : run.ran);
     let verdicts = verdictsOf(judged, result, blocks, ran);
     const texts = this.#model.texts();
     const written = this.#stamp(verdicts, blocks, result, hashes, texts);
     if (written.size > 0) {
-      judged = this.#judge(known, scope, run, Object.fromEntries([...written].map((i) => [i, hashes[i] ?? ""])));
+      judged = this.#judge(known, scope, run, written);
       verdicts = verdictsOf(judged, result, blocks, ran);
     }
     for (const v of verdicts) this.#log(formatVerdict(v));
-    const documents = [...new Set(blocks.map((i) => result.blocks[i]?.doc ?? ""))].filter((d) => d !== "").sort();
+    const documents = [...new Set(blocks.flatMap((i) => result.blocks[i]?.doc ?? []))].sort();
     const milliseconds = performance.now() - started;
     const work = `${this.#reads - before.reads} document(s) read, book tangled ${this.#model.counts.tangles - before.tangles} time(s)`;
     const elsewhere = failingElsewhere > 0 ? `; ${failingElsewhere} other block(s) do not compile` : "";
     this.#log(`dev: ${verdicts.length} block(s) judged in ${Math.round(milliseconds)} ms (type-check ${Math.round(checked.milliseconds)} ms${run === undefined ? "" : `, tests ${Math.round(run.milliseconds)} ms: ${run.ran.length} file(s)`}; ${work})${elsewhere}`);
-    const cycle: CycleReport = { verdicts, documents, result, hashes, report: this.#report(judged, checked), texts, milliseconds };
+    const cycle: CycleReport = { documents, report: this.#report(judged, checked), texts };
     // The model takes the stamped texts now that every judgement of this save is made: the next save tangles them.
     const facts = this.#lastFacts;
     for (const [doc, text] of texts) this.#model.update(doc, text);
-    if (this.#mutate && facts !== undefined) this.#mutateLater(cycle, judged, blocks, (records) => judge({ ...facts, records }));
+    if (this.#mutate && facts !== undefined) this.#mutateLater(cycle, judged, blocks, facts);
     return cycle;
   }
 
@@ -363,9 +335,9 @@ export class DevSession {
   }
 
   /** The judge over the model, with a dev run's evidence for `scope`, and the stamps written this cycle. */
-  #judge(known: Pick<Facts, "checked" | "inProgram" | "records">, scope: ReadonlySet<number>, run: DevRun | undefined, stamps: Readonly<Record<number, string>>): Judgement {
+  #judge(known: Pick<Facts, "checked" | "inProgram" | "records">, scope: ReadonlySet<number>, run: DevRun | undefined, stamps: ReadonlyMap<number, string> = new Map()): Judgement {
     const why = (): string => "no test file imports its module, directly or through other modules";
-    const tests = { ...devTestFacts(scope, run, why), stamps: new Map(Object.entries(stamps).map(([i, h]) => [Number(i), h])) };
+    const tests = { ...devTestFacts(scope, run, why), stamps };
     this.#lastFacts = factsOf(this.#model, { ...known, tests });
     return judge(this.#lastFacts);
   }
@@ -421,14 +393,14 @@ export class DevSession {
    * disk is still the model's text; `texts` takes the stamped text (the model takes it once the
    * cycle's judgements are made). A document edited meanwhile is left alone and its blocks
    * forgotten, so the next cycle judges them again.
-   * Returns the blocks stamped.
+   * Returns the stamp written for each block stamped.
    */
-  #stamp(verdicts: readonly BlockVerdict[], blocks: readonly number[], result: TangleResult, hashes: readonly string[], texts: Map<string, string>): Set<number> {
+  #stamp(verdicts: readonly BlockVerdict[], blocks: readonly number[], result: TangleResult, hashes: readonly string[], texts: Map<string, string>): Map<number, string> {
     const edits = new Map<string, { readonly edit: StampEdit; readonly index: number }[]>();
     verdicts.forEach((v, k) => {
-      if (wantsStamp(v)) edits.set(v.doc, [...(edits.get(v.doc) ?? []), { edit: { line: v.line, stamp: v.hash }, index: blocks[k] ?? -1 }]);
+      if (wantsStamp(v)) valueAt(edits, v.doc, () => []).push({ edit: { line: v.line, stamp: v.hash }, index: blocks[k] ?? -1 });
     });
-    const stamped = new Set<number>();
+    const stamped = new Map<number, string>();
     for (const [doc, list] of edits) {
       const text = this.#model.text(doc) ?? "";
       if (readIfExists(join(this.#root, doc)) !== text) {
@@ -442,7 +414,7 @@ export class DevSession {
       const stat = statIfExists(join(this.#root, doc));
       if (stat !== undefined) this.#ownWrites.set(doc, stat);
       texts.set(doc, next);
-      for (const e of list) stamped.add(e.index);
+      for (const e of list) stamped.set(e.index, e.edit.stamp ?? "");
     }
     return stamped;
   }
@@ -463,7 +435,7 @@ export class DevSession {
    * and each block's survivors are printed at their Markdown place. Only chapters that keep a
    * record are mutated (a book that never ran `mutate` is not judged by rule 5).
    */
-  #mutateLater(cycle: CycleReport, judged: Judgement, blocks: readonly number[], rejudge: (records: Map<string, string | undefined>) => Judgement): void {
+  #mutateLater(cycle: CycleReport, judged: Judgement, blocks: readonly number[], facts: Facts): void {
     const records = this.#records ?? new Map<string, string | undefined>();
     const chapters = [...new Set(blocks.filter((i) => judged.blocks[i]?.checks.pinned === false && judged.blocks[i]?.checks.compiles === true).map((i) => judged.blocks[i]?.doc ?? ""))].filter((doc) => records.get(doc) !== undefined);
     if (chapters.length === 0) return;
@@ -476,41 +448,35 @@ export class DevSession {
       // quick saves is cancelled by the second, after costing its verdict both cores. A newer
       // save, or the end of the session, meanwhile: no run.
       await new Promise((resolve) => setImmediate(resolve));
-      await this.#beforeMutation();
+      await this.#options.beforeMutation?.();
       await new Promise((resolve) => setTimeout(resolve, mutationQuietMs));
       if (generation !== this.#generation || this.#closed) return;
-      this.#startMutation(cycle, chapters, blocks, started, rejudge);
+      const names = chapters.map((doc) => doc.replace(/^literate\//, "").replace(/\.md$/, ""));
+      // Its own process group, so that a newer save stops StrykerJS's workers with it.
+      const child = spawn(process.execPath, [launcher, "mutate", "--root", this.#root, ...names.flatMap((n) => ["--chapter", n])], { cwd: this.#root, stdio: ["ignore", "pipe", "pipe"], detached: true });
+      this.#mutation = child;
+      let output = "";
+      child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+      child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+      child.once("close", (code) => {
+        if (this.#mutation === child) this.#mutation = undefined;
+        if (generation !== this.#generation) return;
+        if (code !== 0) {
+          this.#log(`dev: the mutation run failed (exit ${code ?? "killed"}):\n${output.trim().split("\n").slice(-5).join("\n")}`);
+          return;
+        }
+        this.#records = readRecords(this.#root, this.#model.paths);
+        const again = judge({ ...facts, records: this.#records });
+        for (const i of blocks) {
+          const report = again.blocks[i];
+          if (report?.mutation === undefined || !chapters.includes(report.doc)) continue;
+          const m = report.mutation;
+          const head = `${report.doc}:${report.line} pinned ${report.checks.pinned ? "✓" : "✗"} mutants ${m.score === undefined ? "none" : `${m.score.toFixed(0)}%`} (${m.killed} killed, ${m.survived} survive${m.equivalent > 0 ? `, ${m.equivalent} declared equivalent${m.assumed > 0 ? ` (${m.assumed} under an assumption)` : ""}` : ""}) after ${Math.round(performance.now() - started)} ms`;
+          this.#log([head, ...m.survivors.map((s) => `    ${describeSurvivor(report.doc, s)}`)].join("\n"));
+        }
+        this.#options.onLateReport?.({ ...cycle, report: this.#report(again, cycle.report?.typeCheck ?? { compiler: "", milliseconds: 0 }) });
+      });
     })();
-  }
-
-  /** Runs `mutate` for `chapters` in a child, then judges again and prints each block's survivors (see `#mutateLater`). */
-  #startMutation(cycle: CycleReport, chapters: readonly string[], blocks: readonly number[], started: number, rejudge: (records: Map<string, string | undefined>) => Judgement): void {
-    const generation = this.#generation;
-    const names = chapters.map((doc) => doc.replace(/^literate\//, "").replace(/\.md$/, ""));
-    // Its own process group, so that a newer save stops StrykerJS's workers with it.
-    const child = spawn(process.execPath, [launcher, "mutate", "--root", this.#root, ...names.flatMap((n) => ["--chapter", n])], { cwd: this.#root, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    this.#mutation = child;
-    let output = "";
-    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    child.once("close", (code) => {
-      if (this.#mutation === child) this.#mutation = undefined;
-      if (generation !== this.#generation) return;
-      if (code !== 0) {
-        this.#log(`dev: the mutation run failed (exit ${code ?? "killed"}):\n${output.trim().split("\n").slice(-5).join("\n")}`);
-        return;
-      }
-      this.#records = readRecords(this.#root, this.#model.paths);
-      const again = rejudge(this.#records);
-      for (const i of blocks) {
-        const report = again.blocks[i];
-        if (report?.mutation === undefined || !chapters.includes(report.doc)) continue;
-        const m = report.mutation;
-        const head = `${report.doc}:${report.line} pinned ${report.checks.pinned ? "✓" : "✗"} mutants ${m.score === undefined ? "none" : `${m.score.toFixed(0)}%`} (${m.killed} killed, ${m.survived} survive${m.equivalent > 0 ? `, ${m.equivalent} declared equivalent${m.assumed > 0 ? ` (${m.assumed} under an assumption)` : ""}` : ""}) after ${Math.round(performance.now() - started)} ms`;
-        this.#log([head, ...m.survivors.map((s) => `    ${describeSurvivor(report.doc, s)}`)].join("\n"));
-      }
-      this.#onLate({ ...cycle, report: this.#report(again, cycle.report?.typeCheck ?? { compiler: "", milliseconds: 0 }) });
-    });
   }
 
   #cancelMutation(): void {

@@ -16,10 +16,9 @@
 import { mkdirSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { spawn, type ChildProcess } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { formatDiagnostic } from "../core/diagnostics.ts";
-import type { CycleReport } from "./session.ts";
+import { launcher, type CycleReport } from "./session.ts";
 import type { VerifyReport } from "../commands/verify.ts";
 import type { WorkerReply, WorkerRequest } from "../docs/command.ts";
 import { chapterPath } from "../docs/html.ts";
@@ -61,9 +60,6 @@ export function withLiveScript(html: string): string {
   return at < 0 ? `${html}${tag}` : `${html.slice(0, at)}${tag}${html.slice(at)}`;
 }
 
-/** The launcher of the toolchain's CLIs, beside this folder. */
-const launcher = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "run.cjs");
-
 /** How long the docs stay quiet after a quick build before the worker resolves every cross-reference again. */
 const settleMs = 5000;
 
@@ -76,11 +72,12 @@ const settleMs = 5000;
  * dies is started again on the next build.
  */
 class DocsWorker {
-  readonly #args: readonly string[];
-  readonly #root: string;
   #child: ChildProcess | undefined;
   #next = 0;
-  readonly #waiting = new Map<number, { resolve: (reply: { code: number | null; output: string; rendered: readonly string[] }) => void }>();
+  readonly #waiting = new Map<number, (reply: Built) => void>();
+
+  readonly #args: readonly string[];
+  readonly #root: string;
 
   constructor(root: string, site: string) {
     this.#root = root;
@@ -88,11 +85,11 @@ class DocsWorker {
   }
 
   /** Builds the site of `documents` with `report` once; resolves to the build's exit code (`null` if the worker died), output and rendered pages. */
-  build(exact: boolean, documents: ReadonlyMap<string, string>, report: VerifyReport): Promise<{ code: number | null; output: string; rendered: readonly string[] }> {
+  build(exact: boolean, documents: ReadonlyMap<string, string>, report: VerifyReport): Promise<Built> {
     const child = this.#start();
     const id = this.#next++;
     return new Promise((resolve) => {
-      this.#waiting.set(id, { resolve });
+      this.#waiting.set(id, resolve);
       child.send({ id, exact, documents: [...documents], report } satisfies WorkerRequest);
     });
   }
@@ -113,12 +110,12 @@ class DocsWorker {
     child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
     child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
     child.on("message", (reply: WorkerReply) => {
-      this.#waiting.get(reply.id)?.resolve({ code: reply.code, output: reply.output, rendered: reply.rendered ?? [] });
+      this.#waiting.get(reply.id)?.({ code: reply.code, output: reply.output, rendered: reply.rendered ?? [] });
       this.#waiting.delete(reply.id);
     });
     const gone = (): void => {
       if (this.#child === child) this.#child = undefined;
-      for (const [, waiter] of this.#waiting) waiter.resolve({ code: null, output: output === "" ? "the docs worker exited" : output, rendered: [] });
+      for (const [, resolve] of this.#waiting) resolve({ code: null, output: output === "" ? "the docs worker exited" : output, rendered: [] });
       this.#waiting.clear();
     };
     child.on("error", gone);
@@ -132,6 +129,9 @@ class DocsWorker {
     this.#child?.kill();
   }
 }
+
+/** What a build of the docs worker came to: its exit code (`null`: the worker died), output and the pages it rendered anew. */
+type Built = { readonly code: number | null; readonly output: string; readonly rendered: readonly string[] };
 
 /** A running dev docs server. */
 export interface DevDocs {

@@ -116,15 +116,12 @@ export function verdictsOf(judgement: Judgement, result: TangleResult, blocks: r
   });
 }
 
+/** The judge's checks a verdict names only when they fail, by the name it prints. */
+const otherRules = { oneDefinition: "one definition", prose: "prose", order: "order", pinned: "pinned", docComment: "doc comment" } as const;
+
 function verdictOf(report: BlockReport, target: string | undefined, ran: ReadonlySet<string> | undefined): BlockVerdict {
   const { checks } = report;
-  const failing = [
-    ...(checks.oneDefinition ? [] : ["one definition"]),
-    ...(checks.prose ? [] : ["prose"]),
-    ...(checks.order ? [] : ["order"]),
-    ...(checks.pinned ? [] : ["pinned"]),
-    ...(checks.docComment ? [] : ["doc comment"]),
-  ];
+  const failing = Object.entries(otherRules).flatMap(([check, name]) => (checks[check as keyof typeof otherRules] ? [] : [name]));
   const at = { doc: report.doc, line: report.line, column: report.column, hash: report.hash, compiles: checks.compiles, failing, problems: report.problems };
   if (report.kind === "test") return { ...at, kind: "test", stamped: false, ...(ran === undefined ? {} : { tested: target !== undefined && ran.has(target) }) };
   if (checks.tested === "exempt") return { ...at, kind: report.typeOnly ? "type-only" : "other", stamped: false };
@@ -155,23 +152,16 @@ export function formatVerdict(verdict: BlockVerdict): string {
   return [head, ...details].join("\n");
 }
 
-/** What a save did to the blocks it did not judge: those it broke, those it mended, and every block that fails to compile now. */
-export interface CompileChanges {
-  /** Blocks outside the save's scope that fail to compile now and did not before. */
-  readonly broken: readonly number[];
-  /** Blocks outside the save's scope that failed to compile before and compile now. */
-  readonly mended: readonly number[];
-  /** The keys (`blockKey`) of every block that fails to compile now, the next call's `before`. */
-  readonly failing: ReadonlySet<string>;
-}
-
 /**
  * The blocks a save broke or mended without changing them: a renamed export breaks the blocks
  * that import it, in its chapter or another, and they must be named as soon as the type-check
  * knows, like the changed block's own error. `before` are the keys of the blocks that failed
  * after the previous check; `scope` are the blocks the save judges (their verdicts say it).
+ * Returns the blocks outside `scope` that fail now and did not before (`broken`), those that
+ * compile again (`mended`), and the keys (`blockKey`) of every block that fails now (`failing`,
+ * the next call's `before`).
  */
-export function compileChanges(judgement: Judgement, result: TangleResult, hashes: readonly string[], scope: ReadonlySet<number>, before: ReadonlySet<string>): CompileChanges {
+export function compileChanges(judgement: Judgement, result: TangleResult, hashes: readonly string[], scope: ReadonlySet<number>, before: ReadonlySet<string>): { broken: number[]; mended: number[]; failing: Set<string> } {
   const failing = new Set<string>();
   const broken: number[] = [];
   const mended: number[] = [];

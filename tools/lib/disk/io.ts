@@ -4,7 +4,7 @@
  */
 import { type Stats, closeSync, existsSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { Buffer, isAscii, isUtf8 } from "node:buffer";
-import { dirname, isAbsolute, join, posix, relative, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, posix, relative, sep } from "node:path";
 import { LiterateError, error, type Diagnostic } from "../core/diagnostics.ts";
 import { forbiddenRoots, manifestPath } from "../core/paths.ts";
 import { sha256 } from "../core/plan.ts";
@@ -47,14 +47,10 @@ export class FolderListings {
     this.#root = root;
   }
 
-  /** The entries of project-relative `folder`, `null` when there is no such folder, `unknown` when it cannot be listed. */
-  folder(folder: string): ReadonlyMap<string, EntryKind> | null | "unknown" {
-    return valueAt(this.#folders, folder, () => readFolder(join(this.#root, folder)));
-  }
-
   /** What stands at project-relative `path`: its kind, `undefined` for nothing in an existing folder, `null` when its folder is missing. */
   entry(path: string): EntryKind | undefined | null {
-    const listing = this.folder(posix.dirname(path));
+    const folder = posix.dirname(path);
+    const listing = valueAt(this.#folders, folder, () => readFolder(join(this.#root, folder)));
     return listing === null || listing === "unknown" ? listing : listing.get(posix.basename(path));
   }
 
@@ -182,29 +178,16 @@ export function writeFully(fd: number, bytes: Uint8Array, path: string, write: (
 }
 
 /**
- * Writes a file atomically: a temporary file beside it, written whole and flushed (`flush`, the
- * real `fsync` but in tests), then a rename. Creates folders. Any failure, a failed flush
- * included, removes the temporary file and leaves the old file as it was.
+ * Writes a file atomically (`writeAllAtomically` of one file): a temporary file beside it,
+ * written whole and flushed (`flush`, the real `fsync` but in tests), then a rename. Creates
+ * folders. Any failure, a failed flush included, removes the temporary file, leaves the old file
+ * as it was, and throws the file system's own error.
  */
 export function writeAtomically(path: string, content: string, flush: (fd: number) => void = fsyncSync): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const temporary = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   try {
-    const fd = openSync(temporary, "wx");
-    try {
-      writeFully(fd, Buffer.from(content, "utf8"), temporary);
-      flush(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temporary, path);
+    writeAllAtomically(dirname(path), [{ path: basename(path), content }], new Set(), flush);
   } catch (caught) {
-    try {
-      unlinkSync(temporary);
-    } catch {
-      // the temporary file was never created
-    }
-    throw caught;
+    throw caught instanceof BatchWriteError ? caught.cause : caught;
   }
 }
 
@@ -238,9 +221,10 @@ export class BatchWriteError extends Error {
  * Only when every file is written are the temporary files renamed into place. A failure while
  * writing removes every temporary file and every fresh file the batch created, so the disk is
  * as it was. Folders are created once each. Returns each file's size and mtime, read from the
- * open file (a rename keeps both), so callers need no second `stat`.
+ * open file (a rename keeps both), so callers need no second `stat`. `flush`, when given, runs on
+ * each file before it is closed (`writeAtomically`'s `fsync`).
  */
-export function writeAllAtomically(root: string, files: readonly BatchFile[], fresh: ReadonlySet<string> = new Set()): Map<string, StatStamp> {
+export function writeAllAtomically(root: string, files: readonly BatchFile[], fresh: ReadonlySet<string> = new Set(), flush?: (fd: number) => void): Map<string, StatStamp> {
   const made = new Set<string>();
   /** Written so far: `temporary` is the file to rename, or `undefined` for a fresh file already in place. */
   const staged: { path: string; full: string; temporary: string | undefined; stamp: StatStamp }[] = [];
@@ -274,6 +258,7 @@ export function writeAllAtomically(root: string, files: readonly BatchFile[], fr
       try {
         const bytes = typeof file.content === "string" ? Buffer.from(file.content, "utf8") : file.content;
         writeFully(fd, bytes, full);
+        flush?.(fd);
         const s = fstatSync(fd);
         if (s.size !== bytes.length) throw Object.assign(new Error(`EIO: ${full} holds ${s.size} bytes after writing ${bytes.length}`), { code: "EIO" });
         entry.stamp = { size: s.size, mtimeMs: s.mtimeMs };

@@ -7,7 +7,8 @@ import { error, type Diagnostic } from "../core/diagnostics.ts";
 import { isTypeScriptPath } from "../core/paths.ts";
 import type { TangleResult } from "../core/tangle.ts";
 import type { TypeCheckResult } from "../core/evidence.ts";
-import { addTo, type Findings, type Rule } from "./rule.ts";
+import { type Findings, type Rule } from "./rule.ts";
+import { pushAt } from "../core/maps.ts";
 
 /** Maps compiler diagnostics on tangled lines to their blocks; the rest are pushed to `global`. */
 function mapCompilerDiagnostics(result: TangleResult, checked: TypeCheckResult, global: Diagnostic[]): Map<number, Diagnostic[]> {
@@ -24,7 +25,7 @@ function mapCompilerDiagnostics(result: TangleResult, checked: TypeCheckResult, 
     const mdLine = target.lineSource[d.line - 1] ?? 0;
     const column = d.column + (target.lineShift[d.line - 1] ?? 0);
     const doc = result.blocks[block]?.doc ?? d.file;
-    addTo(byBlock, block, error({ file: doc, line: mdLine, column }, "compiles", message, "fix the code in this block; the whole program is checked at once"));
+    pushAt(byBlock, block, error({ file: doc, line: mdLine, column }, "compiles", message, "fix the code in this block; the whole program is checked at once"));
   }
   return byBlock;
 }

@@ -160,8 +160,19 @@ export function judge(facts: Facts, options: JudgeOptions = {}): Judgement {
     const analysis = analysisOf(facts, index);
     const problems = rules.flatMap((rule) => found.get(rule.id)?.byBlock.get(index) ?? []);
     const mutation = blockMutation(block, index, pinnedFindings);
+    const stamp = testedFindings.stamps.get(index);
     return {
-      ...blockIdentity(block, analysis, facts.hashes[index] ?? "", testedFindings.stamps.get(index)),
+      doc: block.doc,
+      index: block.index,
+      line: block.line,
+      column: block.column,
+      lang: block.lang,
+      kind: analysis.kind,
+      names: analysis.names,
+      typeOnly: analysis.typeOnly,
+      hash: facts.hashes[index] ?? "",
+      ...(stamp === undefined ? {} : { stamp }),
+      ...(analysis.generated === undefined ? {} : { generated: analysis.generated }),
       checks: {
         oneDefinition: !fails("one-definition", index),
         prose: !fails("prose", index),
@@ -246,22 +257,5 @@ function summarize(path: string, blocks: readonly BlockReport[]): DocumentSummar
     tested: blocks.filter((b) => b.checks.tested === "tested").length,
     problems: blocks.reduce((n, b) => n + b.problems.filter((p) => p.severity === "error").length, 0),
     warnings: blocks.reduce((n, b) => n + b.problems.filter((p) => p.severity === "warning").length, 0),
-  };
-}
-
-/** What a block's report says of the block itself: where it stands, what it defines, its hash and its stamp. */
-function blockIdentity(block: LiterateBlock, analysis: BlockAnalysis, hash: string, stamp: string | undefined): Omit<BlockReport, "checks" | "mutation" | "problems"> {
-  return {
-    doc: block.doc,
-    index: block.index,
-    line: block.line,
-    column: block.column,
-    lang: block.lang,
-    kind: analysis.kind,
-    names: analysis.names,
-    typeOnly: analysis.typeOnly,
-    hash,
-    ...(stamp === undefined ? {} : { stamp }),
-    ...(analysis.generated === undefined ? {} : { generated: analysis.generated }),
   };
 }

@@ -3,7 +3,8 @@
  * (`definitions.ts` finds the problems while it analyses each block; this rule places them).
  */
 import type { Diagnostic } from "../core/diagnostics.ts";
-import { addTo, type Findings, type Rule } from "./rule.ts";
+import { type Findings, type Rule } from "./rule.ts";
+import { pushAt } from "../core/maps.ts";
 
 export const oneDefinition: Rule = {
   id: "one-definition",
@@ -16,7 +17,7 @@ export const oneDefinition: Rule = {
     for (const d of definitionProblems) {
       const index = at.get(`${d.file}:${d.line}:${d.column}`);
       if (index === undefined) global.push(d);
-      else addTo(byBlock, index, d);
+      else pushAt(byBlock, index, d);
     }
     return { byBlock, global };
   },

@@ -81,21 +81,10 @@ export interface Rule<F extends Findings = Findings> {
   readonly check: (facts: Facts) => F;
 }
 
-/** The kinds of block rules 1 and 2 judge: blocks that define something. */
-export function isDefinitionBlock(analysis: Pick<BlockAnalysis, "kind">): boolean {
-  return analysis.kind === "definition" || analysis.kind === "fragment" || analysis.kind === "preamble";
-}
-
 /** A block with code that runs: what rule 4 (tested) and rule 5 (pinned) judge. */
 export const isRuntime = (kind: BlockAnalysis["kind"], typeOnly: boolean): boolean => (kind === "definition" || kind === "fragment") && !typeOnly;
 
 /** The analysis of block `index`, or that of a block with nothing to judge. */
 export function analysisOf(facts: Pick<Facts, "analyses">, index: number): BlockAnalysis {
   return facts.analyses[index] ?? { kind: "other", names: [], typeOnly: false };
-}
-
-/** Adds `d` to `index`'s list. */
-export function addTo(map: Map<number, Diagnostic[]>, index: number, ...d: readonly Diagnostic[]): void {
-  if (d.length === 0) return;
-  map.set(index, [...(map.get(index) ?? []), ...d]);
 }

@@ -9,7 +9,7 @@ import type { BlockAnalysis } from "../core/definitions.ts";
 import { judgeExecution, type TestEvidence } from "../core/evidence.ts";
 import { judgeRunnables, type Runnables, type RunVerdicts } from "../core/runs.ts";
 import type { TangleResult } from "../core/tangle.ts";
-import { addTo, analysisOf, isRuntime, type Findings, type Rule } from "./rule.ts";
+import { analysisOf, isRuntime, type Findings, type Rule } from "./rule.ts";
 import { pushAt, valueAt } from "../core/maps.ts";
 
 /** The state of rule 4 for one block. */
@@ -42,7 +42,8 @@ export const tested: Rule<TestedFindings> = {
       const hash = hashes[index] ?? "";
       const inScope = tests.scope === "all" || tests.scope.has(index);
       const runtime = isRuntime(analysis.kind, analysis.typeOnly);
-      const ran = runtime && inScope && evidence !== undefined && parts !== undefined && missedParts(evidence, result, index, children, analysis, parts).length === 0;
+      const missed = runtime && inScope && evidence !== undefined && parts !== undefined ? missedParts(evidence, result, index, children, analysis, parts) : undefined;
+      const ran = missed?.length === 0;
       if (ran) executed.add(index);
       const stamp = tests.stamps?.get(index) ?? (tests.stampFromEvidence === true && inScope ? (ran ? hash : undefined) : block.attrs.tested);
       stamps.set(index, stamp);
@@ -57,28 +58,23 @@ export const tested: Rule<TestedFindings> = {
         if (stamp === hash) states.set(index, "tested");
         else if (stamp === undefined) {
           states.set(index, "untested");
-          addTo(byBlock, index, error(at, "tested", `no stamp: this block${named} is not known to be tested`, `run its tests and stamp it: ${tests.refresh}`));
+          pushAt(byBlock, index, error(at, "tested", `no stamp: this block${named} is not known to be tested`, `run its tests and stamp it: ${tests.refresh}`));
         } else {
           states.set(index, "stale");
-          addTo(byBlock, index, error(at, "tested", `stamp \`tested=${stamp}\` is stale: the block changed since it was tested (now \`${hash}\`)`, `run its tests and stamp it: ${tests.refresh}`));
+          pushAt(byBlock, index, error(at, "tested", `stamp \`tested=${stamp}\` is stale: the block changed since it was tested (now \`${hash}\`)`, `run its tests and stamp it: ${tests.refresh}`));
         }
         return;
       }
       if (!ran) {
         states.set(index, "untested");
-        if (evidence === undefined || parts === undefined) addTo(byBlock, index, ...tests.absent(block, named));
-        else {
-          for (const miss of missedParts(evidence, result, index, children, analysis, parts)) {
-            if (miss === "nothing") addTo(byBlock, index, error(at, "tested", `no passing test executed this block${named}`, `write a test that runs it, then ${tests.refresh}`));
-            else addTo(byBlock, index, error(at, "tested", miss.message, `${miss.hint}, then ${tests.refresh}`));
-          }
-        }
+        if (missed === undefined) for (const d of tests.absent(block, named)) pushAt(byBlock, index, d);
+        else for (const miss of missed) pushAt(byBlock, index, error(at, "tested", miss.message, `${miss.hint}, then ${tests.refresh}`));
       } else if (stamp === undefined) {
         states.set(index, "unstamped");
-        addTo(byBlock, index, error(at, "tested", "the tests execute this block but it carries no `tested=` stamp", `run ${tests.refresh} to stamp it from the evidence`));
+        pushAt(byBlock, index, error(at, "tested", "the tests execute this block but it carries no `tested=` stamp", `run ${tests.refresh} to stamp it from the evidence`));
       } else if (stamp !== hash) {
         states.set(index, "stale");
-        addTo(byBlock, index, error(at, "tested", `stamp \`tested=${stamp}\` is stale: the block changed since it was tested (now \`${hash}\`)`, `run the tests and ${tests.refresh}`));
+        pushAt(byBlock, index, error(at, "tested", `stamp \`tested=${stamp}\` is stale: the block changed since it was tested (now \`${hash}\`)`, `run the tests and ${tests.refresh}`));
       } else states.set(index, "tested");
     });
     return { byBlock, global: [], states, executed, stamps };
@@ -104,9 +100,9 @@ function partsOf(runnables: Runnables, evidence: TestEvidence): Parts {
 }
 
 /**
- * What of a block did not run: `nothing` when no part of it did, else one entry per function
- * that never ran (the outermost: a closure inside a function that never ran goes unsaid) or
- * the value nothing read. Empty when the block counts as executed.
+ * What of a block did not run, as what to say and the hint: that nothing did, or one entry per
+ * function that never ran (the outermost: a closure inside a function that never ran goes
+ * unsaid) or the value nothing read. Empty when the block counts as executed.
  */
 function missedParts(
   evidence: TestEvidence,
@@ -115,11 +111,13 @@ function missedParts(
   children: ReadonlyMap<number, number[]>,
   analysis: Pick<BlockAnalysis, "kind" | "names">,
   parts: Parts,
-): ("nothing" | { readonly message: string; readonly hint: string })[] {
+): { readonly message: string; readonly hint: string }[] {
   const { runnables, verdicts } = parts;
+  const named = analysis.names.length > 0 ? ` (\`${analysis.names.join("`, `")}\`)` : "";
+  const nothing = [{ message: `no passing test executed this block${named}`, hint: "write a test that runs it" }];
   const own = parts.functionsOf.get(index) ?? [];
   if (own.length > 0) {
-    if (!own.some((f) => verdicts.functionRan[f] === true) && !executedBlock(evidence, result, index, children)) return ["nothing"];
+    if (!own.some((f) => verdicts.functionRan[f] === true) && !executedBlock(evidence, result, index, children)) return nothing;
     return own
       .filter((f) => {
         if (verdicts.functionRan[f] === true) return false;
@@ -131,7 +129,7 @@ function missedParts(
         return { message: `${fn?.description ?? "a function"} (line ${fn?.line ?? 0}) never ran`, hint: "add a test that calls it, stating the behaviour that needs it (or remove it, if nothing can)" };
       });
   }
-  if (!executedBlock(evidence, result, index, children)) return ["nothing"];
+  if (!executedBlock(evidence, result, index, children)) return nothing;
   if (analysis.kind !== "definition" || analysis.names.length === 0) return [];
   if ((parts.readsOf.get(index) ?? []).some((r) => verdicts.referenceRan[r] === true)) return [];
   const declared = runnables.kinds.get(index);

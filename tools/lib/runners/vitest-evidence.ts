@@ -111,11 +111,8 @@ function failureOf(results: VitestResults): string | undefined {
   const failedTests = Math.max(results.numFailedTests ?? 0, files.reduce((n, f) => n + (f.assertionResults ?? []).filter((a) => a.status === "failed").length, 0));
   const failedSuites = results.numFailedTestSuites ?? 0;
   const failedFiles = files.filter((f) => f.status === "failed").length;
-  const parts = [
-    ...(failedTests > 0 ? [`${failedTests} failed test(s)`] : []),
-    ...(failedSuites > 0 ? [`${failedSuites} failed suite(s)`] : []),
-    ...(failedFiles > 0 ? [`${failedFiles} failed test file(s)`] : []),
-  ];
+  const counted = [[failedTests, "failed test(s)"], [failedSuites, "failed suite(s)"], [failedFiles, "failed test file(s)"]] as const;
+  const parts = counted.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
   if (parts.length > 0) return parts.join(", ");
   return results.success === false ? "vitest says it did not succeed" : undefined;
 }

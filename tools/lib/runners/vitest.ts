@@ -36,12 +36,10 @@ export class DevTestRunner {
   readonly #root: string;
   #vitest: Promise<Vitest> | undefined;
   #coverage: unknown;
-  /** Whether a run is in progress, and why `stop` ended it, once it has. */
-  #running = false;
+  /** The run in progress, which `close` lets end (stopped) before it closes Vitest, and why `stop` ended it, once it has. */
+  #inFlight: Promise<DevRun> | undefined;
   #stoppedBecause: string | undefined;
   #killing: NodeJS.Timeout | undefined;
-  /** The last run, which `close` lets end (stopped) before it closes Vitest. */
-  #inFlight: Promise<DevRun> | undefined;
 
   constructor(root: string) {
     this.#root = resolve(root);
@@ -113,10 +111,9 @@ export class DevTestRunner {
 
   /** Runs `files` (project-relative test files) with coverage, after invalidating `changed` (files tangle rewrote); `stop` ends it early. */
   run(files: readonly string[], changed: readonly string[]): Promise<DevRun> {
-    this.#running = true;
     this.#stoppedBecause = undefined;
     const run = this.#run(files, changed).finally(() => {
-      this.#running = false;
+      if (this.#inFlight === run) this.#inFlight = undefined;
       clearInterval(this.#killing);
     });
     this.#inFlight = run;
@@ -170,7 +167,7 @@ export class DevTestRunner {
    * next run starts new workers.
    */
   stop(because: string): void {
-    if (!this.#running || this.#stoppedBecause !== undefined) return;
+    if (this.#inFlight === undefined || this.#stoppedBecause !== undefined) return;
     this.#stoppedBecause = because;
     killWorkers();
     // A worker may not have started yet: any that starts before the run ends goes the same way.
@@ -335,13 +332,11 @@ function errorMessage(e: unknown): string {
     .join(" ");
 }
 
-/** The coverage map as plain istanbul JSON (what `coverage-final.json` holds), or `undefined`. */
+/**
+ * The coverage map as plain istanbul JSON (what `coverage-final.json` holds), or `undefined`: none
+ * collected, or a map that serializes otherwise (as `{ data: { file: { data: … } } }` in some istanbul versions).
+ */
 function plainCoverage(coverage: unknown): Record<string, IstanbulFile> | undefined {
-  if (coverage === undefined || coverage === null) return undefined;
-  const plain: unknown = JSON.parse(JSON.stringify(coverage));
-  if (typeof plain !== "object" || plain === null) return undefined;
-  // An istanbul CoverageMap serializes as `{ data: { file: { data: … } } }` in some versions.
-  const record = plain as Record<string, unknown>;
-  const files = Object.values(record).every(isIstanbulFile) ? record : undefined;
-  return files as Record<string, IstanbulFile> | undefined;
+  const plain: unknown = coverage === undefined ? undefined : JSON.parse(JSON.stringify(coverage));
+  return typeof plain === "object" && plain !== null && Object.values(plain).every(isIstanbulFile) ? (plain as Record<string, IstanbulFile>) : undefined;
 }
