@@ -69,6 +69,23 @@ export function serveJudge(port: Channel<JudgeRequest, JudgeReply>, root: string
   });
 }
 
+/**
+ * The judge in this thread, spoken to as a worker is (`serveJudge` behind a channel that never
+ * stops): for a server started without a worker. Its replies come on a later turn, as a worker's do.
+ */
+export function judgeInThread(root: string): WorkerChannel<JudgeReply, JudgeRequest> {
+  const listeners: ((reply: JudgeReply) => void)[] = [];
+  let serve: ((request: JudgeRequest) => void) | undefined;
+  serveJudge({ on: (_message, listener) => (serve = listener), postMessage: (reply) => setImmediate(() => listeners.forEach((listener) => listener(reply))) }, root);
+  return {
+    // It never stops, so no "exit" listener is ever called.
+    on(event: "message" | "exit", listener: (reply: never) => void) {
+      if (event === "message") listeners.push(listener as (reply: JudgeReply) => void);
+    },
+    postMessage: (request) => serve?.(request),
+  };
+}
+
 /** One ask: every document's text, the type-check, and who gets the verdict. */
 interface Ask {
   readonly texts: ReadonlyMap<string, string>;
