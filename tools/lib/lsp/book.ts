@@ -108,20 +108,13 @@ export class Book {
 
   /**
    * Takes the disk's texts of the documents no editor holds open (`inputs`: every document on
-   * disk), dropping those gone from it: what a checkout or another tool changed. Returns true when
-   * anything changed.
+   * disk), dropping those gone from it: what a checkout or another tool changed.
    */
-  syncClosed(inputs: readonly TangleInput[], open: ReadonlySet<string>): boolean {
-    let changed = false;
-    const present = new Set(inputs.map((input) => input.path));
-    for (const input of inputs) if (!open.has(input.path)) changed = this.setText(input.path, input.text) || changed;
-    for (const path of this.model.paths) {
-      if (present.has(path) || open.has(path) || !this.model.remove(path)) continue;
-      this.#tangled = undefined;
-      this.#version++;
-      changed = true;
-    }
-    return changed;
+  syncClosed(inputs: readonly TangleInput[], open: ReadonlySet<string>): void {
+    const held = this.model.paths.filter((path) => open.has(path)).map((path) => ({ path, text: this.model.text(path) ?? "" }));
+    if (this.model.sync([...inputs.filter((input) => !open.has(input.path)), ...held]).length === 0) return;
+    this.#tangled = undefined;
+    this.#version++;
   }
 
   /** The tangle of the current texts, served to the language service. Never throws for a document that does not tangle: its errors are in the result. */
@@ -139,16 +132,6 @@ export class Book {
     this.host.widen(docs === undefined ? undefined : this.targetsOf(docs));
   }
 
-  /** The offset of a 0-based line and character in a file the service reads. */
-  offsetIn(fileName: string, line: number, character: number): number | undefined {
-    const source = this.service.getProgram()?.getSourceFile(fileName);
-    if (source === undefined) return undefined;
-    const starts = source.getLineStarts();
-    const start = starts[line];
-    if (start === undefined) return undefined;
-    return Math.min(start + character, starts[line + 1] ?? source.text.length);
-  }
-
   /** The 0-based line and character of an offset in a file the service reads. */
   positionIn(fileName: string, offset: number): ts.LineAndCharacter | undefined {
     const source = this.service.getProgram()?.getSourceFile(fileName);
@@ -161,8 +144,11 @@ export class Book {
     if (spot === undefined) return undefined;
     this.host.widen([spot.target]);
     const fileName = this.host.absolute(spot.target);
-    const offset = this.offsetIn(fileName, spot.line, spot.character);
-    return offset === undefined ? undefined : { fileName, offset };
+    const source = this.service.getProgram()?.getSourceFile(fileName);
+    const starts = source?.getLineStarts();
+    const start = starts?.[spot.line];
+    if (source === undefined || start === undefined) return undefined;
+    return { fileName, offset: Math.min(start + spot.character, starts?.[spot.line + 1] ?? source.text.length) };
   }
 
   /**

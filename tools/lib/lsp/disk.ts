@@ -8,7 +8,7 @@ import { error, type Diagnostic } from "../core/diagnostics.ts";
 import type { TestFacts } from "../rules/judge.ts";
 import { readDocuments, readIfExists } from "../disk/io.ts";
 import { isTypeScriptPath } from "../core/paths.ts";
-import { tangle, type TangleInput } from "../core/tangle.ts";
+import { tangle } from "../core/tangle.ts";
 import { programFiles, readRecords, verifyTestFacts } from "../commands/verify.ts";
 import type { BookEvidence } from "./book.ts";
 
@@ -34,15 +34,16 @@ export function readEvidence(root: string): { evidence: BookEvidence; problems: 
 
 /**
  * The project's TypeScript files outside the book (those `tsconfig.json` checks that no document
- * tangles to: `tangled` holds the targets) that import a module of `generated/`, with their text:
- * the files the book's rename does not edit.
+ * tangles to: `tangled` holds the targets) that import a module of `generated/` and have `name`
+ * as a whole word: the files the book's rename of `name` does not edit.
  */
-export function filesImportingTheBook(root: string, tangled: ReadonlySet<string>): TangleInput[] {
+export function filesNamingTheBook(root: string, tangled: ReadonlySet<string>, name: string): string[] {
+  const word = new RegExp(`(?<![\\w$])${name.replace(/\$/g, "\\$")}(?![\\w$])`);
   return [...programFiles(root)]
     .filter((path) => isTypeScriptPath(path) && !tangled.has(path))
     .sort()
-    .flatMap((path) => {
+    .filter((path) => {
       const text = readIfExists(join(root, path));
-      return text !== undefined && /\bfrom\s+["'][^"']*\bgenerated\//.test(text) ? [{ path, text }] : [];
+      return text !== undefined && /\bfrom\s+["'][^"']*\bgenerated\//.test(text) && word.test(text);
     });
 }

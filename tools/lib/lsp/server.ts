@@ -13,7 +13,7 @@ import { CodeLens, CompletionItemKind, DiagnosticSeverity, ErrorCodes, MarkupKin
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { recordPath } from "../core/mutation.ts";
 import { Book, type BookProblem, type BookRange, type Place, type Span } from "./book.ts";
-import { filesImportingTheBook } from "./disk.ts";
+import { filesNamingTheBook } from "./disk.ts";
 import { readDocuments, readIfExists } from "../disk/io.ts";
 import { RenameRefused, completionDetails, completions, hover, outline, placesAt, prepareRename, rename, signatureHelp, type CompletionAnswer, type OutlineEntry } from "./features.ts";
 import { BackgroundJudge, judgeInThread, type JudgeReply, type JudgeRequest, type WorkerChannel } from "./judge-worker.ts";
@@ -42,12 +42,7 @@ const debounceMs = 150;
 const judgeDelayMs = 300;
 
 /** What a code lens carries from `codeLens` to `codeLens/resolve`. */
-interface LensData {
-  readonly doc: string;
-  readonly block: number;
-  readonly names: Lens["names"];
-  readonly title: string;
-}
+type LensData = Lens & { readonly doc: string };
 
 /** Starts answering on `connection` (already created over its streams); returns when it listens. */
 export function startServer(connection: Connection, options: ServerOptions = {}): void {
@@ -259,12 +254,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     }),
   );
 
-  connection.onSignatureHelp(({ textDocument, position }) =>
-    inChapter("signature help", textDocument.uri, null, (doc, b) => {
-      const help = signatureHelp(b, doc, position);
-      return help === undefined ? null : { signatures: help.signatures.map((s) => ({ label: s.label, documentation: s.documentation, parameters: s.parameters.map((p) => ({ label: p.label, documentation: p.documentation })) })), activeSignature: help.activeSignature, activeParameter: help.activeParameter };
-    }),
-  );
+  connection.onSignatureHelp(({ textDocument, position }) => inChapter("signature help", textDocument.uri, null, (doc, b) => signatureHelp(b, doc, position) ?? null));
 
   connection.onDefinition(({ textDocument, position }) =>
     inChapter("definition", textDocument.uri, [], (doc, b): Location[] => {
@@ -298,7 +288,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       const b = requireBook();
       b.widen(undefined);
       const edits = rename(b, doc, position, newName);
-      const outside = root === undefined ? [] : namedOutside(filesImportingTheBook(root, new Set(b.tangled().result.files.keys())), prepareRename(b, doc, position).placeholder);
+      const outside = root === undefined ? [] : filesNamingTheBook(root, new Set(b.tangled().result.files.keys()), prepareRename(b, doc, position).placeholder);
       if (outside.length > 0) void connection.sendNotification("window/showMessage", { type: MessageType.Warning, message: renamedInTheBookOnly(outside) });
       return { changes: Object.fromEntries([...edits].map(([path, list]) => [uriOf(path), list.map((e) => ({ range: range(e.range), newText: e.newText }))])) };
     }),
@@ -308,7 +298,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     inChapter("code lens", textDocument.uri, [], (doc, b): CodeLens[] => {
       const judgement = b.latestJudgement;
       if (judgement === undefined) return [];
-      return lenses(judgement, doc).map((lens) => ({ range: range(lens.range), data: { doc, block: lens.block, names: lens.names, title: lens.title } satisfies LensData }));
+      return lenses(judgement, doc).map((lens) => ({ range: range(lens.range), data: { ...lens, doc } satisfies LensData }));
     }),
   );
   connection.onCodeLensResolve((lens) =>
@@ -330,12 +320,6 @@ export function startServer(connection: Connection, options: ServerOptions = {})
 
   documents.listen(connection);
   connection.listen();
-}
-
-/** The files of `files` whose text has `name` as a whole word. */
-function namedOutside(files: readonly { readonly path: string; readonly text: string }[], name: string): string[] {
-  const word = new RegExp(`(?<![\\w$])${name.replace(/\$/g, "\\$")}(?![\\w$])`);
-  return files.filter((file) => word.test(file.text)).map((file) => file.path);
 }
 
 /** What a rename says when files outside the book name the renamed name: they are not edited. */
