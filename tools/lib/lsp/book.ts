@@ -3,33 +3,21 @@
  * an open one, the disk's for the others) in one project model, tangled in memory by the same
  * `tangle()` `npm run tangle` runs, the tangled TypeScript served to TypeScript's language
  * service (`TangledHost`), and positions mapped both ways (`BookMap`). Its verdicts are the one
- * judge's (`judge.ts`), over facts made of the service's diagnostics and the evidence verify
- * reads (`BookEvidence`); none is decided here.
+ * judge's (`judge.ts`, in `judge-worker.ts`), over facts made of the service's diagnostics and
+ * the evidence verify reads; none is decided here.
  *
  * Nothing is written to disk. An edit re-tangles (the model parses again only the changed
  * document) and the service re-checks only the files whose text changed.
  */
 import ts from "typescript";
 import { error, type Diagnostic } from "../core/diagnostics.ts";
-import { factsOf, judge, type Judgement, type TestFacts } from "../rules/judge.ts";
+import type { Judgement } from "../rules/judge.ts";
 import { isTypeScriptPath } from "../core/paths.ts";
 import { ProjectModel } from "../core/project.ts";
 import type { TangleInput } from "../core/tangle.ts";
 import type { CompilerDiagnostic, TypeCheckResult } from "../core/evidence.ts";
 import { BookMap, type BookSpot } from "./book-map.ts";
 import { TangledHost } from "./tangled-host.ts";
-
-/** What verify reads from the disk besides the documents, as the judge takes it. */
-export interface BookEvidence {
-  /** The files of the program `tsconfig.json` checks; `undefined` when unknown. */
-  readonly inProgram: ReadonlySet<string> | undefined;
-  /** Each chapter's mutation record text. */
-  readonly records: ReadonlyMap<string, string | undefined>;
-  /** Rule 4's facts as verify reads them (`verifyTestFacts`). */
-  readonly tests: TestFacts;
-  /** The documents' texts when the evidence was read: the test run speaks only for blocks of documents that still hold theirs. */
-  readonly texts: ReadonlyMap<string, string>;
-}
 
 /** A range of a file, 0-based. */
 export interface Span {
@@ -61,23 +49,8 @@ export interface JudgeInput {
   readonly spans: ReadonlyMap<string, BookRange>;
 }
 
-/**
- * The one judge over `model` (scanned with remark), with the type-check `checked` and the
- * evidence verify reads; `undefined` while the book does not tangle. The test run's evidence
- * speaks for the documents that still hold the text it was measured on; in the others, a block's
- * stamp stands for it.
- */
-export function judgeBook(model: ProjectModel, evidence: BookEvidence, checked: TypeCheckResult): Judgement | undefined {
-  const result = model.tangle();
-  if (!result.ok) return undefined;
-  const edited = new Set(model.paths.filter((doc) => evidence.texts.get(doc) !== model.text(doc)));
-  const scope = edited.size === 0 ? evidence.tests.scope : new Set(result.blocks.flatMap((block, index) => (edited.has(block.doc) ? [] : [index])));
-  return judge(factsOf(model, { checked, inProgram: evidence.inProgram, records: evidence.records, tests: { ...evidence.tests, scope } }));
-}
-
 /** The book in the server; see the module comment. */
 export class Book {
-  readonly root: string;
   /** The texts, scanned fast: what is tangled for the language service and the position map. */
   readonly model = new ProjectModel();
   readonly host: TangledHost;
@@ -92,7 +65,6 @@ export class Book {
   #version = 0;
 
   constructor(root: string, options: ts.CompilerOptions, inputs: Iterable<TangleInput>) {
-    this.root = root;
     this.host = new TangledHost(root, options);
     this.service = ts.createLanguageService(this.host, ts.createDocumentRegistry());
     this.model.sync(inputs);

@@ -10,7 +10,7 @@ import { readDocuments, readIfExists } from "../disk/io.ts";
 import { isTypeScriptPath } from "../core/paths.ts";
 import { tangle } from "../core/tangle.ts";
 import { programFiles, readRecords, verifyTestFacts } from "../commands/verify.ts";
-import type { BookEvidence } from "./book.ts";
+import type { BookEvidence } from "./judge-worker.ts";
 
 /**
  * The evidence verify would judge the book on disk with (its documents tangled), and the

@@ -9,12 +9,37 @@
  * the worker is free, the newest one then, so a burst of edits is judged once. A worker that
  * stops (out of memory, a crash) is started again, a few times at most, and asked again.
  */
-import type { Judgement } from "../rules/judge.ts";
+import { factsOf, judge, type Judgement, type TestFacts } from "../rules/judge.ts";
 import { ProjectModel } from "../core/project.ts";
 import type { TangleInput } from "../core/tangle.ts";
 import type { TypeCheckResult } from "../core/evidence.ts";
-import { judgeBook, type BookEvidence } from "./book.ts";
 import { readEvidence } from "./disk.ts";
+
+/** What verify reads from the disk besides the documents, as the judge takes it. */
+export interface BookEvidence {
+  /** The files of the program `tsconfig.json` checks; `undefined` when unknown. */
+  readonly inProgram: ReadonlySet<string> | undefined;
+  /** Each chapter's mutation record text. */
+  readonly records: ReadonlyMap<string, string | undefined>;
+  /** Rule 4's facts as verify reads them (`verifyTestFacts`). */
+  readonly tests: TestFacts;
+  /** The documents' texts when the evidence was read: the test run speaks only for blocks of documents that still hold theirs. */
+  readonly texts: ReadonlyMap<string, string>;
+}
+
+/**
+ * The one judge over `model` (scanned with remark), with the type-check `checked` and the
+ * evidence verify reads; `undefined` while the book does not tangle. The test run's evidence
+ * speaks for the documents that still hold the text it was measured on; in the others, a block's
+ * stamp stands for it.
+ */
+function judgeBook(model: ProjectModel, evidence: BookEvidence, checked: TypeCheckResult): Judgement | undefined {
+  const result = model.tangle();
+  if (!result.ok) return undefined;
+  const edited = new Set(model.paths.filter((doc) => evidence.texts.get(doc) !== model.text(doc)));
+  const scope = edited.size === 0 ? evidence.tests.scope : new Set(result.blocks.flatMap((block, index) => (edited.has(block.doc) ? [] : [index])));
+  return judge(factsOf(model, { checked, inProgram: evidence.inProgram, records: evidence.records, tests: { ...evidence.tests, scope } }));
+}
 
 /** One request: the texts that changed since the last one, the ones removed, and the type-check to judge with. */
 export interface JudgeRequest {
