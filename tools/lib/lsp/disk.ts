@@ -10,7 +10,18 @@ import { readDocuments, readIfExists } from "../disk/io.ts";
 import { isTypeScriptPath } from "../core/paths.ts";
 import { tangle } from "../core/tangle.ts";
 import { programFiles, readRecords, verifyTestFacts } from "../commands/verify.ts";
-import type { BookEvidence } from "./judge-worker.ts";
+
+/** What verify reads from the disk besides the documents, as the judge takes it. */
+export interface BookEvidence {
+  /** The files of the program `tsconfig.json` checks; `undefined` when unknown. */
+  readonly inProgram: ReadonlySet<string> | undefined;
+  /** Each chapter's mutation record text. */
+  readonly records: ReadonlyMap<string, string | undefined>;
+  /** Rule 4's facts as verify reads them (`verifyTestFacts`). */
+  readonly tests: TestFacts;
+  /** The documents' texts when the evidence was read: the test run speaks only for blocks of documents that still hold theirs. */
+  readonly texts: ReadonlyMap<string, string>;
+}
 
 /**
  * The evidence verify would judge the book on disk with (its documents tangled), and the

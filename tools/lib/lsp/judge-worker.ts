@@ -9,23 +9,11 @@
  * the worker is free, the newest one then, so a burst of edits is judged once. A worker that
  * stops (out of memory, a crash) is started again, a few times at most, and asked again.
  */
-import { factsOf, judge, type Judgement, type TestFacts } from "../rules/judge.ts";
+import { factsOf, judge, type Judgement } from "../rules/judge.ts";
 import { ProjectModel } from "../core/project.ts";
 import type { TangleInput } from "../core/tangle.ts";
 import type { TypeCheckResult } from "../core/evidence.ts";
-import { readEvidence } from "./disk.ts";
-
-/** What verify reads from the disk besides the documents, as the judge takes it. */
-export interface BookEvidence {
-  /** The files of the program `tsconfig.json` checks; `undefined` when unknown. */
-  readonly inProgram: ReadonlySet<string> | undefined;
-  /** Each chapter's mutation record text. */
-  readonly records: ReadonlyMap<string, string | undefined>;
-  /** Rule 4's facts as verify reads them (`verifyTestFacts`). */
-  readonly tests: TestFacts;
-  /** The documents' texts when the evidence was read: the test run speaks only for blocks of documents that still hold theirs. */
-  readonly texts: ReadonlyMap<string, string>;
-}
+import { readEvidence, type BookEvidence } from "./disk.ts";
 
 /**
  * The one judge over `model` (scanned with remark), with the type-check `checked` and the
