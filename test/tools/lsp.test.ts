@@ -10,7 +10,7 @@ import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeLens, CompletionItem, CompletionList, DocumentSymbol, Hover, Location, SignatureHelp, TextEdit, WorkspaceEdit } from "vscode-languageserver-protocol";
 import { Book } from "../../tools/lib/lsp/book.ts";
-import { readEvidence } from "../../tools/lib/lsp/disk.ts";
+import { BackgroundJudge, judgeInThread, type JudgeReply } from "../../tools/lib/lsp/judge-worker.ts";
 import { readDocuments } from "../../tools/lib/disk/io.ts";
 import { projectCompilerOptions } from "../../tools/lib/lsp/tangled-host.ts";
 import { tangle } from "../../tools/lib/core/tangle.ts";
@@ -339,12 +339,14 @@ describe("the language server on a fixture book", () => {
 
   it("judges in its own thread, without the worker, exactly as the worker judges", async () => {
     await client.quiet(1000);
-    const inputs = readDocuments(root);
-    const book = new Book(root, projectCompilerOptions(root), inputs);
-    book.setEvidence(readEvidence(root).evidence);
+    const book = new Book(root, projectCompilerOptions(root), readDocuments(root));
     const open = Object.keys(chapters);
+    const input = book.judgeInput(open);
+    if (input === undefined) throw new Error("the fixture book does not tangle");
+    const reply = await new Promise<JudgeReply>((done) => new BackgroundJudge(() => judgeInThread(root), () => undefined).ask(book.model.texts(), input.checked, done));
+    book.accept(input, reply.judgement);
     for (const path of open) {
-      const here = book.problems(path, open, true).map((p) => `${p.diagnostic.rule} ${p.range.start.line}:${p.range.start.character} ${p.diagnostic.message}`);
+      const here = book.problems(path, open).map((p) => `${p.diagnostic.rule} ${p.range.start.line}:${p.range.start.character} ${p.diagnostic.message}`);
       const published = (client.diagnostics(path) ?? []).map((d) => `${String(d.code)} ${d.range.start.line}:${d.range.start.character} ${(typeof d.message === "string" ? d.message : d.message.value).split("\nhint: ")[0] ?? ""}`);
       expect(here.length, path).toBeGreaterThan(0);
       expect(here.sort(), path).toEqual(published.sort());

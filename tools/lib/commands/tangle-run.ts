@@ -26,17 +26,13 @@ export interface TangleRunOptions {
   /** Overwrite hand-edited and foreign files. */
   readonly force?: boolean;
   /**
-   * The project model to tangle with, when the caller keeps one (`npm run dev`): a run that must
-   * tangle updates it with the documents it read, so only the changed ones are parsed again, and
-   * the caller reads the same tangle result from it. Without one, a model of its own (fast scanner).
+   * The project model the caller keeps (`npm run dev`, which read the saved documents itself):
+   * the documents' texts are taken from it instead of read (only their stats are taken, for the
+   * stat cache; it must hold every document of `literate/`), and it is what tangles, so only the
+   * changed documents are parsed again and the caller reads the same tangle result from it.
+   * Without one, the documents are read and tangled by a model of the run's own (fast scanner).
    */
   readonly model?: ProjectModel;
-  /**
-   * Take the documents' texts from `model` instead of reading them (`npm run dev`, which read
-   * the saved ones itself): only their stats are taken, for the stat cache. The model must hold
-   * every document of `literate/`.
-   */
-  readonly fromModel?: boolean;
 }
 
 /** What a run did (or, with `check`, would do). */
@@ -143,7 +139,7 @@ function tangleProject(options: TangleRunOptions, warnings: Diagnostic[]): Tangl
   const cache = loadStatCache(root);
   const listings = new FolderListings(root);
   const reader = new HashingReader(root, cache, listings);
-  let documents = readDocuments(root, reader, options.fromModel === true ? options.model : undefined);
+  let documents = readDocuments(root, reader, options.model);
   // A journal left by a killed run is spent by the next run that completes: its files are then in the manifest, or deleted.
   const journal = readIfExists(join(root, pendingPath));
   const manifest = withPending(readManifest(root), reader, journal);
@@ -156,7 +152,7 @@ function tangleProject(options: TangleRunOptions, warnings: Diagnostic[]): Tangl
       return { documents: documents.count, actions: [], unchanged: Object.keys(manifest.files).length, warnings: cache.lastRun.warnings ?? [], fastPath: true };
     }
   }
-  if (documents.allCached && options.fromModel !== true) {
+  if (documents.allCached) {
     const fresh = new HashingReader(root, { version: 1, writtenAtMs: 0, files: {} });
     documents = readDocuments(root, fresh);
   }

@@ -147,7 +147,7 @@ export class DevSession {
     // A newer save: the older one's mutants are of code that is gone.
     this.#cancelMutation();
     try {
-      const report = runTangle({ root: this.#root, model: this.#model, fromModel: true });
+      const report = runTangle({ root: this.#root, model: this.#model });
       for (const w of report.warnings) this.#log(formatDiagnostic(w));
       for (const action of report.actions) this.#rewritten.add(action.path);
     } catch (caught) {

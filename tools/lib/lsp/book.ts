@@ -3,51 +3,40 @@
  * an open one, the disk's for the others) in one project model, tangled in memory by the same
  * `tangle()` `npm run tangle` runs, the tangled TypeScript served to TypeScript's language
  * service (`TangledHost`), and positions mapped both ways (`BookMap`). Its verdicts are the one
- * judge's (`judge.ts`), over facts made of the service's diagnostics and the evidence verify
- * reads (`BookEvidence`); none is decided here.
+ * judge's (`judge.ts`, in `judge-worker.ts`), over facts made of the service's diagnostics and
+ * the evidence verify reads; none is decided here.
  *
  * Nothing is written to disk. An edit re-tangles (the model parses again only the changed
  * document) and the service re-checks only the files whose text changed.
  */
 import ts from "typescript";
 import { error, type Diagnostic } from "../core/diagnostics.ts";
-import { factsOf, judge, type Judgement, type TestFacts } from "../rules/judge.ts";
+import type { Judgement } from "../rules/judge.ts";
 import { isTypeScriptPath } from "../core/paths.ts";
 import { ProjectModel } from "../core/project.ts";
-import type { TangleInput, TangleResult } from "../core/tangle.ts";
+import type { TangleInput } from "../core/tangle.ts";
 import type { CompilerDiagnostic, TypeCheckResult } from "../core/evidence.ts";
 import { BookMap, type BookSpot } from "./book-map.ts";
 import { TangledHost } from "./tangled-host.ts";
 
-/** What verify reads from the disk besides the documents, as the judge takes it. */
-export interface BookEvidence {
-  /** The files of the program `tsconfig.json` checks; `undefined` when unknown. */
-  readonly inProgram: ReadonlySet<string> | undefined;
-  /** Each chapter's mutation record text. */
-  readonly records: ReadonlyMap<string, string | undefined>;
-  /** Rule 4's facts as verify reads them (`verifyTestFacts`). */
-  readonly tests: TestFacts;
-  /** The documents' texts when the evidence was read: the test run speaks only for blocks of documents that still hold theirs. */
-  readonly texts: ReadonlyMap<string, string>;
+/** A range of a file, 0-based. */
+export interface Span {
+  readonly start: ts.LineAndCharacter;
+  readonly end: ts.LineAndCharacter;
 }
 
-/** A Markdown range, 0-based. */
-export interface BookRange {
+/** A Markdown range. */
+export interface BookRange extends Span {
   readonly doc: string;
-  readonly start: { readonly line: number; readonly character: number };
-  readonly end: { readonly line: number; readonly character: number };
 }
+
+/** Where a span of a file the service reads stands: a Markdown range of the book, or a range of another file (absolute path). */
+export type Place = { readonly kind: "book"; readonly range: BookRange } | { readonly kind: "file"; readonly fileName: string; readonly range: Span };
 
 /** One problem of a document, at its Markdown range. */
 export interface BookProblem {
   readonly range: BookRange;
   readonly diagnostic: Diagnostic;
-}
-
-/** The tangled state the features read: the result, its map, and the service over it. */
-export interface Tangled {
-  readonly result: TangleResult;
-  readonly map: BookMap;
 }
 
 /** What the judge needs from the book's side for one judgement: the type-check, and the texts' version it was made on. */
@@ -60,49 +49,25 @@ export interface JudgeInput {
   readonly spans: ReadonlyMap<string, BookRange>;
 }
 
-/**
- * The one judge over `model` (scanned with remark), with the type-check `checked` and the
- * evidence verify reads; `undefined` while the book does not tangle. The test run's evidence
- * speaks for the documents that still hold the text it was measured on; in the others, a block's
- * stamp stands for it.
- */
-export function judgeBook(model: ProjectModel, evidence: BookEvidence, checked: TypeCheckResult): Judgement | undefined {
-  const result = model.tangle();
-  if (!result.ok) return undefined;
-  const edited = new Set(model.paths.filter((doc) => evidence.texts.get(doc) !== model.text(doc)));
-  const scope = edited.size === 0 ? evidence.tests.scope : new Set(result.blocks.flatMap((block, index) => (edited.has(block.doc) ? [] : [index])));
-  return judge(factsOf(model, { checked, inProgram: evidence.inProgram, records: evidence.records, tests: { ...evidence.tests, scope } }));
-}
-
 /** The book in the server; see the module comment. */
 export class Book {
-  readonly root: string;
   /** The texts, scanned fast: what is tangled for the language service and the position map. */
   readonly model = new ProjectModel();
-  readonly #judgeModel = new ProjectModel({ scan: "remark" });
   readonly host: TangledHost;
   readonly service: ts.LanguageService;
-  #evidence: BookEvidence | undefined;
-  #tangled: Tangled | undefined;
+  #tangled: BookMap | undefined;
   /** Each module's last type errors, with their Markdown ranges (by span key). */
   readonly #checked = new Map<string, { readonly diagnostics: readonly CompilerDiagnostic[]; readonly spans: readonly (readonly [string, BookRange])[] }>();
   /** The modules whose text changed since they were last checked. */
   readonly #edited = new Set<string>();
-  #judged: { readonly docs: string; readonly version: number; readonly judgement: Judgement | undefined; readonly spans: ReadonlyMap<string, BookRange> } | undefined;
-  #latest: { readonly judgement: Judgement; readonly spans: ReadonlyMap<string, BookRange> } | undefined;
+  /** The judge's latest verdict and what it was asked with: the problems' while its texts are current, the lenses' after. */
+  #judged: (JudgeInput & { readonly judgement: Judgement }) | undefined;
   #version = 0;
 
   constructor(root: string, options: ts.CompilerOptions, inputs: Iterable<TangleInput>) {
-    this.root = root;
     this.host = new TangledHost(root, options);
     this.service = ts.createLanguageService(this.host, ts.createDocumentRegistry());
     this.model.sync(inputs);
-  }
-
-  /** Sets the evidence the judge reads (at start-up, and again after a save). */
-  setEvidence(evidence: BookEvidence): void {
-    this.#evidence = evidence;
-    this.#version++;
   }
 
   /** Sets one document's text (an editor's edit, or the disk's after a close); false when unchanged. */
@@ -115,28 +80,21 @@ export class Book {
 
   /**
    * Takes the disk's texts of the documents no editor holds open (`inputs`: every document on
-   * disk), dropping those gone from it: what a checkout or another tool changed. Returns true when
-   * anything changed.
+   * disk), dropping those gone from it: what a checkout or another tool changed.
    */
-  syncClosed(inputs: readonly TangleInput[], open: ReadonlySet<string>): boolean {
-    let changed = false;
-    const present = new Set(inputs.map((input) => input.path));
-    for (const input of inputs) if (!open.has(input.path)) changed = this.setText(input.path, input.text) || changed;
-    for (const path of this.model.paths) {
-      if (present.has(path) || open.has(path) || !this.model.remove(path)) continue;
-      this.#tangled = undefined;
-      this.#version++;
-      changed = true;
-    }
-    return changed;
+  syncClosed(inputs: readonly TangleInput[], open: ReadonlySet<string>): void {
+    const held = this.model.paths.filter((path) => open.has(path)).map((path) => ({ path, text: this.model.text(path) ?? "" }));
+    if (this.model.sync([...inputs.filter((input) => !open.has(input.path)), ...held]).length === 0) return;
+    this.#tangled = undefined;
+    this.#version++;
   }
 
   /** The tangle of the current texts, served to the language service. Never throws for a document that does not tangle: its errors are in the result. */
-  tangled(): Tangled {
+  tangled(): BookMap {
     if (this.#tangled !== undefined) return this.#tangled;
     const result = this.model.tangle();
     for (const path of this.host.update(result.files)) this.#edited.add(path);
-    this.#tangled = { result, map: new BookMap(result) };
+    this.#tangled = new BookMap(result);
     return this.#tangled;
   }
 
@@ -146,30 +104,23 @@ export class Book {
     this.host.widen(docs === undefined ? undefined : this.targetsOf(docs));
   }
 
-  /** The offset of a 0-based line and character in a file the service reads. */
-  offsetIn(fileName: string, line: number, character: number): number | undefined {
-    const source = this.service.getProgram()?.getSourceFile(fileName);
-    if (source === undefined) return undefined;
-    const starts = source.getLineStarts();
-    const start = starts[line];
-    if (start === undefined) return undefined;
-    return Math.min(start + character, starts[line + 1] ?? source.text.length);
-  }
-
   /** The 0-based line and character of an offset in a file the service reads. */
-  positionIn(fileName: string, offset: number): { line: number; character: number } | undefined {
+  positionIn(fileName: string, offset: number): ts.LineAndCharacter | undefined {
     const source = this.service.getProgram()?.getSourceFile(fileName);
     return source?.getLineAndCharacterOfPosition(offset);
   }
 
   /** The service's file and offset for a Markdown position, when the position is code tangle wrote. */
   toService(doc: string, line: number, character: number): { fileName: string; offset: number } | undefined {
-    const spot = this.tangled().map.toGenerated(doc, line, character);
+    const spot = this.tangled().toGenerated(doc, line, character);
     if (spot === undefined) return undefined;
     this.host.widen([spot.target]);
     const fileName = this.host.absolute(spot.target);
-    const offset = this.offsetIn(fileName, spot.line, spot.character);
-    return offset === undefined ? undefined : { fileName, offset };
+    const source = this.service.getProgram()?.getSourceFile(fileName);
+    const starts = source?.getLineStarts();
+    const start = starts?.[spot.line];
+    if (source === undefined || start === undefined) return undefined;
+    return { fileName, offset: Math.min(start + spot.character, starts?.[spot.line + 1] ?? source.text.length) };
   }
 
   /**
@@ -177,13 +128,13 @@ export class Book {
    * `undefined` when a line of it came from no Markdown line, such as the generated header),
    * the file's own range for any other file (`node_modules`, the toolchain's own code).
    */
-  locate(fileName: string, start: number, length: number): { kind: "book"; range: BookRange } | { kind: "file"; fileName: string; range: { start: { line: number; character: number }; end: { line: number; character: number } } } | undefined {
+  locate(fileName: string, start: number, length: number): Place | undefined {
     const from = this.positionIn(fileName, start);
     const to = this.positionIn(fileName, start + length);
     if (from === undefined || to === undefined) return undefined;
     const target = this.host.tangledPath(fileName);
     if (target === undefined) return { kind: "file", fileName, range: { start: from, end: to } };
-    const { map } = this.tangled();
+    const map = this.tangled();
     const a = map.toBook(target, from.line, from.character);
     const b = map.toBook(target, to.line, to.character);
     if (a === undefined || b === undefined || a.doc !== b.doc) return undefined;
@@ -192,11 +143,11 @@ export class Book {
 
   /** The tangled TypeScript files that hold a block of one of `docs`. */
   targetsOf(docs: Iterable<string>): string[] {
-    const { result, map } = this.tangled();
+    const map = this.tangled();
     const targets = new Set<string>();
     for (const doc of docs) {
       for (const index of map.blocksOf(doc)) {
-        const target = result.placements[index]?.target;
+        const target = map.result.placements[index]?.target;
         if (target !== undefined && isTypeScriptPath(target)) targets.add(target);
       }
     }
@@ -214,38 +165,20 @@ export class Book {
    * in `spans`; `undefined` while the book does not tangle (its tangle errors are the verdict).
    */
   judgeInput(docs: readonly string[]): JudgeInput | undefined {
-    const { result, map } = this.tangled();
-    if (!result.ok) return undefined;
+    if (!this.tangled().result.ok) return undefined;
     const spans = new Map<string, BookRange>();
-    const checked = this.#typeCheck(this.targetsOf(docs), map, spans);
+    const checked = this.#typeCheck(this.targetsOf(docs), spans);
     return { key: [...docs].sort().join("\0"), version: this.#version, checked, spans };
   }
 
-  /** Takes the judge's verdict on the texts `input` was made of; a verdict on older texts is only kept for the lenses until a current one comes. */
+  /** Takes the judge's verdict on the texts `input` was made of; a verdict on older texts is only the lenses' until a current one comes. */
   accept(input: JudgeInput, judgement: Judgement | undefined): void {
-    if (judgement !== undefined) this.#latest = { judgement, spans: input.spans };
-    if (input.version === this.#version) this.#judged = { docs: input.key, version: input.version, judgement, spans: input.spans };
+    if (judgement !== undefined) this.#judged = { ...input, judgement };
   }
 
   /** The latest verdict the judge gave, on these texts or on slightly older ones (for the lenses). */
-  get latestJudgement(): { judgement: Judgement; spans: ReadonlyMap<string, BookRange> } | undefined {
-    return this.#latest;
-  }
-
-  /**
-   * The one judge's verdict on the current texts, made in this thread (`judgeBook` over a second
-   * model of the same texts, scanned with remark: rule 2 reads the prose before each block; it
-   * parses again only the documents whose text changed). The server asks a worker instead.
-   */
-  judgement(docs: readonly string[]): { judgement: Judgement | undefined; spans: ReadonlyMap<string, BookRange> } {
-    const key = [...docs].sort().join("\0");
-    if (this.#judged?.docs === key && this.#judged.version === this.#version) return this.#judged;
-    const input = this.judgeInput(docs);
-    const evidence = this.#evidence;
-    if (input === undefined || evidence === undefined) return { judgement: undefined, spans: input?.spans ?? new Map() };
-    this.#judgeModel.sync(this.model.paths.map((path) => ({ path, text: this.model.text(path) ?? "" })));
-    this.accept(input, judgeBook(this.#judgeModel, evidence, input.checked));
-    return this.#judged ?? { judgement: undefined, spans: input.spans };
+  get latestJudgement(): Judgement | undefined {
+    return this.#judged?.judgement;
   }
 
   /**
@@ -255,26 +188,25 @@ export class Book {
    * found: the edited module's errors are shown a check sooner, and the others follow.
    */
   quickProblems(doc: string, editedOnly = false): BookProblem[] {
-    const { result, map } = this.tangled();
+    const { result } = this.tangled();
     const spans = new Map<string, BookRange>();
     const tangleProblems = result.diagnostics.filter((d) => !result.ok || d.severity === "warning");
-    const typeErrors = this.#typeCheck(this.targetsOf([doc]), map, spans, editedOnly ? this.#edited : undefined).diagnostics.flatMap((d) => this.#bookDiagnostic(d, spans) ?? []);
+    const typeErrors = this.#typeCheck(this.targetsOf([doc]), spans, editedOnly ? this.#edited : undefined).diagnostics.flatMap((d) => this.#bookDiagnostic(d, spans) ?? []);
     return this.#placed(doc, [...tangleProblems, ...typeErrors], spans);
   }
 
   /**
    * Every problem to show in `doc`: the judge's verdicts (type errors among them) with tangle's
-   * warnings, once the judge has judged the current texts (`accept`, or `judge` to judge them
-   * here); until then, and while the book does not tangle, `quickProblems`.
+   * warnings, once the judge has judged the current texts (`accept`); until then, and while the
+   * book does not tangle, `quickProblems`.
    */
-  problems(doc: string, open: readonly string[], judgeHere = false): BookProblem[] {
+  problems(doc: string, open: readonly string[]): BookProblem[] {
     const { result } = this.tangled();
-    if (judgeHere) this.judgement(open);
     const key = [...open].sort().join("\0");
     const judged = this.#judged;
-    if (!result.ok || judged === undefined || judged.version !== this.#version || judged.docs !== key) return this.quickProblems(doc);
+    if (!result.ok || judged === undefined || judged.version !== this.#version || judged.key !== key) return this.quickProblems(doc);
     const warnings = result.diagnostics.filter((d) => d.severity === "warning");
-    return this.#placed(doc, [...warnings, ...(judged.judgement?.problems ?? [])], judged.spans);
+    return this.#placed(doc, [...warnings, ...judged.judgement.problems], judged.spans);
   }
 
   /** The diagnostics of `doc` among `found`, each at its recorded span, else from its point to the end of its line. */
@@ -284,7 +216,7 @@ export class Book {
 
   /** A diagnostic of the type-check as the compiles rule places it, for `quickProblems` (where the judge does not run). */
   #bookDiagnostic(d: CompilerDiagnostic, spans: Map<string, BookRange>): Diagnostic | undefined {
-    const spot = this.tangled().map.toBook(d.file, d.line - 1, d.column - 1);
+    const spot = this.tangled().toBook(d.file, d.line - 1, d.column - 1);
     if (spot === undefined) return undefined;
     const diagnostic = error({ file: spot.doc, line: spot.line + 1, column: spot.character + 1 }, "compiles", `TS${d.code}: ${d.message}`, "fix the code in this block; the whole program is checked at once");
     return spans.has(spanKey(diagnostic)) ? diagnostic : undefined;
@@ -295,7 +227,7 @@ export class Book {
    * one's Markdown range is recorded in `spans`. With `fresh`, a target outside it that was
    * checked before keeps its last errors.
    */
-  #typeCheck(targets: readonly string[], map: BookMap, spans: Map<string, BookRange>, fresh?: ReadonlySet<string>): TypeCheckResult {
+  #typeCheck(targets: readonly string[], spans: Map<string, BookRange>, fresh?: ReadonlySet<string>): TypeCheckResult {
     const started = performance.now();
     const diagnostics: CompilerDiagnostic[] = [];
     this.host.widen(targets);
@@ -314,7 +246,7 @@ export class Book {
           const message = ts.flattenDiagnosticMessageText(d.messageText, " ");
           own.push({ file: target, line: from.line + 1, column: from.character + 1, code: d.code, message });
           const located = this.locate(fileName, d.start, d.length ?? 0);
-          const a = map.toBook(target, from.line, from.character);
+          const a = this.tangled().toBook(target, from.line, from.character);
           if (a === undefined) continue;
           const key = spanKey({ file: a.doc, line: a.line + 1, column: a.character + 1, message: `TS${d.code}: ${message}` });
           ownSpans.push([key, located?.kind === "book" ? located.range : { doc: a.doc, start: at(a), end: at(a) }]);

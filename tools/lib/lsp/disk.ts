@@ -8,9 +8,20 @@ import { error, type Diagnostic } from "../core/diagnostics.ts";
 import type { TestFacts } from "../rules/judge.ts";
 import { readDocuments, readIfExists } from "../disk/io.ts";
 import { isTypeScriptPath } from "../core/paths.ts";
-import { tangle, type TangleInput } from "../core/tangle.ts";
+import { tangle } from "../core/tangle.ts";
 import { programFiles, readRecords, verifyTestFacts } from "../commands/verify.ts";
-import type { BookEvidence } from "./book.ts";
+
+/** What verify reads from the disk besides the documents, as the judge takes it. */
+export interface BookEvidence {
+  /** The files of the program `tsconfig.json` checks; `undefined` when unknown. */
+  readonly inProgram: ReadonlySet<string> | undefined;
+  /** Each chapter's mutation record text. */
+  readonly records: ReadonlyMap<string, string | undefined>;
+  /** Rule 4's facts as verify reads them (`verifyTestFacts`). */
+  readonly tests: TestFacts;
+  /** The documents' texts when the evidence was read: the test run speaks only for blocks of documents that still hold theirs. */
+  readonly texts: ReadonlyMap<string, string>;
+}
 
 /**
  * The evidence verify would judge the book on disk with (its documents tangled), and the
@@ -34,15 +45,16 @@ export function readEvidence(root: string): { evidence: BookEvidence; problems: 
 
 /**
  * The project's TypeScript files outside the book (those `tsconfig.json` checks that no document
- * tangles to: `tangled` holds the targets) that import a module of `generated/`, with their text:
- * the files the book's rename does not edit.
+ * tangles to: `tangled` holds the targets) that import a module of `generated/` and have `name`
+ * as a whole word: the files the book's rename of `name` does not edit.
  */
-export function filesImportingTheBook(root: string, tangled: ReadonlySet<string>): TangleInput[] {
+export function filesNamingTheBook(root: string, tangled: ReadonlySet<string>, name: string): string[] {
+  const word = new RegExp(`(?<![\\w$])${name.replace(/\$/g, "\\$")}(?![\\w$])`);
   return [...programFiles(root)]
     .filter((path) => isTypeScriptPath(path) && !tangled.has(path))
     .sort()
-    .flatMap((path) => {
+    .filter((path) => {
       const text = readIfExists(join(root, path));
-      return text !== undefined && /\bfrom\s+["'][^"']*\bgenerated\//.test(text) ? [{ path, text }] : [];
+      return text !== undefined && /\bfrom\s+["'][^"']*\bgenerated\//.test(text) && word.test(text);
     });
 }

@@ -6,17 +6,11 @@
  * the toolchain's own code) is passed through as that file's own place. Pure over the `Book`.
  */
 import ts from "typescript";
-import type { Book, BookRange } from "./book.ts";
+import type { Book, BookRange, Place } from "./book.ts";
 import { pushAt } from "../core/maps.ts";
 
 /** A 0-based position. */
-export interface Position {
-  readonly line: number;
-  readonly character: number;
-}
-
-/** A place a feature answers with: a Markdown range of the book, or a range of another file (absolute path). */
-export type Place = { readonly kind: "book"; readonly range: BookRange } | { readonly kind: "file"; readonly fileName: string; readonly range: { readonly start: Position; readonly end: Position } };
+type Position = ts.LineAndCharacter;
 
 /** One completion, with what `resolve` needs to find its details again. */
 export interface CompletionAnswer {
@@ -101,20 +95,11 @@ export function signatureHelp(book: Book, doc: string, position: Position) {
   };
 }
 
-/** Where the name at a Markdown position is defined. */
-export function definitions(book: Book, doc: string, position: Position): Place[] {
-  return placesAt(book, doc, position, (fileName, offset) => book.service.getDefinitionAtPosition(fileName, offset));
-}
-
-/** Every reference to the name at a Markdown position, its definition included. */
-export function references(book: Book, doc: string, position: Position): Place[] {
-  return placesAt(book, doc, position, (fileName, offset) => book.service.getReferencesAtPosition(fileName, offset));
-}
-
-/** The places of the spans `ask` gets from the service at a Markdown position (none when it is not code tangle wrote). */
-function placesAt(book: Book, doc: string, position: Position, ask: (fileName: string, offset: number) => readonly { readonly fileName: string; readonly textSpan: ts.TextSpan }[] | undefined): Place[] {
+/** Where the name at a Markdown position is defined, or every reference to it, its definition included (none when it is not code tangle wrote). */
+export function placesAt(book: Book, doc: string, position: Position, asked: "definitions" | "references"): Place[] {
   const at = book.toService(doc, position.line, position.character);
-  return at === undefined ? [] : places(book, ask(at.fileName, at.offset) ?? []);
+  if (at === undefined) return [];
+  return places(book, (asked === "definitions" ? book.service.getDefinitionAtPosition(at.fileName, at.offset) : book.service.getReferencesAtPosition(at.fileName, at.offset)) ?? []);
 }
 
 /** The places of the service's spans, mapped (a span on a line tangle wrote from nothing is left out), each once. */

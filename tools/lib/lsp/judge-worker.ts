@@ -9,12 +9,25 @@
  * the worker is free, the newest one then, so a burst of edits is judged once. A worker that
  * stops (out of memory, a crash) is started again, a few times at most, and asked again.
  */
-import type { Judgement } from "../rules/judge.ts";
+import { factsOf, judge, type Judgement } from "../rules/judge.ts";
 import { ProjectModel } from "../core/project.ts";
 import type { TangleInput } from "../core/tangle.ts";
 import type { TypeCheckResult } from "../core/evidence.ts";
-import { judgeBook, type BookEvidence } from "./book.ts";
-import { readEvidence } from "./disk.ts";
+import { readEvidence, type BookEvidence } from "./disk.ts";
+
+/**
+ * The one judge over `model` (scanned with remark), with the type-check `checked` and the
+ * evidence verify reads; `undefined` while the book does not tangle. The test run's evidence
+ * speaks for the documents that still hold the text it was measured on; in the others, a block's
+ * stamp stands for it.
+ */
+function judgeBook(model: ProjectModel, evidence: BookEvidence, checked: TypeCheckResult): Judgement | undefined {
+  const result = model.tangle();
+  if (!result.ok) return undefined;
+  const edited = new Set(model.paths.filter((doc) => evidence.texts.get(doc) !== model.text(doc)));
+  const scope = edited.size === 0 ? evidence.tests.scope : new Set(result.blocks.flatMap((block, index) => (edited.has(block.doc) ? [] : [index])));
+  return judge(factsOf(model, { checked, inProgram: evidence.inProgram, records: evidence.records, tests: { ...evidence.tests, scope } }));
+}
 
 /** One request: the texts that changed since the last one, the ones removed, and the type-check to judge with. */
 export interface JudgeRequest {
@@ -67,6 +80,23 @@ export function serveJudge(port: Channel<JudgeRequest, JudgeReply>, root: string
       port.postMessage({ id: request.id, notes, error: caught instanceof Error ? (caught.stack ?? caught.message) : String(caught) });
     }
   });
+}
+
+/**
+ * The judge in this thread, spoken to as a worker is (`serveJudge` behind a channel that never
+ * stops): for a server started without a worker. Its replies come on a later turn, as a worker's do.
+ */
+export function judgeInThread(root: string): WorkerChannel<JudgeReply, JudgeRequest> {
+  const listeners: ((reply: JudgeReply) => void)[] = [];
+  let serve: ((request: JudgeRequest) => void) | undefined;
+  serveJudge({ on: (_message, listener) => (serve = listener), postMessage: (reply) => setImmediate(() => listeners.forEach((listener) => listener(reply))) }, root);
+  return {
+    // It never stops, so no "exit" listener is ever called.
+    on(event: "message" | "exit", listener: (reply: never) => void) {
+      if (event === "message") listeners.push(listener as (reply: JudgeReply) => void);
+    },
+    postMessage: (request) => serve?.(request),
+  };
 }
 
 /** One ask: every document's text, the type-check, and who gets the verdict. */

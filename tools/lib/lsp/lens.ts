@@ -63,7 +63,7 @@ export function testedBy(book: Book, judgement: Judgement, index: number): BookR
 
 /** The number of distinct test blocks among `refs`. */
 export function testBlockCount(book: Book, refs: readonly BookRange[]): number {
-  const { map } = book.tangled();
+  const map = book.tangled();
   return new Set(refs.map((r) => `${r.doc}#${map.blockAt(r.doc, r.start.line) ?? -1}`)).size;
 }
 

@@ -12,11 +12,11 @@ import ts from "typescript";
 import { CodeLens, CompletionItemKind, DiagnosticSeverity, ErrorCodes, MarkupKind, MessageType, ResponseError, SymbolKind, TextDocumentSyncKind, TextDocuments, type CompletionItem, type Connection, type Diagnostic as LspDiagnostic, type DocumentSymbol, type InitializeResult, type Location, type Range, type WorkspaceEdit } from "vscode-languageserver/node";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { recordPath } from "../core/mutation.ts";
-import { Book, type BookProblem, type BookRange } from "./book.ts";
-import { filesImportingTheBook, readEvidence } from "./disk.ts";
+import { Book, type BookProblem, type BookRange, type Place, type Span } from "./book.ts";
+import { filesNamingTheBook } from "./disk.ts";
 import { readDocuments, readIfExists } from "../disk/io.ts";
-import { RenameRefused, completionDetails, completions, definitions, hover, outline, prepareRename, references, rename, signatureHelp, type CompletionAnswer, type OutlineEntry, type Place } from "./features.ts";
-import { BackgroundJudge, type JudgeReply, type JudgeRequest, type WorkerChannel } from "./judge-worker.ts";
+import { RenameRefused, completionDetails, completions, hover, outline, placesAt, prepareRename, rename, signatureHelp, type CompletionAnswer, type OutlineEntry } from "./features.ts";
+import { BackgroundJudge, judgeInThread, type JudgeReply, type JudgeRequest, type WorkerChannel } from "./judge-worker.ts";
 import { lenses, testBlockCount, testedBy, type Lens } from "./lens.ts";
 import { projectCompilerOptions } from "./tangled-host.ts";
 import { spliceCompletions, spliceDefinitions, spliceNameAt, spliceReferences } from "./splices.ts";
@@ -29,8 +29,8 @@ export interface ServerOptions {
   readonly log?: (line: string) => void;
   /**
    * Starts the judge's worker for the project at `root` (`judge-worker.ts`); without it the judge
-   * runs in this thread. It is called once the first diagnostics are sent: loading the worker's
-   * code would otherwise take a core from the start-up.
+   * runs in this thread (`judgeInThread`). It is called once the first diagnostics are sent:
+   * loading the worker's code would otherwise take a core from the start-up.
    */
   readonly startJudge?: (root: string) => WorkerChannel<JudgeReply, JudgeRequest>;
 }
@@ -42,26 +42,20 @@ const debounceMs = 150;
 const judgeDelayMs = 300;
 
 /** What a code lens carries from `codeLens` to `codeLens/resolve`. */
-interface LensData {
-  readonly doc: string;
-  readonly block: number;
-  readonly names: Lens["names"];
-  readonly title: string;
-}
+type LensData = Lens & { readonly doc: string };
 
 /** Starts answering on `connection` (already created over its streams); returns when it listens. */
 export function startServer(connection: Connection, options: ServerOptions = {}): void {
   const documents = new TextDocuments(TextDocument);
   const log = options.log ?? ((line: string): void => connection.console.log(line));
-  let evidenceRead = false;
   let lensRefresh = false;
   let book: Book | undefined;
   let root = options.root === undefined ? undefined : resolve(options.root);
-  /** The judge's worker, once started (`startJudge`), when the options give a way to start one. */
+  /** The judge's worker, once started. */
   let judge: BackgroundJudge | undefined;
-  const startJudge = options.startJudge;
+  const startJudge = options.startJudge ?? judgeInThread;
   const judgeWorker = (): BackgroundJudge | undefined => {
-    if (judge === undefined && startJudge !== undefined && root !== undefined) {
+    if (judge === undefined && root !== undefined) {
       const at = root;
       judge = new BackgroundJudge(() => startJudge(at), (line) => log(`lsp: ${line}`));
     }
@@ -101,15 +95,6 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       const doc = pathOf(uri);
       return doc === undefined ? none : body(doc, requireBook());
     });
-
-  /** Reads the evidence the judge needs, once after start-up and again after each save. */
-  const loadEvidence = (b: Book): void => {
-    if (root === undefined || evidenceRead) return;
-    evidenceRead = true;
-    const { evidence, problems } = readEvidence(root);
-    b.setEvidence(evidence);
-    for (const p of problems) log(`lsp: ${p.file}: ${p.message}`);
-  };
 
   /** Sends each open chapter's problems, as `find` gives them. */
   const send = (find: (b: Book, doc: string, open: readonly string[]) => BookProblem[]): void => {
@@ -167,16 +152,11 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     };
     next(0);
   };
-  /** The judge's whole verdict on the open chapters: from the worker when there is one (published when it answers), else judged here. */
+  /** The judge's whole verdict on the open chapters, published when the worker answers. */
   const judgeOpen = (): void => {
     const b = book;
     const worker = judgeWorker();
-    if (b === undefined) return;
-    if (worker === undefined) {
-      loadEvidence(b);
-      send((bk, doc, open) => bk.problems(doc, open, true));
-      return;
-    }
+    if (b === undefined || worker === undefined) return;
     const input = b.judgeInput([...openUris.keys()]);
     if (input === undefined) return;
     const asked = performance.now();
@@ -191,12 +171,6 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       log(`lsp: the judge's verdict published, ${Math.round(performance.now() - asked)} ms after it was asked${input.version === b.version ? "" : " (on texts changed since)"}`);
       if (lensRefresh) void connection.sendRequest("workspace/codeLens/refresh").catch(() => undefined);
     });
-  };
-  /** The judge's latest verdict, for the lenses: the worker's last answer, or one made here. */
-  const latestJudgement = (b: Book, doc: string): ReturnType<Book["judgement"]>["judgement"] => {
-    if (startJudge !== undefined) return b.latestJudgement?.judgement;
-    loadEvidence(b);
-    return b.judgement([...new Set([...openUris.keys(), doc])]).judgement;
   };
   /** Publishes after `delay` ms of quiet; a change before then (or before the judge's turn) starts the wait again. */
   const schedule = (delay: number): void => {
@@ -244,7 +218,6 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     if (book === undefined || root === undefined) return;
     // A save is when other tools run (tangle, verify --stamp, a checkout): take the closed chapters from disk again.
     book.syncClosed(readDocuments(root), new Set(openUris.keys()));
-    evidenceRead = false;
     judge?.reloadEvidence();
     schedule(debounceMs);
   });
@@ -269,7 +242,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       const lineText = (documents.get(textDocument.uri)?.getText({ start: { line: position.line, character: 0 }, end: { line: position.line + 1, character: 0 } }) ?? "").replace(/\r?\n$/, "");
       const spliced = spliceCompletions(b.tangled(), doc, position.line, position.character, lineText);
       if (spliced !== undefined) return spliced.names.map((name) => ({ label: name, kind: CompletionItemKind.Reference, textEdit: { range: range(spliced.replace), newText: `${name}>>` } }));
-      return completions(b, doc, position).map((c) => ({ label: c.label, kind: completionKinds[c.kind] ?? CompletionItemKind.Text, sortText: c.sortText, ...(c.insertText === undefined ? {} : { insertText: c.insertText }), data: c.data }));
+      return completions(b, doc, position).map((c) => ({ label: c.label, kind: kinds[c.kind]?.[1] ?? CompletionItemKind.Text, sortText: c.sortText, ...(c.insertText === undefined ? {} : { insertText: c.insertText }), data: c.data }));
     }),
   );
   connection.onCompletionResolve((item) =>
@@ -281,18 +254,13 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     }),
   );
 
-  connection.onSignatureHelp(({ textDocument, position }) =>
-    inChapter("signature help", textDocument.uri, null, (doc, b) => {
-      const help = signatureHelp(b, doc, position);
-      return help === undefined ? null : { signatures: help.signatures.map((s) => ({ label: s.label, documentation: s.documentation, parameters: s.parameters.map((p) => ({ label: p.label, documentation: p.documentation })) })), activeSignature: help.activeSignature, activeParameter: help.activeParameter };
-    }),
-  );
+  connection.onSignatureHelp(({ textDocument, position }) => inChapter("signature help", textDocument.uri, null, (doc, b) => signatureHelp(b, doc, position) ?? null));
 
   connection.onDefinition(({ textDocument, position }) =>
     inChapter("definition", textDocument.uri, [], (doc, b): Location[] => {
       const name = spliceNameAt(b.tangled(), doc, position.line);
       if (name !== undefined) return spliceDefinitions(b.tangled(), name).map(bookLocation);
-      return definitions(b, doc, position).map(location);
+      return placesAt(b, doc, position, "definitions").map(location);
     }),
   );
 
@@ -301,7 +269,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       const name = spliceNameAt(b.tangled(), doc, position.line);
       if (name !== undefined) return spliceReferences(b.tangled(), name).map(bookLocation);
       b.widen(undefined);
-      return references(b, doc, position).map(location);
+      return placesAt(b, doc, position, "references").map(location);
     }),
   );
 
@@ -320,7 +288,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       const b = requireBook();
       b.widen(undefined);
       const edits = rename(b, doc, position, newName);
-      const outside = root === undefined ? [] : namedOutside(filesImportingTheBook(root, new Set(b.tangled().result.files.keys())), prepareRename(b, doc, position).placeholder);
+      const outside = root === undefined ? [] : filesNamingTheBook(root, new Set(b.tangled().result.files.keys()), prepareRename(b, doc, position).placeholder);
       if (outside.length > 0) void connection.sendNotification("window/showMessage", { type: MessageType.Warning, message: renamedInTheBookOnly(outside) });
       return { changes: Object.fromEntries([...edits].map(([path, list]) => [uriOf(path), list.map((e) => ({ range: range(e.range), newText: e.newText }))])) };
     }),
@@ -328,9 +296,9 @@ export function startServer(connection: Connection, options: ServerOptions = {})
 
   connection.onCodeLens(({ textDocument }) =>
     inChapter("code lens", textDocument.uri, [], (doc, b): CodeLens[] => {
-      const judgement = latestJudgement(b, doc);
+      const judgement = b.latestJudgement;
       if (judgement === undefined) return [];
-      return lenses(judgement, doc).map((lens) => ({ range: range(lens.range), data: { doc, block: lens.block, names: lens.names, title: lens.title } satisfies LensData }));
+      return lenses(judgement, doc).map((lens) => ({ range: range(lens.range), data: { ...lens, doc } satisfies LensData }));
     }),
   );
   connection.onCodeLensResolve((lens) =>
@@ -340,7 +308,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       const uri = uriOf(data.doc);
       if (data.names === "tests") {
         b.widen(undefined);
-        const judgement = latestJudgement(b, data.doc);
+        const judgement = b.latestJudgement;
         const refs = judgement === undefined ? [] : testedBy(b, judgement, data.block);
         const title = `tested by ${testBlockCount(b, refs)}${data.title === "" ? " ✓" : ` ✗ (${data.title})`}`;
         return { ...lens, command: { title, command: "editor.action.showReferences", arguments: [uri, lens.range.start, refs.map(bookLocation)] } };
@@ -354,58 +322,38 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   connection.listen();
 }
 
-/** The files of `files` whose text has `name` as a whole word. */
-function namedOutside(files: readonly { readonly path: string; readonly text: string }[], name: string): string[] {
-  const word = new RegExp(`(?<![\\w$])${name.replace(/\$/g, "\\$")}(?![\\w$])`);
-  return files.filter((file) => word.test(file.text)).map((file) => file.path);
-}
-
 /** What a rename says when files outside the book name the renamed name: they are not edited. */
 function renamedInTheBookOnly(paths: readonly string[]): string {
   return `renamed in the book only: ${paths.map((p) => `\`${p}\``).join(", ")} import${paths.length === 1 ? "s" : ""} generated/ and name${paths.length === 1 ? "s" : ""} it too, and ${paths.length === 1 ? "is" : "are"} not edited (the server edits the blocks of \`literate/*.md\`); rename there by hand, or rename in generated/ with TypeScript and run \`npm run stitch\``;
 }
 
-const range = (r: { readonly start: { line: number; character: number }; readonly end: { line: number; character: number } }): Range => ({ start: { ...r.start }, end: { ...r.end } });
+const range = (r: Span): Range => ({ start: { ...r.start }, end: { ...r.end } });
 
 function symbol(entry: OutlineEntry): DocumentSymbol {
-  return { name: entry.name, kind: symbolKinds[entry.kind] ?? SymbolKind.Variable, range: range(entry.range), selectionRange: range(entry.selectionRange), children: entry.children.map(symbol) };
+  return { name: entry.name, kind: kinds[entry.kind]?.[0] ?? SymbolKind.Variable, range: range(entry.range), selectionRange: range(entry.selectionRange), children: entry.children.map(symbol) };
 }
 
-/** The protocol's symbol kind of a TypeScript element kind (any other: a variable). */
-const symbolKinds: Readonly<Record<string, SymbolKind>> = {
-  function: SymbolKind.Function,
-  class: SymbolKind.Class,
-  interface: SymbolKind.Interface,
-  type: SymbolKind.TypeParameter,
-  enum: SymbolKind.Enum,
-  const: SymbolKind.Constant,
-  method: SymbolKind.Method,
-  property: SymbolKind.Property,
-  constructor: SymbolKind.Constructor,
-  getter: SymbolKind.Property,
-  setter: SymbolKind.Property,
-  module: SymbolKind.Module,
-};
-
-/** The protocol's completion kind of a TypeScript element kind (any other: text). */
-const completionKinds: Readonly<Record<string, CompletionItemKind>> = {
-  function: CompletionItemKind.Function,
-  "local function": CompletionItemKind.Function,
-  method: CompletionItemKind.Method,
-  class: CompletionItemKind.Class,
-  interface: CompletionItemKind.Interface,
-  type: CompletionItemKind.TypeParameter,
-  enum: CompletionItemKind.Enum,
-  "enum member": CompletionItemKind.EnumMember,
-  const: CompletionItemKind.Constant,
-  let: CompletionItemKind.Variable,
-  var: CompletionItemKind.Variable,
-  "local var": CompletionItemKind.Variable,
-  parameter: CompletionItemKind.Variable,
-  property: CompletionItemKind.Property,
-  getter: CompletionItemKind.Property,
-  setter: CompletionItemKind.Property,
-  keyword: CompletionItemKind.Keyword,
-  module: CompletionItemKind.Module,
-  alias: CompletionItemKind.Variable,
+/** The protocol's symbol and completion kinds of a TypeScript element kind (any other: a variable, and text). */
+const kinds: Readonly<Record<string, readonly [SymbolKind, CompletionItemKind]>> = {
+  function: [SymbolKind.Function, CompletionItemKind.Function],
+  "local function": [SymbolKind.Function, CompletionItemKind.Function],
+  method: [SymbolKind.Method, CompletionItemKind.Method],
+  class: [SymbolKind.Class, CompletionItemKind.Class],
+  interface: [SymbolKind.Interface, CompletionItemKind.Interface],
+  type: [SymbolKind.TypeParameter, CompletionItemKind.TypeParameter],
+  enum: [SymbolKind.Enum, CompletionItemKind.Enum],
+  "enum member": [SymbolKind.EnumMember, CompletionItemKind.EnumMember],
+  const: [SymbolKind.Constant, CompletionItemKind.Constant],
+  let: [SymbolKind.Variable, CompletionItemKind.Variable],
+  var: [SymbolKind.Variable, CompletionItemKind.Variable],
+  "local var": [SymbolKind.Variable, CompletionItemKind.Variable],
+  parameter: [SymbolKind.Variable, CompletionItemKind.Variable],
+  alias: [SymbolKind.Variable, CompletionItemKind.Variable],
+  property: [SymbolKind.Property, CompletionItemKind.Property],
+  getter: [SymbolKind.Property, CompletionItemKind.Property],
+  setter: [SymbolKind.Property, CompletionItemKind.Property],
+  // `as const`: the key `constructor` takes no contextual type from the record.
+  constructor: [SymbolKind.Constructor, CompletionItemKind.Constructor] as const,
+  keyword: [SymbolKind.Variable, CompletionItemKind.Keyword],
+  module: [SymbolKind.Module, CompletionItemKind.Module],
 };

@@ -4,13 +4,15 @@
  * splices a name, and complete block names after `<<`. No `<<name>>` line is parsed again here,
  * except the one under the cursor while it is being typed. Pure.
  */
-import type { BookRange, Tangled } from "./book.ts";
+import type { BookRange } from "./book.ts";
+import type { BookMap } from "./book-map.ts";
 
 /** A `<<name>>` line being typed: what precedes the cursor. */
 const typing = /^[ \t]*<<([A-Za-z_][\w.-]*)?$/;
 
 /** The block name a Markdown position stands on: a `<<name>>` line, or the fence of a block named `#name`. */
-export function spliceNameAt({ result, map }: Tangled, doc: string, line: number): string | undefined {
+export function spliceNameAt(map: BookMap, doc: string, line: number): string | undefined {
+  const { result } = map;
   const index = map.blockAt(doc, line);
   const block = index === undefined ? undefined : result.blocks[index];
   if (index === undefined || block === undefined) return undefined;
@@ -19,12 +21,12 @@ export function spliceNameAt({ result, map }: Tangled, doc: string, line: number
 }
 
 /** The fences of the blocks a name splices, in document order. */
-export function spliceDefinitions({ result }: Tangled, name: string): BookRange[] {
+export function spliceDefinitions({ result }: BookMap, name: string): BookRange[] {
   return result.blocks.flatMap((block) => (block.attrs.name === name && !block.attrs.noTangle ? [{ doc: block.doc, start: { line: block.line - 1, character: block.column - 1 }, end: { line: block.line - 1, character: block.column + 2 } }] : []));
 }
 
 /** Every `<<name>>` line that splices `name`. */
-export function spliceReferences({ result }: Tangled, name: string): BookRange[] {
+export function spliceReferences({ result }: BookMap, name: string): BookRange[] {
   return result.blocks.flatMap((block, index) =>
     (result.references[index] ?? []).flatMap((ref) => {
       if (ref.name !== name) return [];
@@ -41,7 +43,8 @@ export function spliceReferences({ result }: Tangled, name: string): BookRange[]
  * name, with the range the completion replaces (the typed part of the name, and a `>>` after the
  * cursor); `undefined` when the cursor is not after `<<` in a block.
  */
-export function spliceCompletions({ result, map }: Tangled, doc: string, line: number, character: number, lineText: string): { names: string[]; replace: BookRange } | undefined {
+export function spliceCompletions(map: BookMap, doc: string, line: number, character: number, lineText: string): { names: string[]; replace: BookRange } | undefined {
+  const { result } = map;
   const index = map.blockAt(doc, line);
   const block = index === undefined ? undefined : result.blocks[index];
   if (block === undefined || line + 1 <= block.line) return undefined;
