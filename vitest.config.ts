@@ -25,7 +25,7 @@ const scratch = process.env["TMPDIR"] ?? (existsSync("/dev/shm") ? "/dev/shm" : 
 // Several of them mostly wait (on child processes, servers and vitest runs in scratch projects:
 // dev-cli, end-to-end, mcp, bench-dev, process-signals), beside files that keep the cores busy.
 // The other files follow in vitest's own order (longest first once it has timings in its cache;
-// a clean clone has none). `SlowestFirst` applies the order within each of the two projects below.
+// a clean clone has none). `SlowestFirst` says how the two projects below share the order.
 const slowest = [
   "test/tools/dev-cli.test.ts",
   "test/tools/dev-cli.saves.test.ts",
@@ -59,21 +59,28 @@ const slowest = [
 ];
 
 /**
- * Starts the files of the project without coverage first, then the others, each project's files
- * in `slowest` order. A worker runs the next file only if that file is of its own project
- * (otherwise Vitest ends it and starts another, which loads every module again), so the two
- * projects' files are not interleaved. The toolchain's files go first: they hold the longest.
+ * Starts the files in `slowest` first, in that order, the project without coverage's before the
+ * other's past the first `mixedHead` files. A worker runs the next file only if that file is of
+ * its own project (otherwise Vitest ends it and starts another, which loads every module again),
+ * so past the head, whose files are long enough to be worth a new worker, the two projects'
+ * files are not interleaved: the toolchain's go first, as they hold the longest. The head keeps
+ * the two long book files that mostly wait on their child processes (end-to-end, mcp) beside the
+ * toolchain's busy ones: started after them, they ran alone for the last 40 s of the phase.
  */
 class SlowestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (spec: TestSpecification): number => {
       const index = slowest.indexOf(relative(spec.project.config.root, spec.moduleId).split("\\").join("/"));
-      return (spec.project.name === uncoveredProject ? 0 : slowest.length + 1) + (index < 0 ? slowest.length : index);
+      if (index >= 0 && index < mixedHead) return index;
+      return mixedHead + (spec.project.name === uncoveredProject ? 0 : slowest.length + 1) + (index < 0 ? slowest.length : index);
     };
     const rest = await super.sort(files);
     return [...rest].sort((a, b) => rank(a) - rank(b));
   }
 }
+
+/** How many of the `slowest` files start in that order whatever their project. */
+const mixedHead = 5;
 
 // Coverage only where it is evidence. Verify's rule 4 reads the coverage of generated/ and
 // test/helpers/, which only a test file that loads them in its own worker can add to (vitest
