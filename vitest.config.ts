@@ -1,8 +1,8 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { relative } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vitest/config";
+import { defineConfig, type Plugin } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 // Records which test called which function of generated/, for the docs' "tested by" lists; absent
@@ -25,7 +25,7 @@ const scratch = process.env["TMPDIR"] ?? (existsSync("/dev/shm") ? "/dev/shm" : 
 // Several of them mostly wait (on child processes, servers and vitest runs in scratch projects:
 // dev-cli, end-to-end, mcp, bench-dev, process-signals), beside files that keep the cores busy.
 // The other files follow in vitest's own order (longest first once it has timings in its cache;
-// a clean clone has none).
+// a clean clone has none). `SlowestFirst` says how the two projects below share the order.
 const slowest = [
   "test/tools/dev-cli.test.ts",
   "test/tools/dev-cli.saves.test.ts",
@@ -58,17 +58,79 @@ const slowest = [
   "test/daemon-door.test.ts",
 ];
 
-/** Starts the files in `slowest` first, in that order. */
+/**
+ * Starts the files in `slowest` first, in that order, the project without coverage's before the
+ * other's past the first `mixedHead` files. A worker runs the next file only if that file is of
+ * its own project (otherwise Vitest ends it and starts another, which loads every module again),
+ * so past the head, whose files are long enough to be worth a new worker, the two projects'
+ * files are not interleaved: the toolchain's go first, as they hold the longest. The head keeps
+ * the two long book files that mostly wait on their child processes (end-to-end, mcp) beside the
+ * toolchain's busy ones: started after them, they ran alone for the last 40 s of the phase.
+ */
 class SlowestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (spec: TestSpecification): number => {
       const index = slowest.indexOf(relative(spec.project.config.root, spec.moduleId).split("\\").join("/"));
-      return index < 0 ? slowest.length : index;
+      if (index >= 0 && index < mixedHead) return index;
+      return mixedHead + (spec.project.name === uncoveredProject ? 0 : slowest.length + 1) + (index < 0 ? slowest.length : index);
     };
     const rest = await super.sort(files);
     return [...rest].sort((a, b) => rank(a) - rank(b));
   }
 }
+
+/** How many of the `slowest` files start in that order whatever their project. */
+const mixedHead = 5;
+
+// Coverage only where it is evidence. Verify's rule 4 reads the coverage of generated/ and
+// test/helpers/, which only a test file that loads them in its own worker can add to (vitest
+// covers no child process: the agent a test starts as a process adds nothing). V8's precise
+// coverage makes the rest, the toolchain's tests (TypeScript in-process, the docs build, the
+// language server), cost 30–40% more CPU for nothing: they run in a second project whose workers
+// start no coverage. A test file is in it when, following the relative imports of its own
+// modules (type-only ones and `import("...")` of a literal path included, so erring towards
+// coverage), it reaches neither folder. A test file written after the configuration was loaded
+// (`npm run dev` keeps one Vitest alive) falls in the covered project.
+const root = fileURLToPath(new URL(".", import.meta.url));
+const coveredFolders = ["generated", join("test", "helpers")].map((folder) => `${join(root, folder)}${sep}`);
+const excluded = ["test/docs/**", "test/after-verify/**", "**/node_modules/**"];
+const uncoveredProject = "toolchain";
+
+/** Whether `file`, through the relative imports of this repository's modules, reaches a folder whose coverage is evidence. */
+function reachesCovered(file: string, seen: Set<string>): boolean {
+  if (seen.has(file)) return false;
+  seen.add(file);
+  if (coveredFolders.some((folder) => file.startsWith(folder))) return true;
+  if (file.includes(`${sep}node_modules${sep}`) || !existsSync(file)) return false;
+  for (const [, spec = ""] of readFileSync(file, "utf8").matchAll(/\b(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)) {
+    if (reachesCovered(resolve(dirname(file), spec), seen)) return true;
+  }
+  return false;
+}
+
+/** The test files (root-relative, `/`-separated) that never load a covered folder: those are run without coverage. */
+function uncoveredTestFiles(): string[] {
+  const tests = join(root, "test");
+  if (!existsSync(tests)) return [];
+  return readdirSync(tests, { recursive: true, encoding: "utf8" })
+    .map((file) => `test/${file.split(sep).join("/")}`)
+    .filter((file) => file.endsWith(".test.ts") && !file.startsWith("test/docs/") && !file.startsWith("test/after-verify/") && !file.includes("/node_modules/"))
+    .filter((file) => !reachesCovered(join(root, file), new Set()))
+    .sort();
+}
+const uncovered = uncoveredTestFiles();
+
+/**
+ * Vitest starts coverage in every worker of a run with coverage, from each project's copy of the
+ * root's coverage options (`coverage` cannot be set per project): this plugin turns it off in its
+ * project's copy, so that project's workers start none and add nothing to the report.
+ */
+const withoutCoverage: Plugin = {
+  name: "passepartout:without-coverage",
+  configureVitest({ project }) {
+    project.config.coverage = { ...project.config.coverage, enabled: false };
+  },
+};
 
 // Coverage is collected on generated/ and on the tangled test helpers (vitest never covers the
 // test files themselves), and remapped through tangle's source maps, so the report (and verify's
@@ -77,9 +139,14 @@ class SlowestFirst extends BaseSequencer {
 // results file: that copy is what ties `coverage-final.json` to the results it sits beside.
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // The browser tests of the docs site and the re-check of recorded kills run after verify, with vitest.docs.config.ts.
-    exclude: ["test/docs/**", "test/after-verify/**", "**/node_modules/**"],
+    // The browser tests of the docs site and the re-check of recorded kills run after verify, with
+    // vitest.docs.config.ts. Each project below adds its `include` (a project's arrays extend the
+    // root's, so the root has none).
+    exclude: excluded,
+    projects: [
+      { extends: true, test: { name: "book", include: ["test/**/*.test.ts"], exclude: uncovered } },
+      ...(uncovered.length === 0 ? [] : [{ extends: true as const, plugins: [withoutCoverage], test: { name: uncoveredProject, include: uncovered } }]),
+    ],
     setupFiles: existsSync(attribution) ? [attribution] : [],
     reporters: collectsCoverage ? ["default", "json"] : ["default"],
     outputFile: { json: "coverage/vitest-results.json" },

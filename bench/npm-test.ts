@@ -13,7 +13,9 @@
  * say where the time went.
  *
  * The machine is shared: the load average is printed with the numbers, and a run on a busy
- * machine says little. It reports; the exit code is `npm test`'s.
+ * machine says little of the wall time; the CPU time (user + system of every process the run
+ * started, per phase with `--phases`) is printed beside it, and moves little with the load. It
+ * reports; the exit code is `npm test`'s.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -50,11 +52,37 @@ function sh(command: string, root: string): Promise<number> {
   });
 }
 
-/** Runs `command` in `root` and returns its exit code and wall time in milliseconds. */
-async function timed(command: string, root: string): Promise<{ code: number; ms: number }> {
+/**
+ * The CPU time (user + system, seconds) of this process's children that ended and were waited
+ * for, their own children included: fields 16 and 17 of Linux's `/proc/self/stat`, in clock ticks
+ * of 1/100 s. `undefined` where there is no `/proc`. On a shared machine it is the measure the
+ * other processes disturb least (wall time stretches with their load; CPU time barely does).
+ */
+function childrenCpu(): number | undefined {
+  const stat = readIfExists("/proc/self/stat");
+  if (stat === undefined) return undefined;
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[13]) + Number(fields[14]);
+  return Number.isFinite(ticks) ? ticks / 100 : undefined;
+}
+
+function readIfExists(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+const cpuText = (cpu: number | undefined): string => (cpu === undefined ? "CPU ?" : `CPU ${cpu.toFixed(1)} s`);
+
+/** Runs `command` in `root` and returns its exit code, wall time in milliseconds and CPU time in seconds (its whole process tree). */
+async function timed(command: string, root: string): Promise<{ code: number; ms: number; cpu: number | undefined }> {
   const started = performance.now();
+  const cpuBefore = childrenCpu();
   const code = await sh(command, root);
-  return { code, ms: performance.now() - started };
+  const cpuAfter = childrenCpu();
+  return { code, ms: performance.now() - started, cpu: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore };
 }
 
 /** The slowest files of a vitest JSON report, with when each started (seconds into the run). */
@@ -109,16 +137,19 @@ function topLevelSteps(script: string): string[] {
 print(`npm test on ${root}; load average at start: ${load()}`);
 let code: number;
 let total: number;
+let cpu: number | undefined;
 if (phases) {
   const scripts = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
   const steps = [...(scripts["pretest"] === undefined ? [] : [scripts["pretest"]]), ...topLevelSteps(scripts["test"] ?? "")];
   const rows: string[] = [];
   total = 0;
+  cpu = 0;
   code = 0;
   for (const step of steps) {
     const run = await timed(step, root);
     total += run.ms;
-    rows.push(`  ${seconds(run.ms).padStart(8)}  ${run.code === 0 ? "ok  " : `exit ${run.code}`}  ${step}`);
+    cpu = cpu === undefined || run.cpu === undefined ? undefined : cpu + run.cpu;
+    rows.push(`  ${seconds(run.ms).padStart(8)}  ${cpuText(run.cpu).padStart(12)}  ${run.code === 0 ? "ok  " : `exit ${run.code}`}  ${step}`);
     if (run.code !== 0) {
       code = run.code;
       if (!keepGoing) break;
@@ -129,10 +160,10 @@ if (phases) {
   for (const row of rows) print(row);
 } else {
   const run = await timed("npm test", root);
-  ({ code, ms: total } = run);
+  ({ code, ms: total, cpu } = run);
   print();
 }
-print(`npm test: ${seconds(total)} (target ≤ ${targetSeconds} s: ${total <= targetSeconds * 1000 ? "OK" : "MISSED"}), exit code ${code}; load average at end: ${load()}`);
+print(`npm test: ${seconds(total)} (target ≤ ${targetSeconds} s: ${total <= targetSeconds * 1000 ? "OK" : "MISSED"}), ${cpuText(cpu)} (user + system, every process), exit code ${code}; load average at end: ${load()}`);
 slowest(root, "vitest-results.json", 8);
 slowest(root, "vitest-docs-results.json", 3);
 if (cleanClone) rmSync(root, { recursive: true, force: true });
