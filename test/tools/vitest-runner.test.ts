@@ -81,6 +81,22 @@ describe("DevTestRunner", () => {
     expect(next.evidence?.testFiles).toEqual(["test/a.test.ts"]);
   });
 
+  it("stops runs whose test keeps talking to Vitest at any moment, a worker starting included, and the process and the next run go on", { timeout: 180_000 }, async () => {
+    // A test that never ends but keeps Vitest answering it (its output): a worker killed then was
+    // still sent messages, and the closed channel threw out of the process (ERR_IPC_CHANNEL_CLOSED).
+    project.write("test/chatty.test.ts", ['import { it } from "vitest";', 'it("chats", async () => {', "  for (let n = 0; ; n++) {", "    await new Promise((done) => setImmediate(done));", '    if (n % 50 === 0) console.log("still here", n);', "  }", "});", ""].join("\n"));
+    for (const after of [0, 200, 500, 900]) {
+      const running = runner.run(["test/chatty.test.ts"], []);
+      setTimeout(() => runner.stop("a newer save"), after);
+      const stopped = await running;
+      expect(stopped.stopped).toBe(true);
+      const next = await runner.run(["test/a.test.ts"], []);
+      expect(next.problems).toEqual([]);
+      expect(next.evidence?.testFiles).toEqual(["test/a.test.ts"]);
+    }
+    rmSync(join(project.root, "test/chatty.test.ts"));
+  });
+
   it("fails a run whose coverage cannot be written (a full disk) at the file, and the process and the next run go on", { timeout: 120_000 }, async () => {
     // A test that takes the place of the folder Vitest writes each file's coverage into: the
     // write fails as on a full disk. Vitest answers an unhandled rejection by exiting the process.

@@ -9,13 +9,13 @@
  * files tangle rewrote are invalidated in Vite's module graph before a run, so a test imports
  * the code as it is now.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import type { CoverageProvider, TestModule, Vitest } from "vitest/node";
 import { LiterateError, error, type Diagnostic } from "../core/diagnostics.ts";
 import type { TestEvidence } from "../core/evidence.ts";
+import { StoppableForks } from "./stoppable-forks.ts";
 import { documentEvidence, isIstanbulFile, type IstanbulFile } from "./vitest-evidence.ts";
 
 /** What one run proved, or why it proved nothing. */
@@ -39,7 +39,7 @@ export class DevTestRunner {
   /** The run in progress, which `close` lets end (stopped) before it closes Vitest, and why `stop` ended it, once it has. */
   #inFlight: Promise<DevRun> | undefined;
   #stoppedBecause: string | undefined;
-  #killing: NodeJS.Timeout | undefined;
+  readonly #forks = new StoppableForks();
 
   constructor(root: string) {
     this.#root = resolve(root);
@@ -67,6 +67,7 @@ export class DevTestRunner {
         root: this.#root,
         watch: false,
         reporters: [keep],
+        pool: this.#forks.pool,
         coverage: { enabled: true, provider: "v8", reporter: [], reportsDirectory: join(this.#root, ".cache", "dev", "coverage") },
       });
       await vitest.standalone();
@@ -112,9 +113,9 @@ export class DevTestRunner {
   /** Runs `files` (project-relative test files) with coverage, after invalidating `changed` (files tangle rewrote); `stop` ends it early. */
   run(files: readonly string[], changed: readonly string[]): Promise<DevRun> {
     this.#stoppedBecause = undefined;
+    this.#forks.resume();
     const run = this.#run(files, changed).finally(() => {
       if (this.#inFlight === run) this.#inFlight = undefined;
-      clearInterval(this.#killing);
     });
     this.#inFlight = run;
     return run;
@@ -169,9 +170,7 @@ export class DevTestRunner {
   stop(because: string): void {
     if (this.#inFlight === undefined || this.#stoppedBecause !== undefined) return;
     this.#stoppedBecause = because;
-    killWorkers();
-    // A worker may not have started yet: any that starts before the run ends goes the same way.
-    this.#killing = setInterval(killWorkers, 100);
+    this.#forks.stop();
   }
 
   /** Stops the instance (and its workers, first, should a test never end). */
@@ -180,10 +179,9 @@ export class DevTestRunner {
     await this.#inFlight?.catch(() => undefined);
     if (this.#vitest === undefined) return;
     const vitest = await this.#vitest.catch(() => undefined);
-    // Vitest's close waits for the exit of each worker it started, and misses that of one `stop`
-    // killed: the wait is bounded, and any worker still there is killed.
+    // Closing waits for Vitest's own work too: the wait is bounded, and any worker still there is killed.
     await Promise.race([vitest?.close(), new Promise((resolve) => setTimeout(resolve, closeWaitMs).unref())]);
-    killWorkers();
+    this.#forks.stop();
   }
 
   /** A test module's failures, each at its test file (and test name). */
@@ -223,53 +221,6 @@ const vitestConfigNames = ["vitest.config.ts", "vitest.config.mts", "vitest.conf
 
 /** How long closing waits for Vitest to close. */
 const closeWaitMs = 3_000;
-
-/** Kills the Vitest workers this process started. */
-function killWorkers(): void {
-  for (const pid of vitestWorkers(process.pid)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // Gone already: it ended on its own.
-    }
-  }
-}
-
-/** The file Vitest's `forks` pool (its default) runs each worker process from. */
-const forkWorkerEntry = /[\\/]vitest[\\/]dist[\\/]workers[\\/]forks\.js/;
-
-/**
- * The process ids of the Vitest workers `parent` started: on Linux from `/proc`, elsewhere from
- * `ps`. Vitest does not expose them, and closing it waits for a worker that never answers.
- */
-function vitestWorkers(parent: number): number[] {
-  const processes: { pid: number; ppid: number; command: string }[] = [];
-  if (existsSync("/proc/self/stat")) {
-    for (const entry of readdirSync("/proc")) {
-      if (!/^\d+$/.test(entry)) continue;
-      const stat = readIfPresent(`/proc/${entry}/stat`);
-      // The second field, the command's name, is in parentheses and may hold spaces: the parent id is the second field after it.
-      const ppid = Number(stat?.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === parent) processes.push({ pid: Number(entry), ppid, command: readIfPresent(`/proc/${entry}/cmdline`) ?? "" });
-    }
-  } else {
-    const listed = spawnSync("ps", ["-A", "-o", "pid=,ppid=,command="], { encoding: "utf8" }).stdout ?? "";
-    for (const line of listed.split("\n")) {
-      const [pid, ppid, ...command] = line.trim().split(/\s+/);
-      processes.push({ pid: Number(pid), ppid: Number(ppid), command: command.join(" ") });
-    }
-  }
-  return processes.filter((p) => p.ppid === parent && forkWorkerEntry.test(p.command)).map((p) => p.pid);
-}
-
-/** A file's text, or `undefined` when it cannot be read (a process that ended meanwhile). */
-function readIfPresent(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Keeps a coverage file that could not be written (a full disk) from escaping as an unhandled
